@@ -1,0 +1,63 @@
+// buildApp: the Fastify instance of the API (not listening), from a validated config.
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { parseWindowMs, type Config } from './config.ts'
+import { systemClock, type Clock } from './clock.ts'
+import type { DatabaseHandle } from './db/client.ts'
+import { createValidatorCompiler, schemaErrorFormatter } from './validation.ts'
+import dbPlugin from './plugins/db.ts'
+import errorsPlugin from './plugins/errors.ts'
+import authPlugin, { requireApiKey } from './plugins/auth.ts'
+import rateLimitPlugin from './plugins/rate-limit.ts'
+import openapiPlugin from './plugins/openapi.ts'
+import healthRoutes from './routes/health.ts'
+import monitorRoutes from './routes/monitors.ts'
+import checkRoutes from './routes/checks.ts'
+import incidentRoutes from './routes/incidents.ts'
+
+export interface BuildAppOptions {
+  config: Config
+  clock?: Clock
+  /** Use this open database instead of opening one from the config (the caller closes it). */
+  database?: DatabaseHandle
+  /** Pino logger options, or false for none. */
+  logger?: boolean | object
+}
+
+export const BODY_LIMIT = 1024 * 1024
+
+export async function buildApp ({ config, clock = systemClock, database, logger }: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? { level: config.LOG_LEVEL },
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    // Requests arriving during shutdown get our own 503 body (plugins/errors.ts).
+    return503OnClosing: false,
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    schemaErrorFormatter,
+  }).withTypeProvider<TypeBoxTypeProvider>()
+  app.setValidatorCompiler(createValidatorCompiler())
+  // Only JSON bodies are accepted: anything else is a 415, not a string to validate.
+  app.removeContentTypeParser('text/plain')
+
+  await app.register(errorsPlugin)
+  await app.register(dbPlugin, { DATABASE_URL: config.DATABASE_URL, DATA_DIR: config.DATA_DIR, clock, database })
+  await app.register(authPlugin)
+  await app.register(rateLimitPlugin, {
+    max: config.RATE_LIMIT_MAX,
+    timeWindowMs: parseWindowMs(config.RATE_LIMIT_WINDOW),
+    redisUrl: config.REDIS_URL,
+  })
+  await app.register(openapiPlugin)
+  await app.register(healthRoutes)
+  await app.register(async (api) => {
+    api.addHook('preParsing', requireApiKey)
+    await api.register(monitorRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS })
+    await api.register(checkRoutes)
+    await api.register(incidentRoutes)
+  }, { prefix: '/api/v1' })
+  return app
+}

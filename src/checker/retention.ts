@@ -1,0 +1,38 @@
+// Retention: deletes check rows older than CHECK_RETENTION_DAYS in small batches, in the background.
+import type { FastifyBaseLogger } from 'fastify'
+import type { Clock } from '../clock.ts'
+import type { Database } from '../db/client.ts'
+import { deleteExpiredChecks } from '../repositories/checks.ts'
+
+const BATCH = 1000
+const EVERY_MS = 10 * 60_000
+
+/** Deletes everything that has expired, batch after batch; returns how many rows went. */
+export async function pruneChecks (db: Database, now: Date, retentionDays: number): Promise<number> {
+  const cutoff = new Date(now.getTime() - retentionDays * 86_400_000)
+  let total = 0
+  for (;;) {
+    const deleted = await deleteExpiredChecks(db, cutoff, BATCH)
+    total += deleted
+    if (deleted < BATCH) return total
+    // Let other queries through between batches (PGlite runs one statement at a time).
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** Runs pruneChecks now and every ten minutes until the returned stop function is called. */
+export function startRetention (options: { db: Database, clock: Clock, log: FastifyBaseLogger, retentionDays: number }): () => Promise<void> {
+  let current: Promise<unknown> = Promise.resolve()
+  const run = () => {
+    current = pruneChecks(options.db, options.clock(), options.retentionDays)
+      .then((deleted) => { if (deleted > 0) options.log.info({ deleted }, 'retention: old checks deleted') })
+      .catch((err) => options.log.warn({ err }, 'retention: failed, will retry'))
+  }
+  const first = setTimeout(run, 5_000)
+  const timer = setInterval(run, EVERY_MS)
+  return async () => {
+    clearTimeout(first)
+    clearInterval(timer)
+    await current
+  }
+}

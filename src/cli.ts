@@ -1,0 +1,114 @@
+// Operator command line: users, API keys, migrations and the OpenAPI document.
+import { parseArgs } from 'node:util'
+import { loadConfig } from './config.ts'
+import { openDatabase, type DatabaseHandle } from './db/client.ts'
+import { DataDirLockedError } from './db/data-dir-lock.ts'
+import { migrate } from './db/migrate.ts'
+import { createApiKey, deleteApiKey, listApiKeys, type ApiKeyScope } from './repositories/api-keys.ts'
+import { createUser, DuplicateUserError, findUserByEmail } from './repositories/users.ts'
+
+const USAGE = `Usage: npm run -s cli -- <command>
+
+  users create EMAIL
+  keys create EMAIL [--scope read|write] [--name NAME] [--expires-in DAYS]
+                      prints the new key alone on stdout: KEY=$(npm run -s cli -- keys create me@example.com)
+  keys list EMAIL
+  keys delete KEY_ID
+  migrate             apply database migrations
+  openapi             print the OpenAPI document
+
+The database is DATABASE_URL (PostgreSQL) or the embedded one in DATA_DIR (default ./data).`
+
+class UsageError extends Error {}
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+async function withDatabase<T> (fn: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
+  const config = loadConfig()
+  const handle = await openDatabase({ ...config, poolSize: 1 })
+  try {
+    await migrate(handle, config.DATABASE_URL)
+    return await fn(handle)
+  } finally {
+    await handle.close()
+  }
+}
+
+async function userOrFail (handle: DatabaseHandle, email: string | undefined) {
+  if (!email) throw new UsageError('an EMAIL is required')
+  const user = await findUserByEmail(handle.db, email)
+  if (!user) throw new Error(`No user with the email ${email}; create one with: npm run -s cli -- users create ${email}`)
+  return user
+}
+
+async function keysCreate (args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { scope: { type: 'string', default: 'write' }, name: { type: 'string' }, 'expires-in': { type: 'string' } },
+  })
+  const scope = values.scope as ApiKeyScope
+  if (scope !== 'read' && scope !== 'write') throw new UsageError('--scope must be read or write')
+  const days = values['expires-in'] === undefined ? undefined : Number(values['expires-in'])
+  if (days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= 3650)) {
+    throw new UsageError('--expires-in must be a whole number of days from 1 to 3650')
+  }
+  await withDatabase(async (handle) => {
+    const user = await userOrFail(handle, positionals[0])
+    const { key, record } = await createApiKey(handle.db, {
+      userId: user.id,
+      name: values.name ?? `key ${new Date().toISOString().slice(0, 10)}`,
+      scope,
+      expiresAt: days ? new Date(Date.now() + days * 86_400_000) : null,
+    })
+    log(`Created ${scope} key ${record.id} (${record.prefix}...) for ${user.email}` +
+      (record.expiresAt ? `, expires ${record.expiresAt.toISOString()}` : '') + '. It is shown only this once.')
+    process.stdout.write(`${key}\n`)
+  })
+}
+
+async function run (argv: string[]): Promise<void> {
+  const [group, action, ...rest] = argv
+  const command = [group, action].filter(Boolean).join(' ')
+  switch (command) {
+    case 'users create':
+      return withDatabase(async (handle) => {
+        if (!rest[0] || !/^[^\s@]+@[^\s@]+$/.test(rest[0])) throw new UsageError('users create needs an EMAIL')
+        const user = await createUser(handle.db, rest[0])
+        process.stdout.write(`${user.id}\n`)
+        log(`Created user ${user.email}`)
+      })
+    case 'keys create':
+      return keysCreate(rest)
+    case 'keys list':
+      return withDatabase(async (handle) => {
+        const user = await userOrFail(handle, rest[0])
+        const keys = await listApiKeys(handle.db, user.id)
+        const iso = (d: Date | null) => d?.toISOString() ?? '-'
+        process.stdout.write(['id\tprefix\tscope\tname\tcreated_at\tlast_used_at\texpires_at',
+          ...keys.map((k) => [k.id, `${k.prefix}...`, k.scope, k.name, iso(k.createdAt), iso(k.lastUsedAt), iso(k.expiresAt)].join('\t')),
+        ].join('\n') + '\n')
+      })
+    case 'keys delete':
+      if (!rest[0] || !/^[0-9a-f-]{36}$/i.test(rest[0])) throw new UsageError('keys delete needs a KEY_ID (see keys list)')
+      return withDatabase(async (handle) => {
+        if (!await deleteApiKey(handle.db, rest[0])) throw new Error(`No key with the id ${rest[0]}`)
+        log(`Deleted key ${rest[0]}: requests with it are refused from now on`)
+      })
+    case 'migrate':
+      return withDatabase(async () => { log('Database is up to date') })
+    case 'openapi': {
+      const { renderOpenApi } = await import('./openapi-document.ts')
+      process.stdout.write(await renderOpenApi())
+      return
+    }
+    default:
+      throw new UsageError(command ? `unknown command: ${command}` : 'a command is required')
+  }
+}
+
+run(process.argv.slice(2)).then(() => process.exit(0), (err: unknown) => {
+  if (err instanceof UsageError) log(`pingward: ${err.message}\n\n${USAGE}`)
+  else if (err instanceof DataDirLockedError || err instanceof DuplicateUserError || err instanceof Error) log(`pingward: ${err.message}`)
+  process.exit(err instanceof UsageError ? 2 : 1)
+})

@@ -1,0 +1,63 @@
+// The process configuration: read from the environment once, validated, then passed down.
+import { Type, type Static } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+const Int = (min: number, max: number, dflt: number, description: string) =>
+  Type.Integer({ minimum: min, maximum: max, default: dflt, description })
+
+export const ConfigSchema = Type.Object({
+  PORT: Int(0, 65535, 3000, 'TCP port of the HTTP server'),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address the HTTP server binds to' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL URL; embedded PGlite when unset' })),
+  DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'Directory of the embedded database' }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis URL for shared rate-limit counters' })),
+  RATE_LIMIT_MAX: Int(1, 1_000_000, 600, 'Requests per window per API key (or per address without a valid key)'),
+  RATE_LIMIT_WINDOW: Type.String({ minLength: 1, default: '1 minute', description: 'Rate-limit window, e.g. "1 minute", "30 seconds", "60000" (ms)' }),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false, description: 'Allow monitors of loopback, private, link-local and metadata addresses' }),
+  CHECKER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on', description: 'Run a checker inside the API process' }),
+  CHECK_CONCURRENCY: Int(1, 10_000, 200, 'Probes in flight at once per checker process'),
+  CHECK_CONFIRM_DELAY: Int(1, 3600, 30, 'Seconds before re-checking a failing monitor whose failures are below its threshold'),
+  CHECK_RETENTION_DAYS: Int(1, 3650, 30, 'Days of check history kept (each monitor always keeps its newest 100)'),
+  ADMIN_EMAIL: Type.String({ minLength: 3, default: 'admin@localhost', description: 'Email of the first user created on an empty database' }),
+})
+
+export type Config = Static<typeof ConfigSchema>
+
+const booleans: Record<string, boolean> = { true: true, '1': true, yes: true, on: true, false: false, '0': false, no: false, off: false }
+
+/** Parses and validates the environment; throws one Error listing every bad variable. */
+export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {}
+  for (const [key, schema] of Object.entries(ConfigSchema.properties)) {
+    const value = env[key]
+    if (value === undefined || value === '') continue
+    if (schema.type === 'integer') raw[key] = /^-?\d+$/.test(value.trim()) ? Number(value) : value
+    else if (schema.type === 'boolean') raw[key] = booleans[value.trim().toLowerCase()] ?? value
+    else raw[key] = value
+  }
+  const withDefaults = Value.Default(ConfigSchema, raw) as Config
+  const lines = [...Value.Errors(ConfigSchema, withDefaults)]
+    .map((e) => `  ${e.path.slice(1) || '(root)'}=${JSON.stringify(e.value)}: ${e.message}`)
+  // The window's form is checked here too, so that one error lists it with every other bad variable.
+  try {
+    parseWindowMs(withDefaults.RATE_LIMIT_WINDOW)
+  } catch (err) {
+    lines.push(...(err as Error).message.split('\n').slice(1))
+  }
+  if (lines.length > 0) throw new Error(`Invalid configuration:\n${lines.join('\n')}`)
+  return withDefaults
+}
+
+const units: Record<string, number> = { ms: 1, millisecond: 1, s: 1000, second: 1000, m: 60_000, minute: 60_000, h: 3_600_000, hour: 3_600_000 }
+
+/** "1 minute", "30 seconds", "500ms" or a bare number of milliseconds. */
+export function parseWindowMs (text: string): number {
+  const match = /^\s*(\d+)\s*([a-z]*)\s*$/i.exec(text)
+  const unit = match?.[2].toLowerCase() ?? ''
+  const factor = match && (unit === '' ? 1 : units[unit] ?? units[unit.replace(/s$/, '')])
+  if (!match || !factor || Number(match[1]) <= 0) {
+    throw new Error(`Invalid configuration:\n  RATE_LIMIT_WINDOW=${JSON.stringify(text)}: expected e.g. "1 minute", "30 seconds" or milliseconds`)
+  }
+  return Number(match[1]) * factor
+}

@@ -1,0 +1,25 @@
+// Applies the drizzle-kit migrations in drizzle/, once even when several processes start together.
+import { fileURLToPath } from 'node:url'
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
+import postgres from 'postgres'
+import type { DatabaseHandle } from './client.ts'
+
+export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
+const MIGRATION_LOCK = 720_011_001
+
+export async function migrate (handle: DatabaseHandle, databaseUrl?: string): Promise<void> {
+  if (handle.kind === 'pglite') {
+    await migratePglite(handle.db as never, { migrationsFolder })
+    return
+  }
+  // drizzle's migrator does not lock: a session-level advisory lock on a connection of its own
+  // makes concurrent starts of several API and checker processes wait for each other.
+  const lock = postgres(databaseUrl!, { max: 1, onnotice: () => {}, connect_timeout: 5 })
+  try {
+    await lock`select pg_advisory_lock(${MIGRATION_LOCK})`
+    await migratePostgres(handle.db as never, { migrationsFolder })
+  } finally {
+    await lock.end({ timeout: 5 })
+  }
+}

@@ -1,0 +1,81 @@
+// Tables of Pingward (pg-core): one schema for PGlite and PostgreSQL, migrated by drizzle-kit.
+import { sql } from 'drizzle-orm'
+import { boolean, index, integer, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { MONITOR_DEFAULTS } from '../schemas/monitor-defaults.ts'
+
+// Millisecond precision, so a timestamp read back as JSON can be sent again as a `before` cursor.
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 })
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  email: text('email').notNull().unique(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+})
+
+export const apiKeys = pgTable('api_keys', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  // SHA-256 of the whole key, hex: the key itself is never stored.
+  keyHash: text('key_hash').notNull().unique(),
+  prefix: text('prefix').notNull(),
+  scope: text('scope', { enum: ['read', 'write'] }).notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  lastUsedAt: ts('last_used_at'),
+  expiresAt: ts('expires_at'),
+}, (t) => [index('api_keys_user_idx').on(t.userId)])
+
+export const monitors = pgTable('monitors', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  url: text('url').notNull(),
+  monitorType: text('monitor_type', { enum: ['site'] }).notNull().default(MONITOR_DEFAULTS.monitor_type),
+  method: text('method').notNull().default(MONITOR_DEFAULTS.method),
+  expectedStatus: smallint('expected_status').notNull().default(MONITOR_DEFAULTS.expected_status),
+  intervalMinutes: integer('interval_minutes').notNull().default(MONITOR_DEFAULTS.interval_minutes),
+  isActive: boolean('is_active').notNull().default(MONITOR_DEFAULTS.is_active),
+  timeoutSeconds: smallint('timeout_seconds').notNull().default(MONITOR_DEFAULTS.timeout_seconds),
+  failureThreshold: smallint('failure_threshold').notNull().default(MONITOR_DEFAULTS.failure_threshold),
+  recoveryThreshold: smallint('recovery_threshold').notNull().default(MONITOR_DEFAULTS.recovery_threshold),
+  status: text('status', { enum: ['pending', 'up', 'down', 'paused'] }).notNull().default('pending'),
+  lastCheckedAt: ts('last_checked_at'),
+  // Scheduling state of the checker: null while paused or deleted.
+  nextCheckAt: ts('next_check_at').defaultNow(),
+  consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+  consecutiveSuccesses: integer('consecutive_successes').notNull().default(0),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+  deletedAt: ts('deleted_at'),
+}, (t) => [
+  index('monitors_user_created_idx').on(t.userId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+  index('monitors_due_idx').on(t.nextCheckAt).where(sql`${t.deletedAt} is null and ${t.isActive}`),
+])
+
+export const checks = pgTable('checks', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
+  isUp: boolean('is_up').notNull(),
+  statusCode: smallint('status_code'),
+  responseTimeMs: integer('response_time_ms').notNull(),
+  checkedAt: ts('checked_at').notNull(),
+  errorMessage: text('error_message'),
+}, (t) => [
+  // Ascending on purpose: a backward scan serves ORDER BY checked_at DESC, id DESC (the default NULLS FIRST).
+  index('checks_monitor_checked_idx').on(t.monitorId, t.checkedAt, t.id),
+  index('checks_checked_idx').on(t.checkedAt),
+])
+
+export const incidents = pgTable('incidents', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
+  status: text('status', { enum: ['open', 'resolved'] }).notNull().default('open'),
+  cause: text('cause').notNull(),
+  statusCode: smallint('status_code'),
+  startedAt: ts('started_at').notNull(),
+  resolvedAt: ts('resolved_at'),
+}, (t) => [
+  index('incidents_monitor_started_idx').on(t.monitorId, t.startedAt, t.id),
+  // At most one open incident per monitor, enforced by the database.
+  uniqueIndex('incidents_one_open_idx').on(t.monitorId).where(sql`${t.status} = 'open'`),
+])

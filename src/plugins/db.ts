@@ -1,0 +1,32 @@
+// The database plugin: opens (or borrows) the database, applies migrations, closes it with the app.
+import fp from 'fastify-plugin'
+import { openDatabase, type Database, type DatabaseHandle } from '../db/client.ts'
+import { migrate } from '../db/migrate.ts'
+import type { Clock } from '../clock.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Database
+    database: DatabaseHandle
+    clock: Clock
+  }
+}
+
+export interface DbPluginOptions {
+  DATABASE_URL?: string
+  DATA_DIR: string
+  clock: Clock
+  /** An open database to use instead of opening one; the caller keeps ownership and closes it. */
+  database?: DatabaseHandle
+}
+
+export default fp<DbPluginOptions>(async (app, options) => {
+  const database = options.database ?? await openDatabase(options)
+  if (!options.database) {
+    app.addHook('onClose', () => database.close())
+    await migrate(database, options.DATABASE_URL)
+  }
+  app.decorate('database', database)
+  app.decorate('db', database.db)
+  app.decorate('clock', options.clock)
+}, { name: 'db', fastify: '5.x' })

@@ -1,0 +1,78 @@
+// API key data access: create (returns the key once), look up by hash, list, delete, last use.
+import { and, asc, eq, gt, isNull, lt, or } from 'drizzle-orm'
+import type { Database } from '../db/client.ts'
+import { apiKeys } from '../db/schema.ts'
+import { generateApiKey, hashApiKey, keyPrefix } from '../keys.ts'
+
+export type ApiKeyScope = 'read' | 'write'
+export type ApiKeyRecord = Omit<typeof apiKeys.$inferSelect, 'keyHash'>
+
+/** What a request needs to know about the key it carries. */
+export interface ApiKeyPrincipal {
+  keyId: string
+  userId: string
+  scope: ApiKeyScope
+  lastUsedAt: Date | null
+}
+
+// last_used_at is written at most once a minute per key, so reads do not turn into writes.
+const LAST_USED_RESOLUTION_MS = 60_000
+
+export async function createApiKey (
+  db: Database,
+  input: { userId: string, name: string, scope: ApiKeyScope, expiresAt?: Date | null }
+): Promise<{ key: string, record: ApiKeyRecord }> {
+  const key = generateApiKey()
+  const [row] = await db.insert(apiKeys).values({
+    userId: input.userId,
+    name: input.name,
+    scope: input.scope,
+    expiresAt: input.expiresAt ?? null,
+    keyHash: hashApiKey(key),
+    prefix: keyPrefix(key),
+  }).returning()
+  const { keyHash: _hash, ...record } = row
+  return { key, record }
+}
+
+/** The key's owner and scope, when the key exists and has not expired. */
+export async function findActiveKey (db: Database, key: string, now: Date): Promise<ApiKeyPrincipal | undefined> {
+  const [row] = await db.select({
+    keyId: apiKeys.id,
+    userId: apiKeys.userId,
+    scope: apiKeys.scope,
+    lastUsedAt: apiKeys.lastUsedAt,
+  }).from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, hashApiKey(key)), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))))
+  return row
+}
+
+export function lastUseIsStale (principal: ApiKeyPrincipal, now: Date): boolean {
+  return !principal.lastUsedAt || now.getTime() - principal.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS
+}
+
+export async function touchApiKey (db: Database, keyId: string, now: Date): Promise<void> {
+  await db.update(apiKeys).set({ lastUsedAt: now }).where(and(
+    eq(apiKeys.id, keyId),
+    or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, new Date(now.getTime() - LAST_USED_RESOLUTION_MS)))
+  ))
+}
+
+export async function listApiKeys (db: Database, userId: string): Promise<ApiKeyRecord[]> {
+  return db.select({
+    id: apiKeys.id,
+    userId: apiKeys.userId,
+    name: apiKeys.name,
+    prefix: apiKeys.prefix,
+    scope: apiKeys.scope,
+    createdAt: apiKeys.createdAt,
+    lastUsedAt: apiKeys.lastUsedAt,
+    expiresAt: apiKeys.expiresAt,
+  }).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(asc(apiKeys.createdAt))
+}
+
+/** Revokes the key at once; false when there was no such key. */
+export async function deleteApiKey (db: Database, keyId: string): Promise<boolean> {
+  const rows = await db.delete(apiKeys).where(eq(apiKeys.id, keyId)).returning({ id: apiKeys.id })
+  return rows.length > 0
+}

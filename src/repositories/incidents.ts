@@ -1,0 +1,44 @@
+// Incident data access: list a monitor's incidents and resolve the open one.
+import { and, desc, eq, lt } from 'drizzle-orm'
+import type { Database } from '../db/client.ts'
+import { incidents } from '../db/schema.ts'
+import type { Incident } from '../schemas/incident.ts'
+
+type IncidentRow = typeof incidents.$inferSelect
+/** A database or an open transaction on it. */
+type Queryable = Pick<Database, 'select' | 'insert' | 'update'>
+
+export function toIncident (row: IncidentRow): Incident {
+  return {
+    id: row.id,
+    monitor_id: row.monitorId,
+    status: row.status,
+    cause: row.cause,
+    status_code: row.statusCode,
+    started_at: row.startedAt.toISOString(),
+    resolved_at: row.resolvedAt?.toISOString() ?? null,
+    duration_seconds: row.resolvedAt ? Math.round((row.resolvedAt.getTime() - row.startedAt.getTime()) / 1000) : null,
+  }
+}
+
+export async function listIncidents (
+  db: Database, monitorId: string, page: { limit?: number, before?: string }
+): Promise<Incident[]> {
+  const query = db.select().from(incidents)
+    .where(and(eq(incidents.monitorId, monitorId), page.before ? lt(incidents.startedAt, new Date(page.before)) : undefined))
+    .orderBy(desc(incidents.startedAt), desc(incidents.id))
+  const rows = page.limit ? await query.limit(page.limit) : await query
+  return rows.map(toIncident)
+}
+
+export async function openIncident (
+  db: Queryable, monitorId: string, values: { cause: string, statusCode: number | null, startedAt: Date }
+): Promise<void> {
+  await db.insert(incidents).values({ monitorId, ...values }).onConflictDoNothing()
+}
+
+export async function resolveOpenIncident (db: Queryable, monitorId: string, at: Date): Promise<void> {
+  await db.update(incidents)
+    .set({ status: 'resolved', resolvedAt: at })
+    .where(and(eq(incidents.monitorId, monitorId), eq(incidents.status, 'open')))
+}

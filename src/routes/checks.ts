@@ -1,0 +1,27 @@
+// Check result routes: the newest results of one of the caller's monitors.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { callerId } from '../plugins/auth.ts'
+import { errorResponses, MonitorIdParams, PageQuery } from '../schemas/common.ts'
+import { CheckListEnvelope } from '../schemas/check.ts'
+import { listChecks } from '../repositories/checks.ts'
+import { monitorExists } from '../repositories/monitors.ts'
+import { monitorNotFound } from './monitors.ts'
+
+const checkRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/monitors/:id/checks', {
+    schema: {
+      tags: ['checks'],
+      summary: 'List check results of a monitor',
+      description: 'At most the last 100 check results, newest first. Page back with `before` set to the oldest `checked_at` seen.',
+      operationId: 'listChecks',
+      params: MonitorIdParams,
+      querystring: PageQuery('check results', 100),
+      response: { 200: CheckListEnvelope, ...errorResponses(400, 404) },
+    },
+  }, async (request) => {
+    if (!await monitorExists(app.db, callerId(request), request.params.id)) throw monitorNotFound()
+    return { data: await listChecks(app.db, request.params.id, request.query) }
+  })
+}
+
+export default checkRoutes

@@ -1,0 +1,27 @@
+// Incident routes: every incident of one of the caller's monitors.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { callerId } from '../plugins/auth.ts'
+import { errorResponses, MonitorIdParams, PageQuery } from '../schemas/common.ts'
+import { IncidentListEnvelope } from '../schemas/incident.ts'
+import { listIncidents } from '../repositories/incidents.ts'
+import { monitorExists } from '../repositories/monitors.ts'
+import { monitorNotFound } from './monitors.ts'
+
+const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/monitors/:id/incidents', {
+    schema: {
+      tags: ['incidents'],
+      summary: 'List incidents of a monitor',
+      description: 'All incidents of the monitor, newest started first; `limit` and `before` page through them.',
+      operationId: 'listIncidents',
+      params: MonitorIdParams,
+      querystring: PageQuery('incidents'),
+      response: { 200: IncidentListEnvelope, ...errorResponses(400, 404) },
+    },
+  }, async (request) => {
+    if (!await monitorExists(app.db, callerId(request), request.params.id)) throw monitorNotFound()
+    return { data: await listIncidents(app.db, request.params.id, request.query) }
+  })
+}
+
+export default incidentRoutes

@@ -1,0 +1,110 @@
+// Monitor routes: list, read, create, update and soft-delete the caller's monitors.
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { callerId } from '../plugins/auth.ts'
+import { HttpError } from '../errors.ts'
+import { PRIVATE_TARGET_HINT, privateTargetReason } from '../net/address-policy.ts'
+import { errorResponses, MonitorIdParams } from '../schemas/common.ts'
+import {
+  CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, UpdateMonitorSchema,
+} from '../schemas/monitor.ts'
+import { createMonitor, deleteMonitor, findMonitor, listMonitors, updateMonitor } from '../repositories/monitors.ts'
+
+export interface MonitorRoutesOptions {
+  allowPrivateTargets: boolean
+}
+
+export const monitorNotFound = () => new HttpError(404, 'Monitor not found')
+
+const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (app, { allowPrivateTargets }) => {
+  /** Refuses a URL the checker could never fetch, or may not fetch, with a message that names the rule. */
+  function assertTargetAllowed (url: string | undefined) {
+    if (url === undefined) return
+    let parsed: URL
+    try {
+      parsed = new URL(url)
+    } catch {
+      throw new HttpError(400, 'body/url must be an absolute http or https URL of at most 2048 characters')
+    }
+    if (parsed.username || parsed.password) throw new HttpError(400, 'body/url must not contain credentials')
+    const reason = allowPrivateTargets ? undefined : privateTargetReason(parsed)
+    if (reason) throw new HttpError(400, `body/url: ${reason}; ${PRIVATE_TARGET_HINT}`)
+  }
+
+  app.get('/monitors', {
+    schema: {
+      tags: ['monitors'],
+      summary: 'List monitors',
+      description: 'The caller\'s monitors that are not deleted, newest created first.',
+      operationId: 'listMonitors',
+      response: { 200: MonitorListEnvelope, ...errorResponses() },
+    },
+  }, async (request) => ({ data: await listMonitors(app.db, callerId(request)) }))
+
+  app.get('/monitors/:id', {
+    schema: {
+      tags: ['monitors'],
+      summary: 'Get a monitor',
+      operationId: 'getMonitor',
+      params: MonitorIdParams,
+      response: { 200: MonitorEnvelope, ...errorResponses(400, 404) },
+    },
+  }, async (request) => {
+    const monitor = await findMonitor(app.db, callerId(request), request.params.id)
+    if (!monitor) throw monitorNotFound()
+    return { data: monitor }
+  })
+
+  app.post('/monitors', {
+    schema: {
+      tags: ['monitors'],
+      summary: 'Create a monitor',
+      description: 'Answers 201 with the monitor and a `Location` header. Its first check comes within seconds.',
+      operationId: 'createMonitor',
+      body: CreateMonitorSchema,
+      response: {
+        201: { ...MonitorEnvelope, description: 'The created monitor' },
+        ...errorResponses(400, 403, 413, 415),
+      },
+    },
+  }, async (request, reply) => {
+    assertTargetAllowed(request.body.url)
+    const monitor = await createMonitor(app.db, callerId(request), request.body, app.clock())
+    reply.code(201).header('location', `/api/v1/monitors/${monitor.id}`)
+    return { data: monitor }
+  })
+
+  app.patch('/monitors/:id', {
+    schema: {
+      tags: ['monitors'],
+      summary: 'Update a monitor',
+      description: 'Any subset of the writable fields; `{}` is a no-op. `is_active: false` pauses the monitor and resolves its open incident.',
+      operationId: 'updateMonitor',
+      params: MonitorIdParams,
+      body: UpdateMonitorSchema,
+      response: { 200: MonitorEnvelope, ...errorResponses(400, 403, 404, 413, 415) },
+    },
+  }, async (request) => {
+    assertTargetAllowed(request.body.url)
+    const monitor = await updateMonitor(app.db, callerId(request), request.params.id, request.body, app.clock())
+    if (!monitor) throw monitorNotFound()
+    return { data: monitor }
+  })
+
+  app.delete('/monitors/:id', {
+    schema: {
+      tags: ['monitors'],
+      summary: 'Delete a monitor',
+      description: 'Soft-deletes the monitor: it is no longer listed or checked, and every route with its id answers 404.',
+      operationId: 'deleteMonitor',
+      params: MonitorIdParams,
+      response: { 204: Type.Null({ description: 'Deleted; no body' }), ...errorResponses(400, 403, 404) },
+    },
+  }, async (request, reply) => {
+    const deleted = await deleteMonitor(app.db, callerId(request), request.params.id, app.clock())
+    if (!deleted) throw monitorNotFound()
+    return reply.code(204).send(null)
+  })
+}
+
+export default monitorRoutes

@@ -1,0 +1,104 @@
+// Monitor schemas: the full record, the list item, and the create and update bodies.
+import { Type, type Static } from '@sinclair/typebox'
+import { Envelope, Nullable, Timestamp, Uuid } from './common.ts'
+import { MONITOR_DEFAULTS } from './monitor-defaults.ts'
+
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+export const MONITOR_STATUSES = ['pending', 'up', 'down', 'paused'] as const
+
+const enumOf = <T extends string>(values: readonly T[], options: object) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
+
+// The writable fields, without defaults: create adds them, update must not.
+const writable = {
+  name: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    pattern: '\\S',
+    'x-error-message': 'must be 1-255 characters and not blank',
+    description: 'Display name, 1-255 characters (surrounding spaces are trimmed)',
+    examples: ['Homepage'],
+  }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    format: 'uri',
+    pattern: '^[hH][tT][tT][pP][sS]?://',
+    'x-error-message': 'must be an absolute http or https URL of at most 2048 characters',
+    description: 'Absolute http(s) URL that is checked. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets',
+    examples: ['https://example.com/health'],
+  }),
+  monitor_type: enumOf(['site'], { description: 'Kind of check: `site` is an HTTP(S) request' }),
+  method: enumOf(HTTP_METHODS, { description: 'HTTP method of the check' }),
+  expected_status: Type.Integer({ minimum: 100, maximum: 599, description: 'HTTP status that counts as up' }),
+  interval_minutes: Type.Integer({ minimum: 1, maximum: 1440, description: 'Minutes between checks' }),
+  is_active: Type.Boolean({ description: 'False pauses checking' }),
+  timeout_seconds: Type.Integer({ minimum: 1, maximum: 60, description: 'A check that takes longer fails' }),
+  failure_threshold: Type.Integer({ minimum: 1, maximum: 10, description: 'Failed checks in a row that open an incident' }),
+  recovery_threshold: Type.Integer({ minimum: 1, maximum: 10, description: 'Successful checks in a row that resolve it' }),
+}
+
+const withDefault = <T extends object>(schema: T, value: unknown) => ({ ...schema, default: value })
+
+export const CreateMonitorSchema = Type.Object({
+  name: writable.name,
+  url: writable.url,
+  monitor_type: Type.Optional(withDefault(writable.monitor_type, MONITOR_DEFAULTS.monitor_type)),
+  method: Type.Optional(withDefault(writable.method, MONITOR_DEFAULTS.method)),
+  expected_status: Type.Optional(withDefault(writable.expected_status, MONITOR_DEFAULTS.expected_status)),
+  interval_minutes: Type.Optional(withDefault(writable.interval_minutes, MONITOR_DEFAULTS.interval_minutes)),
+  is_active: Type.Optional(withDefault(writable.is_active, MONITOR_DEFAULTS.is_active)),
+  timeout_seconds: Type.Optional(withDefault(writable.timeout_seconds, MONITOR_DEFAULTS.timeout_seconds)),
+  failure_threshold: Type.Optional(withDefault(writable.failure_threshold, MONITOR_DEFAULTS.failure_threshold)),
+  recovery_threshold: Type.Optional(withDefault(writable.recovery_threshold, MONITOR_DEFAULTS.recovery_threshold)),
+}, {
+  title: 'CreateMonitor',
+  additionalProperties: false,
+  description: 'A new monitor: `name` and `url` are required, every other field has a default',
+  examples: [{ name: 'Homepage', url: 'https://example.com', monitor_type: 'site', method: 'GET', expected_status: 200, interval_minutes: 5 }],
+})
+
+export const UpdateMonitorSchema = Type.Partial(Type.Object(writable), {
+  title: 'UpdateMonitor',
+  additionalProperties: false,
+  description: 'Any subset of the writable fields; `{}` changes nothing',
+  examples: [{ interval_minutes: 1, is_active: false }],
+})
+
+const listFields = {
+  id: Uuid('Identifier of the monitor'),
+  name: Type.String({ description: 'Display name' }),
+  url: Type.String({ description: 'Address that is checked' }),
+  monitor_type: writable.monitor_type,
+  status: enumOf(MONITOR_STATUSES, {
+    description: '`pending` until the first check after creation or re-activation, then `up` or `down`; `paused` while `is_active` is false',
+  }),
+  is_active: writable.is_active,
+  interval_minutes: writable.interval_minutes,
+  last_checked_at: Nullable(Timestamp('Time of the latest check; null before the first')),
+}
+
+export const MonitorListItemSchema = Type.Object(listFields, {
+  $id: 'MonitorListItem',
+  title: 'MonitorListItem',
+  additionalProperties: false,
+})
+
+export const MonitorSchema = Type.Object({
+  ...listFields,
+  method: writable.method,
+  expected_status: writable.expected_status,
+  timeout_seconds: writable.timeout_seconds,
+  failure_threshold: writable.failure_threshold,
+  recovery_threshold: writable.recovery_threshold,
+  created_at: Timestamp('When the monitor was created'),
+  updated_at: Timestamp('When the monitor was last changed'),
+}, { $id: 'Monitor', title: 'Monitor', additionalProperties: false })
+
+export const MonitorEnvelope = Envelope(Type.Ref(MonitorSchema), 'One monitor')
+export const MonitorListEnvelope = Envelope(Type.Array(Type.Ref(MonitorListItemSchema)), 'The caller\'s monitors, newest created first')
+
+export type Monitor = Static<typeof MonitorSchema>
+export type MonitorListItem = Static<typeof MonitorListItemSchema>
+export type CreateMonitor = Static<typeof CreateMonitorSchema>
+export type UpdateMonitor = Static<typeof UpdateMonitorSchema>

@@ -1,0 +1,169 @@
+// The operator command line as a real process: users, keys, usage errors, the data-dir lock, and keys that work in the API.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { buildApp } from '../src/app.ts'
+import { ConfigSchema } from '../src/config.ts'
+import { lockDataDir } from '../src/db/data-dir-lock.ts'
+import { hashApiKey } from '../src/keys.ts'
+import { listApiKeys } from '../src/repositories/api-keys.ts'
+import { findUserByEmail } from '../src/repositories/users.ts'
+import { createTestDatabase, testConfig, usingPostgres } from './helper.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const KEY_LINE = /^sk_[0-9A-Za-z]{38}\n$/
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
+
+interface Run { code: number | null, stdout: string, stderr: string }
+
+/** The environment of this process without any Pingward variable, plus the ones given. */
+function cliEnv (vars: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env }
+  for (const name of Object.keys(ConfigSchema.properties)) delete env[name]
+  return { ...env, ...vars }
+}
+
+function runCli (args: string[], vars: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import=tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: cliEnv(vars) })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+t.test('usage errors exit 2 with the usage on stderr, before touching any database', async (t) => {
+  // A DATA_DIR that cannot be created: any command that opened the database would fail differently.
+  const vars = { DATA_DIR: '/proc/pingward-cannot-be-here' }
+  const runs = await Promise.all([
+    runCli([], vars),
+    runCli(['monitors', 'purge'], vars),
+    runCli(['keys', 'create', 'a@example.com', '--scope', 'admin'], vars),
+    runCli(['keys', 'delete', 'not-a-key-id'], vars),
+  ])
+  const expected = [
+    'a command is required', 'unknown command: monitors purge', '--scope must be read or write', 'keys delete needs a KEY_ID',
+  ]
+  runs.forEach((run, i) => {
+    t.equal(run.code, 2, `exit 2: ${expected[i]}`)
+    t.equal(run.stdout, '', 'nothing on stdout')
+    t.match(run.stderr, `pingward: ${expected[i]}`)
+    t.match(run.stderr, /Usage: npm run -s cli -- <command>[\s\S]*keys create EMAIL \[--scope read\|write\]/)
+  })
+})
+
+t.test('users and keys through the command line, and a key it made works in the API', async (t) => {
+  let vars: Record<string, string>
+  let openApp: () => ReturnType<typeof buildApp>
+  if (usingPostgres) {
+    const { DATABASE_URL } = await createTestDatabase(t)
+    vars = { DATABASE_URL: DATABASE_URL! }
+    openApp = () => buildApp({ config: testConfig({ DATABASE_URL: DATABASE_URL! }), logger: false })
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'pingward-cli-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    vars = { DATA_DIR: dir }
+    // The CLI has exited before each of these: on PGlite only one process may hold the directory.
+    openApp = () => buildApp({ config: testConfig({ DATA_DIR: dir }), logger: false })
+  }
+
+  const created = await runCli(['users', 'create', 'Ops@Example.com'], vars)
+  t.equal(created.code, 0, created.stderr)
+  t.match(created.stdout, new RegExp(`^${UUID}\\n$`), 'prints the new user id alone')
+  t.match(created.stderr, 'Created user ops@example.com')
+  const userId = created.stdout.trim()
+
+  const duplicate = await runCli(['users', 'create', 'ops@example.com'], vars)
+  t.equal(duplicate.code, 1)
+  t.equal(duplicate.stdout, '')
+  t.equal(duplicate.stderr, 'pingward: A user with the email ops@example.com already exists\n')
+
+  const made = await runCli(['keys', 'create', 'ops@example.com', '--scope', 'read', '--name', 'ci', '--expires-in', '7'], vars)
+  t.equal(made.code, 0, made.stderr)
+  t.match(made.stdout, KEY_LINE, 'stdout is the key and nothing else')
+  const key = made.stdout.trim()
+  const keyId = new RegExp(`Created read key (${UUID}) \\((sk_[0-9A-Za-z]{8})\\.\\.\\.\\) for ops@example.com, expires `).exec(made.stderr)
+  t.ok(keyId, `stderr describes the key: ${made.stderr}`)
+  t.equal(keyId?.[2], key.slice(0, 11))
+  t.notMatch(made.stderr, key, 'the key itself appears only on stdout')
+
+  const listed = await runCli(['keys', 'list', 'ops@example.com'], vars)
+  t.equal(listed.code, 0, listed.stderr)
+  const [header, ...rows] = listed.stdout.trimEnd().split('\n')
+  t.equal(header, 'id\tprefix\tscope\tname\tcreated_at\tlast_used_at\texpires_at')
+  t.equal(rows.length, 1)
+  const [id, prefix, scope, name, , lastUsed, expires] = rows[0].split('\t')
+  t.equal(id, keyId?.[1])
+  t.equal(prefix, `${key.slice(0, 11)}...`)
+  t.equal(scope, 'read')
+  t.equal(name, 'ci')
+  t.equal(lastUsed, '-')
+  const days = (Date.parse(expires) - Date.now()) / 86_400_000
+  t.ok(days > 6.9 && days <= 7, `expires in 7 days (${expires})`)
+  t.notMatch(listed.stdout + listed.stderr, key, 'the list never shows the key')
+  t.notMatch(listed.stdout, key.slice(11, 20), 'nor any part of it beyond the prefix')
+
+  if (usingPostgres) {
+    t.comment('the data-directory lock is a PGlite matter: skipped on PostgreSQL')
+  } else {
+    // Another process holds the directory (this one, which is alive): the CLI refuses and changes nothing.
+    const release = lockDataDir(vars.DATA_DIR)
+    let locked: Run
+    try {
+      locked = await runCli(['users', 'create', 'intruder@example.com'], vars)
+      t.equal(readFileSync(join(vars.DATA_DIR, 'pingward.lock'), 'utf8'), String(process.pid), 'our lock is still in place')
+    } finally {
+      release()
+    }
+    t.equal(locked.code, 1)
+    t.equal(locked.stdout, '')
+    t.match(locked.stderr, `pingward: The embedded database in ${vars.DATA_DIR} is in use by another Pingward process (pid ${process.pid})`)
+    t.notMatch(locked.stderr, /\n\s+at /, 'no stack trace')
+  }
+
+  const app = await openApp()
+  try {
+    const auth = { authorization: `Bearer ${key}` }
+    const read = await app.inject({ url: '/api/v1/monitors', headers: auth })
+    t.equal(read.statusCode, 200, 'the CLI key reads')
+    t.same(read.json(), { data: [] })
+    const write = await app.inject({ method: 'POST', url: '/api/v1/monitors', headers: auth, payload: { name: 'x', url: 'https://example.com' } })
+    t.equal(write.statusCode, 403, 'a read key may not write')
+    const user = await findUserByEmail(app.db, 'ops@example.com')
+    t.equal(user?.id, userId)
+    const [record] = await listApiKeys(app.db, userId)
+    t.equal(record.scope, 'read')
+    t.equal(record.name, 'ci')
+    t.ok(record.lastUsedAt, 'the request recorded the key as used')
+    const stored = await app.database.db.query.apiKeys.findFirst()
+    t.equal(stored?.keyHash, hashApiKey(key), 'only the hash of the key is stored')
+    if (!usingPostgres) t.equal(await findUserByEmail(app.db, 'intruder@example.com'), undefined, 'the refused run wrote nothing')
+  } finally {
+    await app.close()
+  }
+
+  const deleted = await runCli(['keys', 'delete', keyId![1]], vars)
+  t.equal(deleted.code, 0, deleted.stderr)
+  t.equal(deleted.stdout, '')
+  t.match(deleted.stderr, `Deleted key ${keyId![1]}`)
+
+  const after = await openApp()
+  try {
+    const refused = await after.inject({ url: '/api/v1/monitors', headers: { authorization: `Bearer ${key}` } })
+    t.equal(refused.statusCode, 401, 'the deleted key is refused')
+    t.same(refused.json(), { error: 'Unauthorized' })
+    t.same(await listApiKeys(after.db, userId), [])
+  } finally {
+    await after.close()
+  }
+})

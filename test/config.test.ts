@@ -1,0 +1,165 @@
+// Configuration from the environment: defaults, parsing of every variable, one error naming every bad one, window forms.
+import t from 'tap'
+import { ConfigSchema, loadConfig, parseWindowMs } from '../src/config.ts'
+
+const DEFAULTS = {
+  PORT: 3000,
+  HOST: '127.0.0.1',
+  DATA_DIR: './data',
+  RATE_LIMIT_MAX: 600,
+  RATE_LIMIT_WINDOW: '1 minute',
+  LOG_LEVEL: 'info',
+  ALLOW_PRIVATE_TARGETS: false,
+  CHECKER: 'on',
+  CHECK_CONCURRENCY: 200,
+  CHECK_CONFIRM_DELAY: 30,
+  CHECK_RETENTION_DAYS: 30,
+  ADMIN_EMAIL: 'admin@localhost',
+}
+
+/** The message of the error loadConfig throws, or a failure when it does not throw. */
+function configError (env: Record<string, string>): string {
+  try {
+    loadConfig(env)
+  } catch (err) {
+    return (err as Error).message
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`)
+}
+
+t.test('an empty environment gives the documented defaults, and no database URL or Redis', async (t) => {
+  const config = loadConfig({})
+  t.strictSame(config, DEFAULTS)
+  t.notOk('DATABASE_URL' in config)
+  t.notOk('REDIS_URL' in config)
+})
+
+t.test('empty values count as unset, and unrelated variables are ignored', async (t) => {
+  const config = loadConfig({ PORT: '', LOG_LEVEL: '', DATABASE_URL: '', PATH: '/usr/bin', HOME: '/root' })
+  t.strictSame(config, DEFAULTS)
+})
+
+t.test('every variable is read and converted to its type', async (t) => {
+  const env = {
+    PORT: '8080',
+    HOST: '0.0.0.0',
+    DATABASE_URL: 'postgres://pingward:secret@db.internal:5432/pingward',
+    DATA_DIR: '/var/lib/pingward',
+    REDIS_URL: 'rediss://cache.internal:6380/2',
+    RATE_LIMIT_MAX: '120',
+    RATE_LIMIT_WINDOW: '30 seconds',
+    LOG_LEVEL: 'debug',
+    ALLOW_PRIVATE_TARGETS: 'true',
+    CHECKER: 'off',
+    CHECK_CONCURRENCY: '50',
+    CHECK_CONFIRM_DELAY: '10',
+    CHECK_RETENTION_DAYS: '90',
+    ADMIN_EMAIL: 'ops@example.com',
+  }
+  t.same(Object.keys(env).sort(), Object.keys(ConfigSchema.properties).sort(), 'the test covers every variable of the schema')
+  t.strictSame(loadConfig(env), {
+    PORT: 8080,
+    HOST: '0.0.0.0',
+    DATABASE_URL: 'postgres://pingward:secret@db.internal:5432/pingward',
+    DATA_DIR: '/var/lib/pingward',
+    REDIS_URL: 'rediss://cache.internal:6380/2',
+    RATE_LIMIT_MAX: 120,
+    RATE_LIMIT_WINDOW: '30 seconds',
+    LOG_LEVEL: 'debug',
+    ALLOW_PRIVATE_TARGETS: true,
+    CHECKER: 'off',
+    CHECK_CONCURRENCY: 50,
+    CHECK_CONFIRM_DELAY: 10,
+    CHECK_RETENTION_DAYS: 90,
+    ADMIN_EMAIL: 'ops@example.com',
+  })
+})
+
+t.test('integers: surrounding spaces and the bounds', async (t) => {
+  t.equal(loadConfig({ PORT: ' 8080 ' }).PORT, 8080)
+  t.equal(loadConfig({ PORT: '0' }).PORT, 0, 'port 0 asks the system for a free port')
+  t.equal(loadConfig({ PORT: '65535' }).PORT, 65535)
+  t.equal(loadConfig({ RATE_LIMIT_MAX: '1' }).RATE_LIMIT_MAX, 1)
+  for (const [name, value] of [
+    ['PORT', '65536'], ['PORT', '-1'], ['PORT', '80.5'], ['PORT', '1e3'], ['PORT', 'http'],
+    ['RATE_LIMIT_MAX', '0'], ['CHECK_CONCURRENCY', '10001'], ['CHECK_CONFIRM_DELAY', '3601'], ['CHECK_RETENTION_DAYS', '0'],
+  ]) {
+    t.match(configError({ [name]: value }), new RegExp(`^Invalid configuration:\\n  ${name}=`), `${name}=${value}`)
+  }
+})
+
+t.test('booleans accept true/false, 1/0, yes/no and on/off in any case', async (t) => {
+  for (const value of ['true', 'TRUE', '1', 'yes', 'Yes', 'on', ' on ']) {
+    t.equal(loadConfig({ ALLOW_PRIVATE_TARGETS: value }).ALLOW_PRIVATE_TARGETS, true, value)
+  }
+  for (const value of ['false', 'False', '0', 'no', 'off', 'OFF']) {
+    t.equal(loadConfig({ ALLOW_PRIVATE_TARGETS: value }).ALLOW_PRIVATE_TARGETS, false, value)
+  }
+  t.match(configError({ ALLOW_PRIVATE_TARGETS: 'maybe' }), /ALLOW_PRIVATE_TARGETS="maybe"/)
+})
+
+t.test('every log level is accepted, and only those', async (t) => {
+  for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) {
+    t.equal(loadConfig({ LOG_LEVEL: level }).LOG_LEVEL, level)
+  }
+  t.match(configError({ LOG_LEVEL: 'verbose' }), /LOG_LEVEL="verbose"/)
+  t.match(configError({ LOG_LEVEL: 'INFO' }), /LOG_LEVEL="INFO"/, 'levels are lower case')
+})
+
+t.test('URLs must have the right scheme', async (t) => {
+  t.equal(loadConfig({ DATABASE_URL: 'postgresql://localhost/x' }).DATABASE_URL, 'postgresql://localhost/x')
+  t.equal(loadConfig({ REDIS_URL: 'redis://localhost' }).REDIS_URL, 'redis://localhost')
+  t.match(configError({ DATABASE_URL: 'mysql://localhost/x' }), /DATABASE_URL="mysql:\/\/localhost\/x"/)
+  t.match(configError({ REDIS_URL: 'localhost:6379' }), /REDIS_URL="localhost:6379"/)
+})
+
+t.test('one error lists every bad variable, one line each, and names no good one', async (t) => {
+  const bad = {
+    PORT: 'abc',
+    DATABASE_URL: 'mysql://db/x',
+    REDIS_URL: 'memcached://cache',
+    RATE_LIMIT_MAX: '0',
+    RATE_LIMIT_WINDOW: 'soon',
+    LOG_LEVEL: 'loud',
+    ALLOW_PRIVATE_TARGETS: 'perhaps',
+    CHECKER: 'sometimes',
+    CHECK_CONCURRENCY: '-3',
+    CHECK_CONFIRM_DELAY: '1.5',
+    CHECK_RETENTION_DAYS: '99999',
+    ADMIN_EMAIL: 'x',
+  }
+  const message = configError({ ...bad, HOST: 'example.internal', DATA_DIR: '/srv/data' })
+  const lines = message.split('\n')
+  t.equal(lines[0], 'Invalid configuration:')
+  const named = lines.slice(1).map((line) => /^ {2}([A-Z_]+)=/.exec(line)?.[1])
+  t.same([...new Set(named)].sort(), Object.keys(bad).sort(), 'each bad variable is named, and only those')
+  t.equal(named.length, Object.keys(bad).length, 'one line per bad variable')
+  t.match(message, 'PORT="abc"')
+  t.match(message, 'RATE_LIMIT_WINDOW="soon": expected e.g. "1 minute"')
+})
+
+t.test('RATE_LIMIT_WINDOW: a number with or without a unit, singular or plural', async (t) => {
+  const forms: Array<[string, number]> = [
+    ['60000', 60_000],
+    ['500ms', 500],
+    ['500 ms', 500],
+    ['1 millisecond', 1],
+    ['250 milliseconds', 250],
+    ['30s', 30_000],
+    ['1 second', 1000],
+    ['30 seconds', 30_000],
+    ['5m', 300_000],
+    ['1 minute', 60_000],
+    ['15 minutes', 900_000],
+    ['1h', 3_600_000],
+    ['1 hour', 3_600_000],
+    ['2 Hours', 7_200_000],
+    ['  10 seconds  ', 10_000],
+  ]
+  for (const [text, ms] of forms) t.equal(parseWindowMs(text), ms, JSON.stringify(text))
+  t.equal(loadConfig({ RATE_LIMIT_WINDOW: '30s' }).RATE_LIMIT_WINDOW, '30s', 'the config keeps the text; the app parses it')
+  for (const text of ['', 'minute', '0', '0 minutes', '-5 seconds', '1.5 minutes', '1 day', '1 fortnight', '10 s s', 'ms']) {
+    t.throws(() => parseWindowMs(text), { message: /^Invalid configuration:\n {2}RATE_LIMIT_WINDOW=/ }, JSON.stringify(text))
+  }
+  t.match(configError({ RATE_LIMIT_WINDOW: '1 day' }), /^Invalid configuration:\n {2}RATE_LIMIT_WINDOW="1 day"/)
+})

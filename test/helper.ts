@@ -1,0 +1,95 @@
+// Test helpers: an app on a fresh database per test file (PGlite, or PostgreSQL when DATABASE_URL is set),
+// and small factories for users, keys and monitors.
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import postgres from 'postgres'
+import { buildApp } from '../src/app.ts'
+import { loadConfig, type Config } from '../src/config.ts'
+import type { Clock } from '../src/clock.ts'
+import { openDatabase, type DatabaseHandle } from '../src/db/client.ts'
+import { migrate } from '../src/db/migrate.ts'
+import { createApiKey, type ApiKeyScope } from '../src/repositories/api-keys.ts'
+import { createUser } from '../src/repositories/users.ts'
+
+interface Teardown { teardown: (fn: () => unknown) => void }
+
+export const usingPostgres = Boolean(process.env.DATABASE_URL)
+
+/**
+ * A fresh, migrated database for this test: an in-memory PGlite, or a new PostgreSQL database next to
+ * DATABASE_URL's that is dropped at teardown.
+ */
+export async function createTestDatabase (t: Teardown): Promise<{ handle: DatabaseHandle, DATABASE_URL?: string }> {
+  const adminUrl = process.env.DATABASE_URL
+  if (!adminUrl) {
+    const handle = await openDatabase({ DATA_DIR: 'memory://' })
+    await migrate(handle)
+    t.teardown(() => handle.close())
+    return { handle }
+  }
+  const name = `pingward_test_${randomBytes(6).toString('hex')}`
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
+  await admin.unsafe(`create database ${name}`)
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  const handle = await openDatabase({ DATABASE_URL: url.href, DATA_DIR: 'memory://' })
+  t.teardown(async () => {
+    await handle.close()
+    await admin.unsafe(`drop database if exists ${name} with (force)`)
+    await admin.end()
+  })
+  await migrate(handle, url.href)
+  return { handle, DATABASE_URL: url.href }
+}
+
+export function testConfig (overrides: Record<string, string> = {}): Config {
+  return loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', CHECKER: 'off', RATE_LIMIT_MAX: '100000', ...overrides })
+}
+
+export interface TestApp {
+  app: FastifyInstance
+  database: DatabaseHandle
+  DATABASE_URL?: string
+}
+
+/** An app (not listening) on a fresh database; closed at teardown. */
+export async function buildTestApp (
+  t: Teardown, options: { env?: Record<string, string>, clock?: Clock, database?: DatabaseHandle } = {}
+): Promise<TestApp> {
+  const created = options.database ? { handle: options.database } : await createTestDatabase(t)
+  const app = await buildApp({ config: testConfig(options.env), clock: options.clock, database: created.handle, logger: false })
+  t.teardown(() => app.close())
+  await app.ready()
+  return { app, database: created.handle, DATABASE_URL: 'DATABASE_URL' in created ? created.DATABASE_URL : undefined }
+}
+
+let userCounter = 0
+
+/** A user with a key of the given scope; `auth` is the header to send. */
+export async function makeUser (app: FastifyInstance, scope: ApiKeyScope = 'write') {
+  const user = await createUser(app.db, `user${++userCounter}-${randomBytes(3).toString('hex')}@example.com`)
+  const { key, record } = await createApiKey(app.db, { userId: user.id, name: 'test', scope })
+  return { user, key, keyId: record.id, auth: { authorization: `Bearer ${key}` } }
+}
+
+export async function makeKey (app: FastifyInstance, userId: string, scope: ApiKeyScope = 'write', expiresAt?: Date) {
+  const { key, record } = await createApiKey(app.db, { userId, name: 'extra', scope, expiresAt })
+  return { key, keyId: record.id, auth: { authorization: `Bearer ${key}` } }
+}
+
+export const validMonitor = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Example',
+  url: 'https://example.com/health',
+  ...overrides,
+})
+
+/** Creates a monitor through the API and returns its body. */
+export async function makeMonitor (app: FastifyInstance, auth: Record<string, string>, overrides: Record<string, unknown> = {}) {
+  const res = await app.inject({ method: 'POST', url: '/api/v1/monitors', headers: auth, payload: validMonitor(overrides) })
+  if (res.statusCode !== 201) throw new Error(`makeMonitor: ${res.statusCode} ${res.body}`)
+  return res.json().data as Record<string, any>
+}
+
+export function request (app: FastifyInstance, auth: Record<string, string>, options: InjectOptions) {
+  return app.inject({ ...options, headers: { ...auth, ...options.headers } })
+}

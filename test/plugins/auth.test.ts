@@ -1,0 +1,93 @@
+// API key authentication: every way to be refused (401), read-only keys (403), deletion, expiry, last use.
+import t from 'tap'
+import { eq } from 'drizzle-orm'
+import { apiKeys } from '../../src/db/schema.ts'
+import { generateApiKey } from '../../src/keys.ts'
+import { deleteApiKey } from '../../src/repositories/api-keys.ts'
+import { buildTestApp, makeKey, makeMonitor, makeUser, request } from '../helper.ts'
+
+t.test('API keys', async (t) => {
+  let now = new Date('2026-11-21T10:00:00.000Z')
+  const { app } = await buildTestApp(t, { clock: () => now })
+  const owner = await makeUser(app)
+  const monitor = await makeMonitor(app, owner.auth)
+
+  await t.test('401 Unauthorized with WWW-Authenticate for every missing or invalid key', async (t) => {
+    const valid = owner.key
+    const tampered = valid.slice(0, 10) + (valid[10] === 'a' ? 'b' : 'a') + valid.slice(11)
+    for (const authorization of [
+      undefined, '', 'Bearer', 'Bearer ', `Basic ${Buffer.from('a:b').toString('base64')}`, valid, `Token ${valid}`,
+      `Bearer ${tampered}`, `Bearer ${generateApiKey()}`, 'Bearer sk_short', `Bearer ${valid}x`, `Bearer ${valid} extra`,
+    ]) {
+      const res = await app.inject({ url: '/api/v1/monitors', headers: authorization === undefined ? {} : { authorization } })
+      t.equal(res.statusCode, 401, String(authorization))
+      t.same(res.json(), { error: 'Unauthorized' })
+      t.equal(res.headers['www-authenticate'], 'Bearer')
+    }
+    t.equal((await app.inject({ url: '/api/v1/monitors', headers: { authorization: `bearer  ${valid}` } })).statusCode, 200, 'scheme is case-insensitive')
+  })
+
+  await t.test('a key is refused on the very next request after it is deleted', async (t) => {
+    const extra = await makeKey(app, owner.user.id)
+    t.equal((await request(app, extra.auth, { url: '/api/v1/monitors' })).statusCode, 200)
+    t.ok(await deleteApiKey(app.db, extra.keyId))
+    const res = await request(app, extra.auth, { url: '/api/v1/monitors' })
+    t.equal(res.statusCode, 401)
+    t.same(res.json(), { error: 'Unauthorized' })
+  })
+
+  await t.test('an expired key is refused', async (t) => {
+    const expiring = await makeKey(app, owner.user.id, 'write', new Date(now.getTime() + 60_000))
+    t.equal((await request(app, expiring.auth, { url: '/api/v1/monitors' })).statusCode, 200)
+    now = new Date(now.getTime() + 60_000)
+    t.equal((await request(app, expiring.auth, { url: '/api/v1/monitors' })).statusCode, 401)
+  })
+
+  await t.test('a read key may read but gets 403 on every write, which changes nothing', async (t) => {
+    const reader = await makeKey(app, owner.user.id, 'read')
+    for (const url of ['/api/v1/monitors', `/api/v1/monitors/${monitor.id}`, `/api/v1/monitors/${monitor.id}/checks`, `/api/v1/monitors/${monitor.id}/incidents`]) {
+      t.equal((await request(app, reader.auth, { url })).statusCode, 200, url)
+    }
+    for (const [method, url, payload] of [
+      ['POST', '/api/v1/monitors', { name: 'x', url: 'https://example.com' }],
+      ['PATCH', `/api/v1/monitors/${monitor.id}`, { name: 'changed' }],
+      ['DELETE', `/api/v1/monitors/${monitor.id}`, undefined],
+    ] as const) {
+      const res = await request(app, reader.auth, { method, url, payload })
+      t.equal(res.statusCode, 403, `${method} ${url}`)
+      t.same(res.json(), { error: 'API key does not have access to this resource' })
+    }
+    const after = (await request(app, owner.auth, { url: `/api/v1/monitors/${monitor.id}` })).json().data
+    t.same(after, monitor)
+    t.equal((await request(app, owner.auth, { url: '/api/v1/monitors' })).json().data.length, 1)
+  })
+
+  await t.test('last_used_at is recorded, at most once a minute', async (t) => {
+    const key = await makeKey(app, owner.user.id)
+    const lastUsed = async () => {
+      // The update is not awaited by the request: give it a moment.
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const [row] = await app.db.select({ at: apiKeys.lastUsedAt }).from(apiKeys).where(eq(apiKeys.id, key.keyId))
+      return row.at?.toISOString() ?? null
+    }
+    t.equal(await lastUsed(), null)
+    await request(app, key.auth, { url: '/api/v1/monitors' })
+    const first = now.toISOString()
+    t.equal(await lastUsed(), first)
+    now = new Date(now.getTime() + 30_000)
+    await request(app, key.auth, { url: '/api/v1/monitors' })
+    t.equal(await lastUsed(), first, 'not rewritten within a minute')
+    now = new Date(now.getTime() + 31_000)
+    await request(app, key.auth, { url: '/api/v1/monitors' })
+    t.equal(await lastUsed(), now.toISOString())
+  })
+
+  await t.test('the key hash never appears in a response', async (t) => {
+    const [row] = await app.db.select({ hash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.id, owner.keyId))
+    for (const url of ['/api/v1/monitors', `/api/v1/monitors/${monitor.id}`]) {
+      const res = await request(app, owner.auth, { url })
+      t.notOk(res.body.includes(row.hash))
+      t.notOk(res.body.includes(owner.key))
+    }
+  })
+})

@@ -1,0 +1,139 @@
+// Every row of the contract's status table, on every route it applies to, with the exact {error} body.
+import t from 'tap'
+import { sql } from 'drizzle-orm'
+import { buildApp } from '../../src/app.ts'
+import { buildTestApp, createTestDatabase, makeMonitor, makeUser, request, testConfig } from '../helper.ts'
+
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
+const routes = (id: string) => [
+  { method: 'GET', url: '/api/v1/monitors' },
+  { method: 'POST', url: '/api/v1/monitors', payload: { name: 'x', url: 'https://example.com' } },
+  { method: 'GET', url: `/api/v1/monitors/${id}` },
+  { method: 'PATCH', url: `/api/v1/monitors/${id}`, payload: { name: 'y' } },
+  { method: 'DELETE', url: `/api/v1/monitors/${id}` },
+  { method: 'GET', url: `/api/v1/monitors/${id}/checks` },
+  { method: 'GET', url: `/api/v1/monitors/${id}/incidents` },
+] as const
+const idRoutes = (id: string) => routes(id).filter((r) => r.url.includes(id))
+const bodyRoutes = (id: string) => routes(id).filter((r) => 'payload' in r)
+
+t.test('status table', async (t) => {
+  const { app } = await buildTestApp(t)
+  const { auth } = await makeUser(app)
+  const { auth: readAuth } = await makeUser(app, 'read')
+  const monitor = await makeMonitor(app, auth)
+
+  await t.test('400: a path id that is not a UUID, on every id route', async (t) => {
+    for (const route of idRoutes('not-a-uuid')) {
+      const res = await request(app, auth, route)
+      t.equal(res.statusCode, 400, `${route.method} ${route.url}`)
+      t.same(res.json(), { error: 'params/id must be a valid uuid' })
+    }
+  })
+
+  await t.test('400: malformed JSON and invalid bodies on every body route', async (t) => {
+    for (const route of bodyRoutes(monitor.id)) {
+      const broken = await request(app, auth, { ...route, payload: '{"name": ', headers: { 'content-type': 'application/json' } })
+      t.equal(broken.statusCode, 400)
+      t.same(broken.json(), { error: 'Body is not valid JSON' })
+      const invalid = await request(app, auth, { ...route, payload: { name: 'x', url: 'https://example.com', interval_minutes: 0 } })
+      t.same(invalid.json(), { error: 'body/interval_minutes must be >= 1' })
+    }
+  })
+
+  await t.test('401 on every route without a key', async (t) => {
+    for (const route of routes(monitor.id)) {
+      const res = await app.inject(route)
+      t.equal(res.statusCode, 401, `${route.method} ${route.url}`)
+      t.same(res.json(), { error: 'Unauthorized' })
+      t.equal(res.headers['www-authenticate'], 'Bearer')
+    }
+  })
+
+  await t.test('403 on every write route with a read key', async (t) => {
+    for (const route of routes(monitor.id).filter((r) => r.method !== 'GET')) {
+      const res = await request(app, readAuth, route)
+      t.equal(res.statusCode, 403, `${route.method} ${route.url}`)
+      t.same(res.json(), { error: 'API key does not have access to this resource' })
+    }
+  })
+
+  await t.test('404 for an unknown monitor on every id route, and for unknown routes', async (t) => {
+    for (const route of idRoutes(UNKNOWN_ID)) {
+      const res = await request(app, auth, route)
+      t.equal(res.statusCode, 404, `${route.method} ${route.url}`)
+      t.same(res.json(), { error: 'Monitor not found' })
+    }
+    for (const [method, url] of [['GET', '/'], ['GET', '/api/v1/nothing'], ['PUT', `/api/v1/monitors/${monitor.id}`], ['GET', '/api/v2/monitors']] as const) {
+      const res = await request(app, auth, { method, url })
+      t.equal(res.statusCode, 404, `${method} ${url}`)
+      t.same(res.json(), { error: 'Not found' })
+    }
+  })
+
+  await t.test('413 for a body over 1 MiB, 415 for a body that is not JSON', async (t) => {
+    for (const route of bodyRoutes(monitor.id)) {
+      const huge = await request(app, auth, { ...route, payload: JSON.stringify({ name: 'x'.repeat(1024 * 1024) }), headers: { 'content-type': 'application/json' } })
+      t.equal(huge.statusCode, 413)
+      t.same(huge.json(), { error: 'Request body is too large' })
+      for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
+        const res = await request(app, auth, { ...route, payload: 'name=x', headers: { 'content-type': type } })
+        t.equal(res.statusCode, 415, type)
+        t.same(res.json(), { error: 'Unsupported media type' })
+      }
+    }
+  })
+
+  await t.test('every response carries x-request-id', async (t) => {
+    const ids = new Set<string>()
+    for (const route of routes(monitor.id)) {
+      const res = await request(app, auth, { ...route, method: 'GET' })
+      t.match(res.headers['x-request-id'], /^[0-9a-f-]{36}$/)
+      ids.add(String(res.headers['x-request-id']))
+    }
+    t.equal(ids.size, routes(monitor.id).length, 'one id per request')
+  })
+})
+
+t.test('500: an unexpected failure reveals nothing of it, on every route', async (t) => {
+  const { app } = await buildTestApp(t)
+  const { auth } = await makeUser(app)
+  const monitor = await makeMonitor(app, auth)
+  await app.db.execute(sql`alter table monitors rename to monitors_moved`)
+  for (const route of routes(monitor.id)) {
+    const res = await request(app, auth, route)
+    t.equal(res.statusCode, 500, `${route.method} ${route.url}`)
+    t.same(res.json(), { error: 'Internal server error' })
+    t.notMatch(res.body, /monitors_moved|relation|select|stack/i)
+  }
+})
+
+t.test('503: the database is unreachable, on every route and on /readyz', async (t) => {
+  const { app, database } = await buildTestApp(t)
+  const { auth } = await makeUser(app)
+  const monitor = await makeMonitor(app, auth)
+  await database.close()
+  for (const route of [...routes(monitor.id), { method: 'GET', url: '/readyz' }]) {
+    const res = await request(app, auth, route)
+    t.equal(res.statusCode, 503, `${route.method} ${route.url}`)
+    t.same(res.json(), { error: 'Service unavailable' })
+  }
+  t.equal((await app.inject({ url: '/healthz' })).statusCode, 200, 'the process itself is alive')
+})
+
+t.test('503 for requests that arrive while the server shuts down', async (t) => {
+  const { handle } = await createTestDatabase(t)
+  const app = await buildApp({ config: testConfig(), database: handle, logger: false })
+  const { auth } = await makeUser(app)
+  let duringShutdown: { status: number, body: unknown } | undefined
+  // preClose hooks run in order, after the app has marked itself as closing and before the server stops
+  // listening: a request sent from here is one that arrives during the shutdown.
+  app.addHook('preClose', async () => {
+    const res = await fetch(`${address}/api/v1/monitors`, { headers: auth })
+    duringShutdown = { status: res.status, body: await res.json() }
+  })
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  t.equal((await fetch(`${address}/api/v1/monitors`, { headers: auth })).status, 200)
+  await app.close()
+  t.same(duringShutdown, { status: 503, body: { error: 'Service unavailable' } })
+})

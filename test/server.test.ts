@@ -1,0 +1,164 @@
+// The API server as a real process: first-start banner, the printed key, graceful SIGTERM, the data-dir lock, bad config.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { ConfigSchema } from '../src/config.ts'
+import { createTestDatabase, usingPostgres } from './helper.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const LISTENING = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:(\d+))"/
+const CURL = /^ {2}curl -H "Authorization: Bearer (sk_[0-9A-Za-z]{38})" (http:\/\/\S+)\/api\/v1\/monitors$/gm
+
+interface Server {
+  child: ChildProcessWithoutNullStreams
+  output: () => { stdout: string, stderr: string }
+  /** Resolves with the first match of the pattern in stdout; rejects when the process exits first. */
+  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpExecArray>
+  exited: Promise<{ code: number | null, signal: NodeJS.Signals | null, ms: number }>
+}
+
+function serverEnv (vars: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env }
+  for (const name of Object.keys(ConfigSchema.properties)) delete env[name]
+  return { ...env, HOST: '127.0.0.1', PORT: '0', CHECKER: 'off', LOG_LEVEL: 'info', ...vars }
+}
+
+function startServer (t: { teardown: (fn: () => unknown) => void }, vars: Record<string, string>): Server {
+  const child = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], { cwd: ROOT, env: serverEnv(vars) })
+  let stdout = ''
+  let stderr = ''
+  let stopSignalAt = 0
+  const waiters = new Set<() => void>()
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+    for (const wake of waiters) wake()
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+  const origKill = child.kill.bind(child)
+  child.kill = (signal?: NodeJS.Signals | number) => {
+    stopSignalAt = Date.now()
+    return origKill(signal)
+  }
+  const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null, ms: number }>((resolve) => {
+    child.on('close', (code, signal) => {
+      for (const wake of waiters) wake()
+      resolve({ code, signal, ms: stopSignalAt ? Date.now() - stopSignalAt : 0 })
+    })
+  })
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) origKill('SIGKILL') })
+  const waitFor = (pattern: RegExp, timeoutMs = 30_000) => new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`)), timeoutMs)
+    const check = () => {
+      const match = new RegExp(pattern.source, pattern.flags.replace('g', '')).exec(stdout)
+      if (match) finish(undefined, match)
+      else if (child.exitCode !== null || child.signalCode !== null) {
+        finish(new Error(`exited (${child.exitCode ?? child.signalCode}) before ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`))
+      }
+    }
+    const finish = (err?: Error, match?: RegExpExecArray) => {
+      clearTimeout(timer)
+      waiters.delete(check)
+      if (err) reject(err)
+      else resolve(match!)
+    }
+    waiters.add(check)
+    check()
+  })
+  return { child, output: () => ({ stdout, stderr }), waitFor, exited }
+}
+
+/** Sends SIGTERM and waits for the process to end. */
+async function stop (server: Server) {
+  server.child.kill('SIGTERM')
+  return server.exited
+}
+
+t.test('first start prints one key, the key works, SIGTERM stops it; a restart prints none', async (t) => {
+  let vars: Record<string, string>
+  if (usingPostgres) {
+    const { DATABASE_URL } = await createTestDatabase(t)
+    vars = { DATABASE_URL: DATABASE_URL! }
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'pingward-server-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    vars = { DATA_DIR: dir }
+  }
+
+  const first = startServer(t, { ...vars, ADMIN_EMAIL: 'owner@example.com' })
+  const [, baseUrl, port] = await first.waitFor(LISTENING)
+  t.not(port, '0', 'port 0 gave a real port')
+  await first.waitFor(/API documentation: \S+\/docs\n/)
+  const { stdout } = first.output()
+  const curls = [...stdout.matchAll(CURL)]
+  t.equal(curls.length, 1, 'the curl line is printed exactly once')
+  const [, key, bannerUrl] = curls[0]
+  t.equal(bannerUrl, baseUrl, 'the banner shows the address the server listens on')
+  t.match(stdout, 'Pingward created the first user (owner@example.com) and this API key with write scope.')
+  t.equal(stdout.split(key).length - 1, 2, 'the key appears twice: alone, and in the curl line')
+  t.match(stdout, `API documentation: ${baseUrl}/docs`)
+
+  const monitors = await fetch(`${baseUrl}/api/v1/monitors`, { headers: { authorization: `Bearer ${key}` } })
+  t.equal(monitors.status, 200, 'the printed key works')
+  t.same(await monitors.json(), { data: [] })
+  const created = await fetch(`${baseUrl}/api/v1/monitors`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Home', url: 'https://example.com' }),
+  })
+  t.equal(created.status, 201, 'it has write scope')
+  const noKey = await fetch(`${baseUrl}/api/v1/monitors`)
+  t.equal(noKey.status, 401)
+
+  if (usingPostgres) {
+    // On PostgreSQL several processes may share the database: a second one runs, and prints no key.
+    const parallel = startServer(t, vars)
+    const [, otherUrl] = await parallel.waitFor(LISTENING)
+    const seen = await fetch(`${otherUrl}/api/v1/monitors`, { headers: { authorization: `Bearer ${key}` } })
+    t.equal(seen.status, 200)
+    t.equal(((await seen.json()) as { data: unknown[] }).data.length, 1, 'it sees the monitor made through the first')
+    const { code } = await stop(parallel)
+    t.equal(code, 0)
+    t.notMatch(parallel.output().stdout, 'Bearer sk_', 'no banner from the second process')
+  } else {
+    // A second process on the same directory while the first runs: refused, and the first is unharmed.
+    const second = startServer(t, vars)
+    const { code } = await second.exited
+    t.equal(code, 1, 'the second process exits 1')
+    const { stdout: out, stderr } = second.output()
+    t.match(stderr, `pingward: The embedded database in ${vars.DATA_DIR} is in use by another Pingward process (pid ${first.child.pid})`)
+    t.notMatch(stderr, /\n\s+at /, 'no stack trace')
+    t.notMatch(out, 'Bearer sk_')
+    const still = await fetch(`${baseUrl}/readyz`)
+    t.equal(still.status, 200, 'the first still answers')
+  }
+
+  const stopped = await stop(first)
+  t.equal(stopped.code, 0, 'SIGTERM exits 0')
+  t.ok(stopped.ms < 10_000, `within 10 s (${stopped.ms} ms)`)
+  t.match(first.output().stdout, /"signal":"SIGTERM".*"msg":"stopping"/)
+  t.equal(first.output().stderr, '', 'nothing on stderr')
+
+  const restart = startServer(t, vars)
+  const [, againUrl] = await restart.waitFor(LISTENING)
+  const again = await fetch(`${againUrl}/api/v1/monitors`, { headers: { authorization: `Bearer ${key}` } })
+  t.equal(again.status, 200, 'the key outlives the restart')
+  t.equal(((await again.json()) as { data: unknown[] }).data.length, 1, 'and so does the monitor')
+  const restarted = await stop(restart)
+  t.equal(restarted.code, 0)
+  t.notMatch(restart.output().stdout, /Bearer sk_|Pingward created the first user/, 'no banner on a database that has a user')
+})
+
+t.test('invalid configuration exits 1 naming each bad variable, before anything starts', async (t) => {
+  const server = startServer(t, { PORT: 'abc', CHECK_CONCURRENCY: '0', DATA_DIR: '/proc/pingward-cannot-be-here' })
+  const { code } = await server.exited
+  t.equal(code, 1)
+  const { stdout, stderr } = server.output()
+  t.equal(stdout, '')
+  t.match(stderr, /^pingward: Invalid configuration:\n/)
+  t.match(stderr, '  PORT="abc"')
+  t.match(stderr, '  CHECK_CONCURRENCY=0')
+  t.notMatch(stderr, /\n\s+at /, 'no stack trace')
+})
