@@ -1,34 +1,26 @@
 // The operator command line as a real process: users, keys, usage errors, the data-dir lock, and keys that work in the API.
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { buildApp } from '../src/app.ts'
-import { ConfigSchema } from '../src/config.ts'
 import { lockDataDir } from '../src/db/data-dir-lock.ts'
 import { hashApiKey } from '../src/keys.ts'
 import { listApiKeys } from '../src/repositories/api-keys.ts'
 import { findUserByEmail } from '../src/repositories/users.ts'
-import { createTestDatabase, testConfig, usingPostgres } from './helper.ts'
+import { createTestDatabase, spawnPingward, testConfig, usingPostgres } from './helper.ts'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const KEY_LINE = /^sk_[0-9A-Za-z]{38}\n$/
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
 
 interface Run { code: number | null, stdout: string, stderr: string }
 
 /** The environment of this process without any Pingward variable, plus the ones given. */
-function cliEnv (vars: Record<string, string>): NodeJS.ProcessEnv {
-  const env = { ...process.env }
-  for (const name of Object.keys(ConfigSchema.properties)) delete env[name]
-  return { ...env, ...vars }
-}
+
 
 function runCli (args: string[], vars: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import=tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: cliEnv(vars) })
+    const child = spawnPingward('src/cli.ts', args, vars)
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })

@@ -1,10 +1,12 @@
 // Test helpers: an app on a fresh database per test file (PGlite, or PostgreSQL when DATABASE_URL is set),
 // and small factories for users, keys and monitors.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import postgres from 'postgres'
 import { buildApp } from '../src/app.ts'
-import { loadConfig, type Config } from '../src/config.ts'
+import { ConfigSchema, loadConfig, type Config } from '../src/config.ts'
 import type { Clock } from '../src/clock.ts'
 import { openDatabase, type DatabaseHandle } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
@@ -92,4 +94,26 @@ export async function makeMonitor (app: FastifyInstance, auth: Record<string, st
 
 export function request (app: FastifyInstance, auth: Record<string, string>, options: InjectOptions) {
   return app.inject({ ...options, headers: { ...auth, ...options.headers } })
+}
+
+/**
+ * The environment for a Pingward child process (server, worker, CLI): none of the parent's Pingward
+ * settings, and none of tap's process tracking: children run under tsx, whose source maps would garble
+ * the coverage merged from the test processes.
+ */
+export function childEnv (vars: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  // (spawnPingward also strips NODE_OPTIONS at exec time: tap's process tracking re-adds it to spawns.)
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of Object.keys(env)) {
+    if (name in ConfigSchema.properties || /^(_TAPJS_|TAP_?|NODE_OPTIONS$|NODE_V8_COVERAGE$)/.test(name)) delete env[name]
+  }
+  return { ...env, ...vars }
+}
+
+/** Spawns `node --import=tsx <script> ...args` (a Pingward entry point) with childEnv(vars). */
+export function spawnPingward (script: string, args: string[], vars: Record<string, string | undefined>): ChildProcessWithoutNullStreams {
+  return spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, '--import=tsx', script, ...args], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: childEnv(vars),
+  })
 }

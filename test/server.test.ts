@@ -1,14 +1,11 @@
 // The API server as a real process: first-start banner, the printed key, graceful SIGTERM, the data-dir lock, bad config.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { ConfigSchema } from '../src/config.ts'
-import { createTestDatabase, usingPostgres } from './helper.ts'
+import { createTestDatabase, spawnPingward, usingPostgres } from './helper.ts'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const LISTENING = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:(\d+))"/
 const CURL = /^ {2}curl -H "Authorization: Bearer (sk_[0-9A-Za-z]{38})" (http:\/\/\S+)\/api\/v1\/monitors$/gm
 
@@ -20,14 +17,9 @@ interface Server {
   exited: Promise<{ code: number | null, signal: NodeJS.Signals | null, ms: number }>
 }
 
-function serverEnv (vars: Record<string, string>): NodeJS.ProcessEnv {
-  const env = { ...process.env }
-  for (const name of Object.keys(ConfigSchema.properties)) delete env[name]
-  return { ...env, HOST: '127.0.0.1', PORT: '0', CHECKER: 'off', LOG_LEVEL: 'info', ...vars }
-}
 
 function startServer (t: { teardown: (fn: () => unknown) => void }, vars: Record<string, string>): Server {
-  const child = spawn(process.execPath, ['--import=tsx', 'src/server.ts'], { cwd: ROOT, env: serverEnv(vars) })
+  const child = spawnPingward('src/server.ts', [], { HOST: '127.0.0.1', PORT: '0', CHECKER: 'off', LOG_LEVEL: 'info', ...vars })
   let stdout = ''
   let stderr = ''
   let stopSignalAt = 0

@@ -1,0 +1,139 @@
+// A typed client (openapi-fetch + types generated from the OpenAPI document) driving a listening app over HTTP.
+import type { AddressInfo } from 'node:net'
+import createClient from 'openapi-fetch'
+import t from 'tap'
+import { buildTestApp, makeUser } from '../helper.ts'
+import type { components, paths } from './pingward-api.d.ts'
+
+type Monitor = components['schemas']['Monitor']
+type MonitorListItem = components['schemas']['MonitorListItem']
+type UpdateBody = paths['/api/v1/monitors/{id}']['patch']['requestBody']['content']['application/json']
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+
+// One listening app on a fresh database for the whole file; each test has its own user.
+const { app } = await buildTestApp(t)
+await app.listen({ host: '127.0.0.1', port: 0 })
+const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+
+async function clientForNewUser () {
+  const { key } = await makeUser(app)
+  return createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${key}` } })
+}
+
+t.test('create, read, update, list and delete a monitor through the typed client', async (t) => {
+  const client = await clientForNewUser()
+  const created = await client.POST('/api/v1/monitors', {
+    body: { name: 'Homepage', url: 'https://example.com/health', interval_minutes: 10, method: 'HEAD' },
+  })
+  t.equal(created.response.status, 201)
+  t.notOk(created.error)
+  const monitor: Monitor = created.data!.data
+  t.match(monitor.id, UUID)
+  t.equal(created.response.headers.get('location'), `/api/v1/monitors/${monitor.id}`)
+  t.match(monitor.created_at, ISO)
+  t.equal(monitor.updated_at, monitor.created_at)
+  t.strictSame(monitor, {
+    id: monitor.id,
+    name: 'Homepage',
+    url: 'https://example.com/health',
+    monitor_type: 'site',
+    status: 'pending',
+    is_active: true,
+    interval_minutes: 10,
+    last_checked_at: null,
+    method: 'HEAD',
+    expected_status: 200,
+    timeout_seconds: 10,
+    failure_threshold: 2,
+    recovery_threshold: 1,
+    created_at: monitor.created_at,
+    updated_at: monitor.updated_at,
+  } satisfies Monitor)
+
+  const read = await client.GET('/api/v1/monitors/{id}', { params: { path: { id: monitor.id } } })
+  t.equal(read.response.status, 200)
+  t.strictSame(read.data?.data, monitor)
+
+  const updated = await client.PATCH('/api/v1/monitors/{id}', {
+    params: { path: { id: monitor.id } },
+    body: { name: 'Homepage (paused)', is_active: false, expected_status: 204 },
+  })
+  t.equal(updated.response.status, 200)
+  const after: Monitor = updated.data!.data
+  t.strictSame({ ...after, updated_at: monitor.updated_at }, {
+    ...monitor, name: 'Homepage (paused)', is_active: false, status: 'paused', expected_status: 204,
+  })
+  t.ok(Date.parse(after.updated_at) >= Date.parse(monitor.updated_at), 'updated_at moves forward')
+
+  const other = await client.POST('/api/v1/monitors', { body: { name: 'API', url: 'https://api.example.com/' } })
+  t.equal(other.response.status, 201)
+
+  const list = await client.GET('/api/v1/monitors')
+  t.equal(list.response.status, 200)
+  const items: MonitorListItem[] = list.data!.data
+  t.same(items.map((m) => m.name), ['API', 'Homepage (paused)'], 'newest created first')
+  t.strictSame(items[1], {
+    id: monitor.id,
+    name: 'Homepage (paused)',
+    url: 'https://example.com/health',
+    monitor_type: 'site',
+    status: 'paused',
+    is_active: false,
+    interval_minutes: 10,
+    last_checked_at: null,
+  } satisfies MonitorListItem)
+
+  const deleted = await client.DELETE('/api/v1/monitors/{id}', { params: { path: { id: monitor.id } } })
+  t.equal(deleted.response.status, 204)
+  t.equal(deleted.data, undefined, 'no body')
+  t.equal(deleted.error, undefined)
+
+  const gone = await client.GET('/api/v1/monitors/{id}', { params: { path: { id: monitor.id } } })
+  t.equal(gone.response.status, 404)
+  t.equal(gone.data, undefined)
+  t.strictSame(gone.error, { error: 'Monitor not found' } satisfies components['schemas']['Error'])
+  const again = await client.DELETE('/api/v1/monitors/{id}', { params: { path: { id: monitor.id } } })
+  t.equal(again.response.status, 404, 'a second delete is 404 too')
+  const remaining = await client.GET('/api/v1/monitors')
+  t.same(remaining.data?.data.map((m) => m.name), ['API'])
+})
+
+t.test('the generated types reject what the API rejects', async (t) => {
+  const client = await clientForNewUser()
+  // Each of these is a type error (checked by `npx tsc --noEmit`) and, sent anyway, a 400 from the server.
+  // @ts-expect-error url is required
+  const noUrl = await client.POST('/api/v1/monitors', { body: { name: 'x' } })
+  t.equal(noUrl.response.status, 400)
+  t.match(noUrl.error, { error: /url/ })
+
+  // @ts-expect-error interval_minutes is an integer, not a string
+  const wrongType = await client.POST('/api/v1/monitors', { body: { name: 'x', url: 'https://example.com', interval_minutes: '5' } })
+  t.equal(wrongType.response.status, 400)
+  t.match(wrongType.error, { error: /interval_minutes/ })
+
+  const { data: made } = await client.POST('/api/v1/monitors', { body: { name: 'x', url: 'https://example.com' } })
+  const path = { id: made!.data.id }
+  // @ts-expect-error is_active is a boolean
+  const wrongFlag = await client.PATCH('/api/v1/monitors/{id}', { params: { path }, body: { is_active: 'no' } })
+  t.equal(wrongFlag.response.status, 400)
+  t.match(wrongFlag.error, { error: /is_active/ })
+
+  // @ts-expect-error status is read-only: not part of the update body
+  const readOnlyBody: UpdateBody = { status: 'up' }
+  const readOnly = await client.PATCH('/api/v1/monitors/{id}', { params: { path }, body: readOnlyBody })
+  t.equal(readOnly.response.status, 400)
+  t.match(readOnly.error, { error: /status/ })
+
+  // @ts-expect-error a path id is required
+  const noId = client.GET('/api/v1/monitors/{id}', {})
+  t.equal((await noId).response.status, 400, 'sent without it, the literal {id} is not a UUID')
+
+  const anonymous = createClient<paths>({ baseUrl })
+  const refused = await anonymous.GET('/api/v1/monitors')
+  t.equal(refused.response.status, 401)
+  t.strictSame(refused.error, { error: 'Unauthorized' })
+  const health = await anonymous.GET('/healthz')
+  t.strictSame(health.data, { data: { status: 'alive' } })
+})

@@ -1,0 +1,135 @@
+// The OpenAPI document: committed copy in sync with the routes, valid, complete, served, and the typed client made from it.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import SwaggerParser from '@apidevtools/swagger-parser'
+import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript'
+import t from 'tap'
+import { renderOpenApi } from '../src/openapi-document.ts'
+import { OPENAPI_PATH } from '../src/plugins/openapi.ts'
+import { buildTestApp } from './helper.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const COMMITTED_PATH = 'openapi/openapi.json'
+const CLIENT_TYPES_PATH = 'test/client/pingward-api.d.ts'
+const GENERATED_PATH = 'test-output/generated/pingward-api.d.ts'
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
+
+interface Operation {
+  operationId?: string
+  summary?: string
+  tags?: string[]
+  security?: unknown[]
+  responses: Record<string, { description?: string }>
+}
+
+const committedText = readFileSync(`${ROOT}${COMMITTED_PATH}`, 'utf8')
+const committed = JSON.parse(committedText) as OpenAPI3
+// What the routes produce now, rendered exactly as `npm run openapi` does.
+const rendered = await renderOpenApi()
+const current = JSON.parse(rendered) as OpenAPI3
+
+function operations (doc: OpenAPI3): Array<{ name: string, path: string, op: Operation }> {
+  return Object.entries(doc.paths ?? {}).flatMap(([path, item]) => METHODS
+    .filter((method) => (item as Record<string, unknown>)[method])
+    .map((method) => ({ name: `${method.toUpperCase()} ${path}`, path, op: (item as Record<string, Operation>)[method] })))
+}
+
+t.test(`${COMMITTED_PATH} is what the routes produce now`, async (t) => {
+  t.same(committed, current, `${COMMITTED_PATH} is out of date: run \`npm run openapi\` and commit the result`)
+  t.equal(committedText, rendered, `${COMMITTED_PATH} is not formatted as \`npm run openapi\` writes it: run it`)
+})
+
+t.test('the document is valid OpenAPI 3.1', async (t) => {
+  t.equal(current.openapi, '3.1.0')
+  // validate() dereferences in place: give it a copy.
+  const api = await SwaggerParser.validate(structuredClone(current) as never)
+  t.equal(api.info.title, 'Pingward API')
+})
+
+t.test('every operation is documented: id, summary, tag, its success and its error statuses, each described', async (t) => {
+  const ops = operations(current)
+  t.same(ops.map((o) => o.name).sort(), [
+    'DELETE /api/v1/monitors/{id}',
+    'GET /api/v1/monitors',
+    'GET /api/v1/monitors/{id}',
+    'GET /api/v1/monitors/{id}/checks',
+    'GET /api/v1/monitors/{id}/incidents',
+    'GET /healthz',
+    'GET /readyz',
+    'PATCH /api/v1/monitors/{id}',
+    'POST /api/v1/monitors',
+  ], 'the documented operations (the document route itself is hidden)')
+  const success: Record<string, string> = { 'POST /api/v1/monitors': '201', 'DELETE /api/v1/monitors/{id}': '204' }
+  const tagNames = new Set((current.tags ?? []).map((tag) => tag.name))
+  const ids = new Set<string>()
+  for (const { name, path, op } of ops) {
+    t.match(op.operationId, /^[a-z][A-Za-z]+$/, `${name}: operationId`)
+    t.notOk(ids.has(op.operationId!), `${name}: operationId is unique`)
+    ids.add(op.operationId!)
+    t.ok(op.summary?.trim(), `${name}: summary`)
+    t.ok(op.tags?.length && op.tags.every((tag) => tagNames.has(tag)), `${name}: tags, each declared at the top`)
+    const statuses = Object.keys(op.responses)
+    t.ok(statuses.includes(success[name] ?? '200'), `${name}: declares ${success[name] ?? '200'}`)
+    for (const [status, response] of Object.entries(op.responses)) {
+      t.ok(response.description?.trim(), `${name} ${status}: has a description`)
+    }
+    if (path.startsWith('/api/v1/')) {
+      // Routes behind the key: unauthorized, rate limited, crashed and unavailable are all possible.
+      for (const status of ['401', '429', '500', '503']) t.ok(statuses.includes(status), `${name}: declares ${status}`)
+      t.notOk(op.security, `${name}: uses the document-wide bearer security`)
+      if (path.includes('{id}')) {
+        t.ok(statuses.includes('400') && statuses.includes('404'), `${name}: a bad id is 400, an unknown one 404`)
+      }
+    } else {
+      // The probes need no key and are not rate limited: no 401 or 429, and 503 when not ready.
+      t.same(op.security, [], `${name}: no key needed`)
+      t.same(statuses.sort(), ['200', '503'], `${name}: answers 200 or 503`)
+    }
+    const bodyWrites = name.startsWith('POST') || name.startsWith('PATCH')
+    if (bodyWrites) {
+      for (const status of ['400', '403', '413', '415']) t.ok(statuses.includes(status), `${name}: declares ${status}`)
+    }
+  }
+  t.same(current.security, [{ bearerAuth: [] }])
+  t.match(current.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer' })
+  t.same(Object.keys(current.components?.schemas ?? {}).sort(), ['Check', 'Error', 'Incident', 'Monitor', 'MonitorListItem'],
+    'components are named after the schemas')
+})
+
+t.test('the service serves the committed document and Swagger UI, without a key', async (t) => {
+  const { app } = await buildTestApp(t)
+  const served = await app.inject({ url: OPENAPI_PATH })
+  t.equal(served.statusCode, 200)
+  t.match(served.headers['content-type'], /^application\/json/)
+  t.same(served.json(), committed, `the served document equals ${COMMITTED_PATH}`)
+
+  const docs = await app.inject({ url: '/docs' })
+  t.equal(docs.statusCode, 200)
+  t.match(docs.headers['content-type'], /^text\/html/)
+  t.match(docs.body, /<html[\s\S]*swagger-ui/i)
+  const config = await app.inject({ url: '/docs/json' })
+  t.equal(config.statusCode, 200, 'Swagger UI reads the same document')
+  t.same(config.json(), committed)
+})
+
+t.test(`${CLIENT_TYPES_PATH} is what openapi-typescript makes of the document now`, async (t) => {
+  const generated = COMMENT_HEADER + astToString(await openapiTS(structuredClone(current)))
+  mkdirSync(`${ROOT}test-output/generated`, { recursive: true })
+  writeFileSync(`${ROOT}${GENERATED_PATH}`, generated)
+  t.match(generated, /export interface paths \{\n {4}"\/healthz"/)
+  t.match(generated, /export interface components \{/)
+  t.match(generated, /createMonitor: \{/)
+  let committedTypes = ''
+  try {
+    committedTypes = readFileSync(`${ROOT}${CLIENT_TYPES_PATH}`, 'utf8')
+  } catch {}
+  const inSync = committedTypes === generated
+  if (!inSync) {
+    const [old, fresh] = [committedTypes.split('\n'), generated.split('\n')]
+    const at = Array.from({ length: Math.max(old.length, fresh.length) }, (_, i) => i).find((i) => old[i] !== fresh[i])! + 1
+    t.comment(`${CLIENT_TYPES_PATH} differs from the fresh generation from line ${at}. Update it with:\n` +
+      `  cp ${GENERATED_PATH} ${CLIENT_TYPES_PATH}\n` +
+      '(this test has just written the fresh file), then run `npx tsc --noEmit` and test/client/client.test.ts.')
+  }
+  t.ok(inSync, `${CLIENT_TYPES_PATH} is in sync with the document (if not: cp ${GENERATED_PATH} ${CLIENT_TYPES_PATH})`)
+})
