@@ -1,7 +1,9 @@
-// First start on an empty database: create the first user and print one write key, once.
+// First start on an empty database: create the first user and print one write key, once; and while that
+// user has no dashboard password, a one-time link to set it.
+import type { FastifyInstance } from 'fastify'
 import type { Database } from './db/client.ts'
 import { createApiKey } from './repositories/api-keys.ts'
-import { createFirstUser } from './repositories/users.ts'
+import { createFirstUser, findUserByEmail } from './repositories/users.ts'
 
 /** Returns the new key, or undefined when the database already had a user. */
 export async function bootstrapFirstUser (db: Database, email: string): Promise<string | undefined> {
@@ -11,7 +13,31 @@ export async function bootstrapFirstUser (db: Database, email: string): Promise<
   return key
 }
 
-export function firstKeyBanner (email: string, key: string, baseUrl: string): string {
+/**
+ * A link to set the dashboard password of the user, while the user exists and has none; valid until used
+ * or this process ends (the token lives in its memory only).
+ */
+export async function passwordSetupUrl (app: FastifyInstance, email: string, baseUrl: string): Promise<string | undefined> {
+  const user = await findUserByEmail(app.db, email)
+  if (!user || user.passwordHash) return undefined
+  return `${baseUrl}/setup?token=${app.sessions.setupLinks.issue(user.id)}`
+}
+
+function setupLines (email: string, setupUrl: string | undefined): string[] {
+  if (!setupUrl) return []
+  return [
+    `Dashboard: set the password of ${email} with this link (it works once, until this process stops):`,
+    `  ${setupUrl}`,
+    '',
+  ]
+}
+
+/** Printed at a later start while the first user still has no dashboard password. */
+export function setupBanner (email: string, setupUrl: string): string {
+  return ['', ...setupLines(email, setupUrl)].join('\n')
+}
+
+export function firstKeyBanner (email: string, key: string, baseUrl: string, setupUrl?: string): string {
   return [
     '',
     `Pingward created the first user (${email}) and this API key with write scope.`,
@@ -22,6 +48,7 @@ export function firstKeyBanner (email: string, key: string, baseUrl: string): st
     'Try it:',
     `  curl -H "Authorization: Bearer ${key}" ${baseUrl}/api/v1/monitors`,
     '',
+    ...setupLines(email, setupUrl),
     `API documentation: ${baseUrl}/docs`,
     '',
   ].join('\n')

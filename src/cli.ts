@@ -5,11 +5,17 @@ import { openDatabase, type DatabaseHandle } from './db/client.ts'
 import { DataDirLockedError } from './db/data-dir-lock.ts'
 import { migrate } from './db/migrate.ts'
 import { createApiKey, deleteApiKey, listApiKeys, type ApiKeyScope } from './repositories/api-keys.ts'
-import { createUser, DuplicateUserError, findUserByEmail } from './repositories/users.ts'
+import { createUser, DuplicateUserError, findUserByEmail, setPasswordHash } from './repositories/users.ts'
+import { deleteSessionsOfUser } from './repositories/sessions.ts'
+import { hashPassword, passwordProblem } from './passwords.ts'
+import { readNewPassword } from './cli-password.ts'
 
 const USAGE = `Usage: npm run -s cli -- <command>
 
   users create EMAIL
+  users password EMAIL
+                      sets the dashboard password, read from the terminal (hidden) or stdin:
+                      echo 'a long password' | npm run -s cli -- users password me@example.com
   keys create EMAIL [--scope read|write] [--name NAME] [--expires-in DAYS]
                       prints the new key alone on stdout: KEY=$(npm run -s cli -- keys create me@example.com)
   keys list EMAIL
@@ -77,6 +83,18 @@ async function run (argv: string[]): Promise<void> {
         const user = await createUser(handle.db, rest[0])
         process.stdout.write(`${user.id}\n`)
         log(`Created user ${user.email}`)
+      })
+    case 'users password':
+      if (!rest[0]) throw new UsageError('users password needs an EMAIL')
+      return withDatabase(async (handle) => {
+        const user = await userOrFail(handle, rest[0])
+        const password = await readNewPassword(`New dashboard password for ${user.email}: `)
+        const problem = passwordProblem(password)
+        if (problem) throw new Error(`the password ${problem}`)
+        await setPasswordHash(handle.db, user.id, await hashPassword(password))
+        // A new password signs the user out everywhere.
+        const ended = await deleteSessionsOfUser(handle.db, user.id)
+        log(`Set the dashboard password of ${user.email}${ended > 0 ? `; ended ${ended} signed-in session(s)` : ''}`)
       })
     case 'keys create':
       return keysCreate(rest)

@@ -19,6 +19,7 @@ export const ConfigSchema = Type.Object({
   CHECK_CONCURRENCY: Int(1, 10_000, 200, 'Probes in flight at once per checker process'),
   CHECK_CONFIRM_DELAY: Int(1, 3600, 30, 'Seconds before re-checking a failing monitor whose failures are below its threshold'),
   CHECK_RETENTION_DAYS: Int(1, 3650, 30, 'Days of check history kept (each monitor always keeps its newest 100)'),
+  REQUEST_TIMEOUT_MS: Int(100, 600_000, 30_000, 'Milliseconds a client has to send a whole request (headers and body); slower ones get 408 and are cut off'),
   ADMIN_EMAIL: Type.String({ minLength: 3, default: 'admin@localhost', description: 'Email of the first user created on an empty database' }),
 })
 

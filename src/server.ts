@@ -2,23 +2,29 @@
 import type { AddressInfo } from 'node:net'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.ts'
-import { bootstrapFirstUser, firstKeyBanner } from './bootstrap.ts'
+import { bootstrapFirstUser, firstKeyBanner, passwordSetupUrl, setupBanner } from './bootstrap.ts'
 import { loadConfig } from './config.ts'
+import { openDatabase } from './db/client.ts'
 import { DataDirLockedError } from './db/data-dir-lock.ts'
+import { migrate } from './db/migrate.ts'
 import { startChecker } from './checker/index.ts'
 
 async function main (): Promise<void> {
   const config = loadConfig()
-  const app = await buildApp({ config })
+  // Opened here, not by the app, so that it outlives both the app and the checker at shutdown.
+  const database = await openDatabase(config)
+  await migrate(database, config.DATABASE_URL)
+  const app = await buildApp({ config, database })
 
   const checker = config.CHECKER === 'on' ? startChecker({ config, db: app.db, log: app.log }) : undefined
 
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'stopping after an error')
     else app.log.info({ signal }, 'stopping')
-    // The checker stops first so that it can record what it finished while the database is still open.
-    await checker?.stop()
-    await app.close()
+    // New requests get 503 at once while in-flight ones and the checker's last probes finish; the
+    // database closes after both, so that everything they write gets written.
+    await Promise.all([checker?.stop(), app.close()])
+    await database.close()
   })
 
   await app.listen({ port: config.PORT, host: config.HOST })
@@ -27,7 +33,9 @@ async function main (): Promise<void> {
   const key = await bootstrapFirstUser(app.db, config.ADMIN_EMAIL)
   const { port } = app.server.address() as AddressInfo
   const baseUrl = `http://${config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST}:${port}`
-  if (key) process.stdout.write(firstKeyBanner(config.ADMIN_EMAIL, key, baseUrl))
+  const setupUrl = await passwordSetupUrl(app, config.ADMIN_EMAIL, baseUrl)
+  if (key) process.stdout.write(firstKeyBanner(config.ADMIN_EMAIL, key, baseUrl, setupUrl))
+  else if (setupUrl) process.stdout.write(setupBanner(config.ADMIN_EMAIL, setupUrl))
 }
 
 main().catch((err: unknown) => {

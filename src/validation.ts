@@ -9,9 +9,24 @@ type SchemaErrorDataVar = 'body' | 'headers' | 'params' | 'querystring'
 // ajv-formats ships CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 
+const rfc3339DateTime = (addFormats.get('date-time') as { validate: (text: string) => boolean }).validate
+
+/**
+ * RFC 3339 as ajv-formats checks it, and also a time the code can use: JavaScript's Date refuses a leap
+ * second (`23:59:60`), and PostgreSQL takes only what toISOString() writes with four digits (years 1-9999).
+ */
+export function isUsableDateTime (text: string): boolean {
+  if (!rfc3339DateTime(text)) return false
+  const ms = Date.parse(text)
+  if (Number.isNaN(ms)) return false
+  const year = new Date(ms).getUTCFullYear()
+  return year >= 1 && year <= 9999
+}
+
 function makeAjv (options: Options): Ajv {
   const ajv = new Ajv({ allErrors: false, verbose: true, strict: false, removeAdditional: false, ...options })
   addFormats(ajv)
+  ajv.addFormat('date-time', isUsableDateTime)
   // A custom message for a field whose rule is clearer in words than as a regex or format.
   ajv.addKeyword({ keyword: 'x-error-message', schemaType: 'string' })
   return ajv
@@ -21,8 +36,52 @@ function makeAjv (options: Options): Ajv {
 export function createValidatorCompiler () {
   const bodyAjv = makeAjv({ coerceTypes: false, useDefaults: false })
   const urlAjv = makeAjv({ coerceTypes: true, useDefaults: true })
-  return ({ schema, httpPart }: { schema: object, httpPart?: string }) =>
-    (httpPart === 'body' ? bodyAjv : urlAjv).compile(schema)
+  return ({ schema, httpPart }: { schema: object, httpPart?: string }) => {
+    const validate = (httpPart === 'body' ? bodyAjv : urlAjv).compile(schema)
+    if (httpPart !== 'body') return validate
+    // PostgreSQL text holds neither U+0000 nor a lone surrogate (it would fail the insert, or be silently
+    // replaced by U+FFFD): refuse both in any string of a body.
+    const validateBody = (data: unknown) => {
+      const valid = validate(data)
+      validateBody.errors = validate.errors
+      if (!valid) return false
+      const bad = findUnstorableText(data)
+      if (bad === undefined) return true
+      validateBody.errors = [{ keyword: 'x-storable-text', instancePath: bad.path, schemaPath: '', params: {}, message: bad.message }]
+      return false
+    }
+    validateBody.errors = null as ErrorObject[] | null | undefined
+    return validateBody
+  }
+}
+
+const UNSTORABLE: Array<[RegExp, string]> = [
+  [/\u0000/, 'must not contain NUL characters'],
+  [/\p{Cs}/u, 'must be well-formed Unicode (a lone surrogate is not)'],
+]
+
+/** Where the first string (value or key) that PostgreSQL cannot store is, breadth first without recursion. */
+function findUnstorableText (data: unknown): { path: string, message: string } | undefined {
+  const queue: Array<[unknown, string]> = [[data, '']]
+  const check = (text: string, path: string) => {
+    const rule = UNSTORABLE.find(([pattern]) => pattern.test(text))
+    return rule && { path, message: rule[1] }
+  }
+  for (let i = 0; i < queue.length; i++) {
+    const [value, path] = queue[i]
+    if (typeof value === 'string') {
+      const bad = check(value, path)
+      if (bad) return bad
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        const childPath = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
+        const bad = check(key, childPath)
+        if (bad) return bad
+        queue.push([child, childPath])
+      }
+    }
+  }
+  return undefined
 }
 
 function describe (error: ErrorObject): string {

@@ -14,6 +14,7 @@ const DEFAULTS = {
   CHECK_CONCURRENCY: 200,
   CHECK_CONFIRM_DELAY: 30,
   CHECK_RETENTION_DAYS: 30,
+  REQUEST_TIMEOUT_MS: 30_000,
   ADMIN_EMAIL: 'admin@localhost',
 }
 
@@ -54,6 +55,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     CHECK_CONCURRENCY: '50',
     CHECK_CONFIRM_DELAY: '10',
     CHECK_RETENTION_DAYS: '90',
+    REQUEST_TIMEOUT_MS: '5000',
     ADMIN_EMAIL: 'ops@example.com',
   }
   t.same(Object.keys(env).sort(), Object.keys(ConfigSchema.properties).sort(), 'the test covers every variable of the schema')
@@ -71,6 +73,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     CHECK_CONCURRENCY: 50,
     CHECK_CONFIRM_DELAY: 10,
     CHECK_RETENTION_DAYS: 90,
+    REQUEST_TIMEOUT_MS: 5000,
     ADMIN_EMAIL: 'ops@example.com',
   })
 })
@@ -83,6 +86,7 @@ t.test('integers: surrounding spaces and the bounds', async (t) => {
   for (const [name, value] of [
     ['PORT', '65536'], ['PORT', '-1'], ['PORT', '80.5'], ['PORT', '1e3'], ['PORT', 'http'],
     ['RATE_LIMIT_MAX', '0'], ['CHECK_CONCURRENCY', '10001'], ['CHECK_CONFIRM_DELAY', '3601'], ['CHECK_RETENTION_DAYS', '0'],
+    ['REQUEST_TIMEOUT_MS', '99'], ['REQUEST_TIMEOUT_MS', '600001'],
   ]) {
     t.match(configError({ [name]: value }), new RegExp(`^Invalid configuration:\\n  ${name}=`), `${name}=${value}`)
   }

@@ -91,6 +91,9 @@ t.test('first start prints one key, the key works, SIGTERM stops it; a restart p
   t.match(stdout, 'Pingward created the first user (owner@example.com) and this API key with write scope.')
   t.equal(stdout.split(key).length - 1, 2, 'the key appears twice: alone, and in the curl line')
   t.match(stdout, `API documentation: ${baseUrl}/docs`)
+  const setup = new RegExp(`^ {2}(${baseUrl}/setup\\?token=[\\w-]{43})$`, 'm').exec(stdout)
+  t.ok(setup, 'the banner has a one-time link to set the dashboard password')
+  t.equal((await fetch(setup![1])).status, 200, 'it opens the setup page')
 
   const monitors = await fetch(`${baseUrl}/api/v1/monitors`, { headers: { authorization: `Bearer ${key}` } })
   t.equal(monitors.status, 200, 'the printed key works')

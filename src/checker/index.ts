@@ -10,6 +10,15 @@ import { Checker } from './scheduler.ts'
 export function startChecker (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock }) {
   const { config, db, log } = options
   const clock = options.clock ?? systemClock
+  // At debug level, a line every 10 s: checks recorded by this process and how late they started
+  // (bench/ reads it to see how several workers share the load).
+  const stats = { checks: 0, latenessMaxMs: 0, latenessSumMs: 0 }
+  const statsTimer = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace'
+    ? setInterval(() => {
+      log.debug({ checks: stats.checks, latenessMaxMs: stats.latenessMaxMs, latenessMeanMs: Math.round(stats.latenessSumMs / Math.max(1, stats.checks)) }, 'checker stats')
+      Object.assign(stats, { checks: 0, latenessMaxMs: 0, latenessSumMs: 0 })
+    }, 10_000).unref()
+    : undefined
   const checker = new Checker({
     db,
     clock,
@@ -17,12 +26,18 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
     prober: createProber({ allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS }),
     concurrency: config.CHECK_CONCURRENCY,
     confirmDelayMs: config.CHECK_CONFIRM_DELAY * 1000,
+    onCheck: statsTimer && ((_monitor, latenessMs) => {
+      stats.checks++
+      stats.latenessSumMs += latenessMs
+      stats.latenessMaxMs = Math.max(stats.latenessMaxMs, latenessMs)
+    }),
   })
   checker.start()
   const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS })
   log.info({ concurrency: config.CHECK_CONCURRENCY }, 'checker started')
   return {
     stop: async () => {
+      clearInterval(statsTimer)
       await Promise.all([checker.stop(), stopRetention()])
       log.info('checker stopped')
     },

@@ -64,12 +64,23 @@ export class Checker {
         url: monitor.url, method: monitor.method, expectedStatus: monitor.expectedStatus, timeoutSeconds: monitor.timeoutSeconds,
       }, abort.signal)
       if (abort.signal.aborted) return
-      try {
-        await recordCheck(this.options.db, monitor.id, { ...result, checkedAt: startedAt }, this.options.confirmDelayMs)
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await recordCheck(this.options.db, monitor.id, { ...result, checkedAt: startedAt }, this.options.confirmDelayMs)
+        } catch (err) {
+          // The database is away: keep the result and try again while the lease holds (an outage does not
+          // cost the check). Otherwise the lease expires and the monitor is checked again.
+          const delayMs = Math.min(5000, 500 * 2 ** attempt)
+          if (!isDatabaseUnavailable(err) || this.options.clock().getTime() + delayMs >= monitor.leaseUntil.getTime()) {
+            this.options.log.error({ err, monitorId: monitor.id }, 'could not record a check')
+            return
+          }
+          if (attempt === 0) this.options.log.warn({ err, monitorId: monitor.id }, 'checker: database unavailable, will retry recording a check')
+          if (!await sleepUnlessAborted(delayMs, abort.signal)) return
+          continue
+        }
         this.options.onCheck?.(monitor, startedAt.getTime() - monitor.dueAt.getTime())
-      } catch (err) {
-        // Not recorded: the lease expires and the monitor is checked again, so the slot is not lost.
-        this.options.log.error({ err, monitorId: monitor.id }, 'could not record a check')
+        return
       }
     })().finally(() => {
       this.inFlight.delete(monitor.id)
@@ -129,3 +140,14 @@ export class Checker {
     await this.options.prober.close()
   }
 }
+
+/** Waits `ms`; false when the signal aborted first (the checker is stopping). */
+function sleepUnlessAborted (ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(true) }, ms)
+    const onAbort = () => { clearTimeout(timer); resolve(false) }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+

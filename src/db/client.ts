@@ -1,8 +1,6 @@
 // Opens the database: PostgreSQL through postgres.js when DATABASE_URL is set, embedded PGlite otherwise.
-import { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import * as schema from './schema.ts'
@@ -32,6 +30,32 @@ function once (close: () => Promise<void>): () => Promise<void> {
   return () => (closing ??= close())
 }
 
+/**
+ * drizzle sends its queries unprepared, and postgres.js then asks the server for the parameter types
+ * before every execution: two round trips per query. Through this wrapper each distinct statement is
+ * prepared once per connection and then executed in one round trip (bench/ measured 2-3x fewer
+ * database round trips per API request). drizzle's statements are a fixed set of texts, all values
+ * are parameters, so the per-connection statement cache stays small.
+ */
+function preparing (sql: postgres.Sql): postgres.Sql {
+  return new Proxy(sql, {
+    get (target, property, receiver) {
+      if (property === 'unsafe') {
+        return (query: string, args?: unknown[], options?: object) => target.unsafe(query, args as never, { ...options, prepare: true })
+      }
+      // Transactions and savepoints run their queries on a handle of their own: wrap that one too.
+      if (property === 'begin' || property === 'savepoint') {
+        return (...args: unknown[]) => {
+          const callback = args.pop() as (tx: postgres.Sql) => unknown
+          const original = Reflect.get(target, property, receiver) as (...a: unknown[]) => unknown
+          return original.call(target, ...args, (tx: postgres.Sql) => callback(preparing(tx)))
+        }
+      }
+      return Reflect.get(target, property, receiver)
+    },
+  })
+}
+
 export async function openDatabase (options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.DATABASE_URL) {
     const client = postgres(options.DATABASE_URL, {
@@ -40,7 +64,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
       connect_timeout: 5,
       idle_timeout: 60,
     })
-    const db = drizzlePostgres({ client, schema }) as unknown as Database
+    const db = drizzlePostgres({ client: preparing(client), schema }) as unknown as Database
     return {
       db,
       kind: 'postgres',
@@ -51,6 +75,9 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
   const inMemory = options.DATA_DIR.startsWith('memory://')
   const unlock = inMemory ? () => {} : lockDataDir(options.DATA_DIR)
   try {
+    // Loaded only for the embedded database: PGlite alone adds ~40 MB to every process's memory, which
+    // API and checker processes on PostgreSQL never use.
+    const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')])
     const client = await PGlite.create(inMemory ? 'memory://' : options.DATA_DIR)
     const db = drizzlePglite({ client, schema }) as unknown as Database
     return {

@@ -9,8 +9,23 @@ const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date',
 export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),
   email: text('email').notNull().unique(),
+  // scrypt$N$r$p$salt$hash (src/passwords.ts); null until a password is set: such a user cannot sign in.
+  passwordHash: text('password_hash'),
   createdAt: ts('created_at').notNull().defaultNow(),
 })
+
+// Dashboard sign-ins. The id is the SHA-256 of the cookie's token, so a read of this table cannot sign anyone in.
+export const sessions = pgTable('sessions', {
+  id: text('id').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  csrfToken: text('csrf_token').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+  lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
+}, (t) => [
+  index('sessions_user_idx').on(t.userId),
+  index('sessions_expires_idx').on(t.expiresAt),
+])
 
 export const apiKeys = pgTable('api_keys', {
   id: uuid('id').primaryKey().defaultRandom(),

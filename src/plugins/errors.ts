@@ -1,7 +1,9 @@
 // One error shape ({error}), one error handler, one not-found handler, a request id on every reply,
 // and 503 for requests that arrive while the server shuts down.
+import { randomUUID } from 'node:crypto'
+import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
-import type { FastifyError } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError, isDatabaseUnavailable } from '../errors.ts'
 
 const MESSAGES: Record<number, string> = {
@@ -58,8 +60,46 @@ export default fp(async (app) => {
     if (status === 401) reply.header('www-authenticate', 'Bearer')
     return reply.code(status).type('application/json; charset=utf-8').send({ error: message })
   })
+}, { name: 'errors', fastify: '5.x' })
 
-  app.setNotFoundHandler((request, reply) => {
+/**
+ * The one not-found handler. Set after the rate limit is registered, so that unknown routes are
+ * counted and carry the rate-limit headers like every other response.
+ */
+export function setNotFoundHandler (app: FastifyInstance): void {
+  app.setNotFoundHandler(app.hasDecorator('rateLimit') ? { preHandler: app.rateLimit() } : {}, (_request, reply) => {
     reply.code(404).send({ error: MESSAGES[404] })
   })
-}, { name: 'errors', fastify: '5.x' })
+}
+
+/**
+ * Fastify's `frameworkErrors`: what the router refuses before any hook runs (a path with broken
+ * percent-encoding, a path segment over maxParamLength) still answers 400 `{error}` with a request id.
+ */
+export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? 'Bad request: a path segment is too long'
+    : 'Bad request: the URL path is not valid percent-encoding'
+  reply.code(400).header('x-request-id', request.id).type('application/json; charset=utf-8').send({ error: message })
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before Fastify sees a request (headers
+ * or URL too large, malformed HTTP, a client too slow to send its request within requestTimeout).
+ */
+export function clientErrorHandler (this: { log: FastifyRequest['log'] }, err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+  this.log.debug({ err }, 'client error')
+  // Like Node's own handler: only when no response has started on this socket.
+  const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (socket.writable && !pending?.headersSent) {
+    const body = JSON.stringify({ error: MESSAGES[status] })
+    socket.write(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\n\r\n${body}`)
+  }
+  socket.destroy(err)
+}
+

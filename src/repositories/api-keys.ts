@@ -1,6 +1,7 @@
 // API key data access: create (returns the key once), look up by hash, list, delete, last use.
-import { and, asc, eq, gt, isNull, lt, or } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
+import { preparedPerDatabase } from '../db/prepared.ts'
 import { apiKeys } from '../db/schema.ts'
 import { generateApiKey, hashApiKey, keyPrefix } from '../keys.ts'
 
@@ -35,15 +36,19 @@ export async function createApiKey (
   return { key, record }
 }
 
+// Every API request looks its key up.
+const findKeyStatement = preparedPerDatabase((db) => db.select({
+  keyId: apiKeys.id,
+  userId: apiKeys.userId,
+  scope: apiKeys.scope,
+  lastUsedAt: apiKeys.lastUsedAt,
+}).from(apiKeys)
+  .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql.placeholder('now')))))
+  .prepare('find_active_key'))
+
 /** The key's owner and scope, when the key exists and has not expired. */
 export async function findActiveKey (db: Database, key: string, now: Date): Promise<ApiKeyPrincipal | undefined> {
-  const [row] = await db.select({
-    keyId: apiKeys.id,
-    userId: apiKeys.userId,
-    scope: apiKeys.scope,
-    lastUsedAt: apiKeys.lastUsedAt,
-  }).from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, hashApiKey(key)), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))))
+  const [row] = await findKeyStatement(db).execute({ hash: hashApiKey(key), now: now.toISOString() })
   return row
 }
 
@@ -74,5 +79,11 @@ export async function listApiKeys (db: Database, userId: string): Promise<ApiKey
 /** Revokes the key at once; false when there was no such key. */
 export async function deleteApiKey (db: Database, keyId: string): Promise<boolean> {
   const rows = await db.delete(apiKeys).where(eq(apiKeys.id, keyId)).returning({ id: apiKeys.id })
+  return rows.length > 0
+}
+
+/** Revokes the key only when it belongs to the user (the dashboard); false otherwise, as if it did not exist. */
+export async function deleteApiKeyOfUser (db: Database, userId: string, keyId: string): Promise<boolean> {
+  const rows = await db.delete(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId))).returning({ id: apiKeys.id })
   return rows.length > 0
 }

@@ -1,5 +1,5 @@
-// User data access: create, find by email, and the first user of an empty database.
-import { eq } from 'drizzle-orm'
+// User data access: create, find by email, the first user of an empty database, and dashboard passwords.
+import { and, eq, isNotNull, isNull } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { users } from '../db/schema.ts'
 
@@ -27,4 +27,31 @@ export async function createFirstUser (db: Database, email: string): Promise<Use
   if (existing.length > 0) return undefined
   const [row] = await db.insert(users).values({ email: email.trim().toLowerCase() }).onConflictDoNothing().returning()
   return row
+}
+
+export async function findUserById (db: Database, id: string): Promise<User | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, id))
+  return row
+}
+
+/** Sets (or replaces) the user's password hash; false when there is no such user. */
+export async function setPasswordHash (db: Database, userId: string, passwordHash: string): Promise<boolean> {
+  const rows = await db.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning({ id: users.id })
+  return rows.length > 0
+}
+
+/**
+ * Sets the password only while the user has none (the one-time setup link): false when one was set
+ * meanwhile, so two tabs with the same link cannot both choose it.
+ */
+export async function setFirstPasswordHash (db: Database, userId: string, passwordHash: string): Promise<boolean> {
+  const rows = await db.update(users).set({ passwordHash })
+    .where(and(eq(users.id, userId), isNull(users.passwordHash))).returning({ id: users.id })
+  return rows.length > 0
+}
+
+/** True when at least one user can sign in to the dashboard. */
+export async function anyUserHasPassword (db: Database): Promise<boolean> {
+  const rows = await db.select({ id: users.id }).from(users).where(isNotNull(users.passwordHash)).limit(1)
+  return rows.length > 0
 }

@@ -3,8 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { callerId } from '../plugins/auth.ts'
 import { errorResponses, MonitorIdParams, PageQuery } from '../schemas/common.ts'
 import { CheckListEnvelope } from '../schemas/check.ts'
-import { listChecks } from '../repositories/checks.ts'
-import { monitorExists } from '../repositories/monitors.ts'
+import { listOwnedChecks } from '../repositories/checks.ts'
 import { monitorNotFound } from './monitors.ts'
 
 const checkRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -19,8 +18,9 @@ const checkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: CheckListEnvelope, ...errorResponses(400, 404) },
     },
   }, async (request) => {
-    if (!await monitorExists(app.db, callerId(request), request.params.id)) throw monitorNotFound()
-    return { data: await listChecks(app.db, request.params.id, request.query) }
+    const data = await listOwnedChecks(app.db, callerId(request), request.params.id, request.query)
+    if (!data) throw monitorNotFound()
+    return { data }
   })
 }
 

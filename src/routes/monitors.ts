@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { callerId } from '../plugins/auth.ts'
 import { HttpError } from '../errors.ts'
-import { PRIVATE_TARGET_HINT, privateTargetReason } from '../net/address-policy.ts'
+import { assertTargetAllowed } from '../net/target-url.ts'
 import { errorResponses, MonitorIdParams } from '../schemas/common.ts'
 import {
   CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, UpdateMonitorSchema,
@@ -17,20 +17,6 @@ export interface MonitorRoutesOptions {
 export const monitorNotFound = () => new HttpError(404, 'Monitor not found')
 
 const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (app, { allowPrivateTargets }) => {
-  /** Refuses a URL the checker could never fetch, or may not fetch, with a message that names the rule. */
-  function assertTargetAllowed (url: string | undefined) {
-    if (url === undefined) return
-    let parsed: URL
-    try {
-      parsed = new URL(url)
-    } catch {
-      throw new HttpError(400, 'body/url must be an absolute http or https URL of at most 2048 characters')
-    }
-    if (parsed.username || parsed.password) throw new HttpError(400, 'body/url must not contain credentials')
-    const reason = allowPrivateTargets ? undefined : privateTargetReason(parsed)
-    if (reason) throw new HttpError(400, `body/url: ${reason}; ${PRIVATE_TARGET_HINT}`)
-  }
-
   app.get('/monitors', {
     schema: {
       tags: ['monitors'],
@@ -68,7 +54,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       },
     },
   }, async (request, reply) => {
-    assertTargetAllowed(request.body.url)
+    assertTargetAllowed(request.body.url, allowPrivateTargets)
     const monitor = await createMonitor(app.db, callerId(request), request.body, app.clock())
     reply.code(201).header('location', `/api/v1/monitors/${monitor.id}`)
     return { data: monitor }
@@ -85,7 +71,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       response: { 200: MonitorEnvelope, ...errorResponses(400, 403, 404, 413, 415) },
     },
   }, async (request) => {
-    assertTargetAllowed(request.body.url)
+    assertTargetAllowed(request.body.url, allowPrivateTargets)
     const monitor = await updateMonitor(app.db, callerId(request), request.params.id, request.body, app.clock())
     if (!monitor) throw monitorNotFound()
     return { data: monitor }
@@ -98,7 +84,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       description: 'Soft-deletes the monitor: it is no longer listed or checked, and every route with its id answers 404.',
       operationId: 'deleteMonitor',
       params: MonitorIdParams,
-      response: { 204: Type.Null({ description: 'Deleted; no body' }), ...errorResponses(400, 403, 404) },
+      response: { 204: Type.Null({ description: 'Deleted; no body' }), ...errorResponses(400, 403, 404, 413, 415) },
     },
   }, async (request, reply) => {
     const deleted = await deleteMonitor(app.db, callerId(request), request.params.id, app.clock())

@@ -54,3 +54,14 @@ t.test('two instances share the counters through Redis', { skip: process.env.RED
   }
   t.same(statuses, [200, 200, 200, 200, 429, 429])
 })
+
+t.test('unknown routes are counted and carry the rate-limit headers too', async (t) => {
+  const { app } = await buildTestApp(t, { env: { RATE_LIMIT_MAX: '2' } })
+  const first = await app.inject({ url: '/no/such/route' })
+  t.equal(first.statusCode, 404)
+  t.equal(first.headers['x-ratelimit-remaining'], '1')
+  await app.inject({ url: '/api/v1/nothing' })
+  const limited = await app.inject({ url: '/no/such/route' })
+  t.equal(limited.statusCode, 429)
+  t.same(limited.json(), { error: 'Rate limit exceeded' })
+})

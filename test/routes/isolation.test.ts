@@ -1,8 +1,11 @@
-// Object-level authorization: another user's monitor is a 404 on every id route and nothing changes.
+// Object-level authorization: another user's monitor is a 404 on every id route and nothing changes, and no
+// response of any route carries a key, a key hash or anything of another user.
 import t from 'tap'
+import { eq } from 'drizzle-orm'
+import { apiKeys, checks, incidents } from '../../src/db/schema.ts'
 import { insertChecks } from '../../src/repositories/checks.ts'
 import { openIncident } from '../../src/repositories/incidents.ts'
-import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
+import { buildTestApp, makeKey, makeMonitor, makeUser, request } from '../helper.ts'
 
 t.test('two users never see or touch each other\'s monitors', async (t) => {
   const { app } = await buildTestApp(t)
@@ -43,3 +46,66 @@ t.test('two users never see or touch each other\'s monitors', async (t) => {
   t.same(aliceList.map((m: { id: string }) => m.id), [aliceMonitor.id])
   t.notOk(JSON.stringify(bobList).includes(aliceMonitor.id))
 })
+
+t.test('no response of any documented route carries a key, a key hash or the other user\'s data', async (t) => {
+  const { app } = await buildTestApp(t)
+  const people = await Promise.all(['alice', 'bob'].map(async (who) => {
+    const write = await makeUser(app)
+    const read = await makeKey(app, write.user.id, 'read')
+    const monitor = await makeMonitor(app, write.auth, { name: `${who}-monitor-name-${write.user.id.slice(0, 8)}`, url: `https://${who}-private-host.example.com/secret-path` })
+    await insertChecks(app.db, [{ monitorId: monitor.id, isUp: false, statusCode: 500, responseTimeMs: 9, checkedAt: new Date(), errorMessage: `${who}-check-error` }])
+    await openIncident(app.db, monitor.id, { cause: `${who}-incident-cause`, statusCode: 500, startedAt: new Date() })
+    return { who, write, read, monitor }
+  }))
+  // Everything that identifies a user's data, read from the database itself.
+  const hashes = (await app.db.select({ hash: apiKeys.keyHash }).from(apiKeys)).map((row) => row.hash)
+  t.equal(hashes.length, 4)
+  const traces = async (p: typeof people[number]) => [
+    p.monitor.id, p.monitor.name, p.monitor.url, p.write.user.id, p.write.user.email, `${p.who}-check-error`, `${p.who}-incident-cause`,
+    ...(await app.db.select({ id: checks.id }).from(checks).where(eq(checks.monitorId, p.monitor.id))).map((row) => row.id),
+    ...(await app.db.select({ id: incidents.id }).from(incidents).where(eq(incidents.monitorId, p.monitor.id))).map((row) => row.id),
+  ]
+  const secrets = [...hashes, ...people.flatMap((p) => [p.write.key, p.read.key])]
+
+  const doc = (await app.inject({ url: '/api/v1/openapi.json' })).json()
+  const routes = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, item]) => Object.keys(item).map((method) => ({ method: method.toUpperCase(), path })))
+  t.ok(routes.length >= 9, `${routes.length} documented routes`)
+  let scanned = 0
+  const leaks: string[] = []
+  const notFound: string[] = []
+  for (const caller of people) {
+    const other = people.find((p) => p !== caller)!
+    const foreign = await traces(other)
+    for (const auth of [caller.write.auth, caller.read.auth, {}]) {
+      for (const { method, path } of routes) {
+        for (const id of [caller.monitor.id, other.monitor.id]) {
+          const own = id === caller.monitor.id
+          // The caller's own monitor is left as it is, so every later round still has the same data to leak.
+          if (own && (method === 'DELETE' || method === 'PATCH')) continue
+          const payload = method === 'POST' ? { name: 'probe', url: 'https://example.com' } : method === 'PATCH' ? { name: 'stolen', is_active: false } : undefined
+          const res = await app.inject({ method: method as 'GET', url: path.replace('{id}', id), headers: auth, ...(payload ? { payload } : {}) })
+          scanned++
+          const where = `${method} ${path} by ${caller.who} on ${own ? 'own' : 'other'} monitor -> ${res.statusCode}`
+          for (const text of [...secrets, ...foreign]) if (res.body.includes(text)) leaks.push(`${where} contains ${text}`)
+          if (!own && path.includes('{id}') && Object.keys(auth).length > 0 && (method === 'GET' || auth === caller.write.auth) && res.statusCode !== 404) {
+            notFound.push(where)
+          }
+        }
+      }
+    }
+  }
+  // Every surface of the process itself, without a key.
+  const everything = [...secrets, ...(await traces(people[0])), ...(await traces(people[1]))]
+  for (const url of ['/healthz', '/readyz', '/api/v1/openapi.json', '/docs', '/docs/json', '/', '/api/v1/monitors']) {
+    const res = await app.inject({ url })
+    scanned++
+    for (const text of everything) if (res.body.includes(text)) leaks.push(`GET ${url} without a key contains ${text}`)
+  }
+  t.ok(scanned > 100, `${scanned} responses scanned`)
+  t.same(leaks, [], 'no key, key hash or other user\'s data in any response')
+  t.same(notFound, [], 'another user\'s monitor is a 404 on every id route, for read and write keys')
+  t.same(await Promise.all(people.map(async (p) => (await request(app, p.read.auth, { url: `/api/v1/monitors/${p.monitor.id}` })).json().data)),
+    people.map((p) => p.monitor), 'both monitors are unchanged')
+})
+

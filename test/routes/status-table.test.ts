@@ -64,7 +64,7 @@ t.test('status table', async (t) => {
       t.equal(res.statusCode, 404, `${route.method} ${route.url}`)
       t.same(res.json(), { error: 'Monitor not found' })
     }
-    for (const [method, url] of [['GET', '/'], ['GET', '/api/v1/nothing'], ['PUT', `/api/v1/monitors/${monitor.id}`], ['GET', '/api/v2/monitors']] as const) {
+    for (const [method, url] of [['GET', '/nothing'], ['GET', '/api/v1/nothing'], ['PUT', `/api/v1/monitors/${monitor.id}`], ['GET', '/api/v2/monitors']] as const) {
       const res = await request(app, auth, { method, url })
       t.equal(res.statusCode, 404, `${method} ${url}`)
       t.same(res.json(), { error: 'Not found' })
@@ -119,6 +119,7 @@ t.test('503: the database is unreachable, on every route and on /readyz', async 
     t.same(res.json(), { error: 'Service unavailable' })
   }
   t.equal((await app.inject({ url: '/healthz' })).statusCode, 200, 'the process itself is alive')
+  t.equal((await request(app, auth, { url: '/healthz' })).statusCode, 200, 'also when the probe sends a key')
 })
 
 t.test('503 for requests that arrive while the server shuts down', async (t) => {

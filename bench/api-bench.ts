@@ -1,0 +1,162 @@
+// The API benchmark: Pingward and the reference server, driven in turn (never at once) by the same load.
+import { join } from 'node:path'
+import type { LoadOptions, LoadResult } from './load.ts'
+import { machineCpu, processStats, freePort, runLoad, startNode, waitForHttp, type Child } from './processes.ts'
+import { POST_BODY } from './reference-sql.ts'
+import type { Seeded } from './seed.ts'
+
+export type Endpoint = 'checks' | 'monitor' | 'list' | 'create'
+export type ServerName = 'pingward' | 'reference'
+
+export const ENDPOINT_LABELS: Record<Endpoint, string> = {
+  checks: 'GET /monitors/{id}/checks',
+  monitor: 'GET /monitors/{id}',
+  list: 'GET /monitors',
+  create: 'POST /monitors',
+}
+
+export interface Run extends LoadResult {
+  /** CPU time of the server process per request, in microseconds. */
+  serverCpuUs: number
+  /** CPU time of the whole machine (server, database, load generator, others) per request, in microseconds. */
+  machineCpuUs: number
+}
+
+export interface ApiBenchOptions {
+  database: { DATABASE_URL: string } | { DATA_DIR: string }
+  seeded: Seeded
+  endpoints: Endpoint[]
+  connections: number
+  durationSeconds: number
+  warmupSeconds: number
+  rounds: number
+  logDir: string
+  /** Directory for --cpu-prof profiles of Pingward (the reference's go to reference/ in it), when profiling. */
+  cpuProfDir?: string
+  log: (line: string) => void
+}
+
+export type ApiResults = Record<Endpoint, Record<ServerName, Run[]>>
+
+interface Server { name: ServerName, child: Child, base: string }
+
+function loadFor (endpoint: Endpoint, server: Server, seeded: Seeded, connections: number, durationSeconds: number): LoadOptions {
+  const read = { authorization: `Bearer ${seeded.readKey}` }
+  const base = { url: server.base, connections, durationSeconds, method: 'GET' as const, headers: read }
+  switch (endpoint) {
+    case 'checks': return { ...base, paths: seeded.monitorIds.map((id) => `/api/v1/monitors/${id}/checks`) }
+    case 'monitor': return { ...base, paths: seeded.monitorIds.map((id) => `/api/v1/monitors/${id}`) }
+    case 'list': return { ...base, paths: ['/api/v1/monitors'] }
+    case 'create': return {
+      ...base, method: 'POST', headers: { authorization: `Bearer ${seeded.writeKey}` }, paths: ['/api/v1/monitors'], body: JSON.stringify(POST_BODY),
+    }
+  }
+}
+
+async function measure (server: Server, load: LoadOptions): Promise<Run> {
+  const cpu0 = processStats(server.child.pid).cpuSeconds
+  const machine0 = machineCpu()
+  const result = await runLoad(load)
+  const cpu1 = processStats(server.child.pid).cpuSeconds
+  const machine1 = machineCpu()
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${server.name} ${load.method} ${load.paths[0]}: ${result.non2xx} non-2xx, ${result.errors} errors (${JSON.stringify(result.statusCodes)})`)
+  }
+  const perRequest = (seconds: number) => Math.round(seconds * 1e6 / Math.max(1, result.requests))
+  return { ...result, serverCpuUs: perRequest(cpu1 - cpu0), machineCpuUs: perRequest((machine1.busy - machine0.busy) / 100) }
+}
+
+async function startServer (name: ServerName, options: ApiBenchOptions, seeded: Seeded): Promise<Server> {
+  const port = await freePort()
+  const logFile = join(options.logDir, `${name}.log`)
+  const child = name === 'pingward'
+    ? startNode('src/server.ts', {
+      ...options.database, PORT: String(port), CHECKER: 'off', LOG_LEVEL: 'info',
+      // Far above the load (the maximum), so the limiter counts every request but refuses none.
+      RATE_LIMIT_MAX: '1000000',
+    }, { logFile, nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [] })
+    : startNode('bench/reference-server.ts', {
+      ...options.database, PORT: String(port), REFERENCE_USER_ID: seeded.readUserId, REFERENCE_WRITE_USER_ID: seeded.writeUserId,
+    }, { logFile, nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, 'reference')}`] : [] })
+  const base = `http://127.0.0.1:${port}`
+  await waitForHttp(`${base}/healthz`, child)
+  return { name, child, base }
+}
+
+/** Response bodies of a few requests of every endpoint, with what differs between two creates blanked. */
+async function sampleBodies (server: Server, options: ApiBenchOptions): Promise<string[]> {
+  const bodies: string[] = []
+  for (const endpoint of options.endpoints) {
+    const load = loadFor(endpoint, server, options.seeded, 1, 1)
+    for (const path of load.paths.slice(0, endpoint === 'create' ? 1 : 3)) {
+      const res = await fetch(server.base + path, {
+        method: load.method, headers: { ...load.headers, ...(load.body ? { 'content-type': 'application/json' } : {}) }, body: load.body,
+      })
+      const body = await res.text()
+      bodies.push(`${endpoint} ${res.status} ${res.headers.get('content-type')} ` + (endpoint === 'create'
+        ? body.replace(/"(id|created_at|updated_at)":"[^"]*"/g, '"$1":"?"')
+        : body))
+    }
+  }
+  return bodies
+}
+
+function compareBodies (pingward: string[], reference: string[]): void {
+  for (let i = 0; i < pingward.length; i++) {
+    if (pingward[i] !== reference[i]) {
+      throw new Error(`Pingward and the reference answer different bytes:\n  ${pingward[i].slice(0, 300)}\n  ${reference[i].slice(0, 300)}`)
+    }
+  }
+}
+
+/**
+ * PostgreSQL: both servers stay up; per endpoint both are warmed up, then measured in turn (A B A B).
+ * PGlite: only one process may open the directory, so each round starts one server, then the other.
+ */
+export async function runApiBench (options: ApiBenchOptions): Promise<ApiResults> {
+  const { seeded, log } = options
+  const results = Object.fromEntries(options.endpoints.map((e) => [e, { pingward: [], reference: [] }])) as unknown as ApiResults
+  const order: ServerName[] = ['pingward', 'reference']
+  const run = async (server: Server, endpoint: Endpoint, round: number) => {
+    const r = await measure(server, loadFor(endpoint, server, seeded, options.connections, options.durationSeconds))
+    results[endpoint][server.name].push(r)
+    log(`  ${ENDPOINT_LABELS[endpoint].padEnd(26)} ${server.name.padEnd(9)} round ${round + 1}: ${Math.round(r.rps)} req/s, ` +
+      `p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, server CPU ${r.serverCpuUs} us/req`)
+  }
+  const warm = (server: Server, endpoint: Endpoint) =>
+    runLoad(loadFor(endpoint, server, seeded, options.connections, options.warmupSeconds))
+
+  if ('DATABASE_URL' in options.database) {
+    const servers = [await startServer('pingward', options, seeded), await startServer('reference', options, seeded)]
+    try {
+      compareBodies(await sampleBodies(servers[0], options), await sampleBodies(servers[1], options))
+      for (const endpoint of options.endpoints) {
+        for (const server of servers) await warm(server, endpoint)
+        for (let round = 0; round < options.rounds; round++) {
+          for (const server of servers) await run(server, endpoint, round)
+        }
+      }
+    } finally {
+      await Promise.all(servers.map((s) => s.child.stop()))
+    }
+    return results
+  }
+
+  const samples: Partial<Record<ServerName, string[]>> = {}
+  for (let round = 0; round < options.rounds; round++) {
+    for (const name of order) {
+      const server = await startServer(name, options, seeded)
+      try {
+        samples[name] ??= await sampleBodies(server, options)
+        for (const endpoint of options.endpoints) {
+          await warm(server, endpoint)
+          await run(server, endpoint, round)
+        }
+      } finally {
+        await server.child.stop()
+      }
+    }
+    if (round === 0) compareBodies(samples.pingward!, samples.reference!)
+  }
+  return results
+}

@@ -1,0 +1,23 @@
+// The part of autocannon's API that bench/load.ts uses (the package ships no types).
+declare module 'autocannon' {
+  interface Histogram { average: number, max: number, p50: number, p90: number, p99: number }
+  interface Request {
+    method?: string
+    path?: string
+    headers?: Record<string, string>
+    body?: string
+    setupRequest?: (request: Request) => Request
+  }
+  interface Options { url: string, connections?: number, duration?: number, requests?: Request[] }
+  interface Result {
+    duration: number
+    latency: Histogram
+    requests: Histogram & { total: number }
+    non2xx: number
+    errors: number
+    timeouts: number
+    statusCodeStats?: Record<string, { count: number | string }>
+  }
+  function autocannon (options: Options): Promise<Result>
+  export default autocannon
+}

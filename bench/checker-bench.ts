@@ -1,0 +1,213 @@
+// The checker benchmark: real worker processes checking the seeded monitors (1-minute interval) against
+// a local target, measured from the database (lateness = probe start minus due time) and from /proc.
+import { join } from 'node:path'
+import type { Runner } from './database.ts'
+import { freePort, machineCpu, processStats, startNode, waitForHttp, type Child } from './processes.ts'
+
+export interface CheckerPhaseResult {
+  label: string
+  workers: number
+  monitors: number
+  /** Checks recorded per second in the measured window, and what 1-minute intervals offer. */
+  checksPerSecond: number
+  offeredPerSecond: number
+  latenessMs: { p50: number, p95: number, p99: number, max: number }
+  /** Highest resident memory of any worker in the window. */
+  rssMb: number
+  cpuSecondsPer1000: number
+  /** Checks per worker, from each worker's debug stats lines. */
+  perWorker: number[]
+  /** Two checks of one monitor less than 30 s apart (a double check: the interval is a minute). */
+  doubleChecks: number
+  failedChecks: number
+  /** Requests the target saw vs checks recorded, over the whole phase. */
+  targetRequests: number
+  recordedChecks: number
+  machineBusyPercent: number
+  windowSeconds: number
+}
+
+export interface DrainResult {
+  monitors: number
+  seconds: number
+  checksPerSecond: number
+}
+
+export interface CheckerBenchOptions {
+  databaseUrl: string
+  db: Runner
+  monitors: number
+  warmupSeconds: number
+  measureSeconds: number
+  logDir: string
+  log: (line: string) => void
+}
+
+interface Worker { child: Child, stats: Array<{ time: number, checks: number }> }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function startWorker (options: CheckerBenchOptions): Worker {
+  const worker: Worker = { child: undefined as unknown as Child, stats: [] }
+  worker.child = startNode(process.env.BENCH_WORKER_SCRIPT ?? 'src/worker.ts', {
+    DATABASE_URL: options.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'debug',
+  }, {
+    onLine: (line) => {
+      if (!line.includes('checker stats')) return
+      const entry = JSON.parse(line) as { time: number, checks: number }
+      worker.stats.push({ time: entry.time, checks: entry.checks })
+    },
+  })
+  return worker
+}
+
+/**
+ * Points the first `monitors` seeded monitors at the target, 1-minute interval, all up; the rest (and
+ * anything the API benchmark created) are removed or paused. Due times: all at `start` (drain), or spread
+ * evenly over the minute after `start` (steady state). Returns the start.
+ */
+async function prepare (db: Runner, target: string, monitors: number, spread: boolean): Promise<Date> {
+  const start = new Date(Date.now() + 3000)
+  await db.exec(`
+    delete from monitors where id not in (select id from bench_monitors);
+    drop table if exists bench_due;
+    create table bench_due as
+      select id as monitor_id, '${start.toISOString()}'::timestamptz
+             + ${spread ? `(idx::float8 / ${monitors}) * interval '60 seconds'` : "interval '0 seconds'"} as due_at
+      from bench_monitors where idx < ${monitors};
+    update monitors m set url = '${target}/m' || b.idx, interval_minutes = 1, method = 'GET', expected_status = 200,
+      timeout_seconds = 10, is_active = d.due_at is not null, status = case when d.due_at is null then 'paused' else 'up' end,
+      consecutive_failures = 0, consecutive_successes = 1, next_check_at = d.due_at
+    from bench_monitors b left join bench_due d on d.monitor_id = b.id
+    where b.id = m.id;
+    analyze monitors;
+  `)
+  return start
+}
+
+async function targetRequests (target: string): Promise<number> {
+  return ((await (await fetch(`${target}/__stats`)).json()) as { requests: number }).requests
+}
+
+/** All monitors due at once: how fast one worker works through the backlog (its capacity). */
+async function drain (options: CheckerBenchOptions, target: string): Promise<DrainResult> {
+  const start = await prepare(options.db, target, options.monitors, false)
+  const worker = startWorker(options)
+  try {
+    const deadline = Date.now() + 180_000
+    for (;;) {
+      await sleep(1000)
+      const [row] = await options.db.query(`select count(distinct monitor_id)::int as n from checks where checked_at >= $1`, [start.toISOString()])
+      if (row.n >= options.monitors || Date.now() > deadline) break
+    }
+  } finally {
+    await worker.child.stop()
+  }
+  const [row] = await options.db.query(`
+    select count(*)::int as n, extract(epoch from max(checked_at) - min(checked_at))::float8 as seconds
+    from (select monitor_id, min(checked_at) as checked_at from checks where checked_at >= $1 group by monitor_id) first`,
+  [start.toISOString()])
+  return { monitors: row.n, seconds: row.seconds, checksPerSecond: (row.n - 1) / row.seconds }
+}
+
+async function steady (options: CheckerBenchOptions, target: string, workerCount: number): Promise<CheckerPhaseResult> {
+  const requests0 = await targetRequests(target)
+  const start = await prepare(options.db, target, options.monitors, true)
+  const workers = Array.from({ length: workerCount }, () => startWorker(options))
+  const windowStart = start.getTime() + options.warmupSeconds * 1000
+  const windowEnd = windowStart + options.measureSeconds * 1000
+  let rssMax = 0
+  let cpuStart: number[] = []
+  let cpuEnd: number[] = []
+  let machineStart = machineCpu()
+  let machineEnd = machineStart
+  try {
+    while (Date.now() < windowEnd) {
+      await sleep(1000)
+      const now = Date.now()
+      const stats = workers.map((w) => processStats(w.child.pid))
+      if (now >= windowStart && cpuStart.length === 0) {
+        cpuStart = stats.map((s) => s.cpuSeconds)
+        machineStart = machineCpu()
+      }
+      if (cpuStart.length > 0) {
+        cpuEnd = stats.map((s) => s.cpuSeconds)
+        machineEnd = machineCpu()
+        rssMax = Math.max(rssMax, ...stats.map((s) => s.rssBytes))
+      }
+    }
+  } finally {
+    await Promise.all(workers.map((w) => w.child.stop()))
+  }
+  await sleep(500)
+  const from = new Date(windowStart).toISOString()
+  const to = new Date(windowEnd).toISOString()
+  // Each check's due time: the previous check of the monitor plus the interval, or the prepared first due time.
+  const [row] = await options.db.query(`
+    with c as (
+      select k.monitor_id, k.checked_at, k.is_up,
+             lag(k.checked_at) over (partition by k.monitor_id order by k.checked_at) as previous
+      from checks k where k.checked_at >= $1
+    ), l as (
+      select c.*, extract(epoch from c.checked_at - coalesce(c.previous + interval '1 minute', d.due_at)) * 1000 as late_ms
+      from c join bench_due d on d.monitor_id = c.monitor_id
+    )
+    select count(*) filter (where checked_at >= $2 and checked_at < $3)::int as n,
+           percentile_cont(array[0.5, 0.95, 0.99]) within group (order by late_ms) filter (where checked_at >= $2 and checked_at < $3) as p,
+           max(late_ms) filter (where checked_at >= $2 and checked_at < $3)::float8 as max,
+           count(*) filter (where previous is not null and checked_at - previous < interval '30 seconds')::int as doubles,
+           count(*) filter (where not is_up)::int as failed,
+           count(*)::int as recorded
+    from l`, [start.toISOString(), from, to])
+  const windowSeconds = options.measureSeconds
+  const cpu = cpuEnd.reduce((a, b) => a + b, 0) - cpuStart.reduce((a, b) => a + b, 0)
+  const perWorker = workers.map((w) => w.stats.filter((s) => s.time > windowStart && s.time <= windowEnd + 5000).reduce((a, s) => a + s.checks, 0))
+  const p = (row.p ?? [0, 0, 0]).map(Number)
+  return {
+    label: `${workerCount} worker${workerCount === 1 ? '' : 's'}`,
+    workers: workerCount,
+    monitors: options.monitors,
+    checksPerSecond: row.n / windowSeconds,
+    offeredPerSecond: options.monitors / 60,
+    latenessMs: { p50: Math.round(p[0]), p95: Math.round(p[1]), p99: Math.round(p[2]), max: Math.round(row.max ?? 0) },
+    rssMb: Math.round(rssMax / 1024 / 1024),
+    cpuSecondsPer1000: cpu / (row.n / 1000),
+    perWorker,
+    doubleChecks: row.doubles,
+    failedChecks: row.failed,
+    targetRequests: (await targetRequests(target)) - requests0,
+    recordedChecks: row.recorded,
+    machineBusyPercent: Math.round(100 * (machineEnd.busy - machineStart.busy) / Math.max(1, machineEnd.total - machineStart.total)),
+    windowSeconds,
+  }
+}
+
+export interface CheckerResults {
+  drain: DrainResult
+  phases: CheckerPhaseResult[]
+}
+
+/** The drain (capacity) of one worker, then steady state with one worker, then with two. */
+export async function runCheckerBench (options: CheckerBenchOptions): Promise<CheckerResults> {
+  const port = await freePort()
+  const targetChild = startNode('bench/target-server.ts', { PORT: String(port) }, { logFile: join(options.logDir, 'target.log') })
+  const target = `http://127.0.0.1:${port}`
+  try {
+    await waitForHttp(`${target}/__stats`, targetChild)
+    options.log(`  drain: ${options.monitors} monitors due at once, one worker`)
+    const drained = await drain(options, target)
+    options.log(`  drain: ${drained.monitors} checks in ${drained.seconds.toFixed(1)} s = ${Math.round(drained.checksPerSecond)} checks/s`)
+    const phases: CheckerPhaseResult[] = []
+    for (const workers of [1, 2]) {
+      options.log(`  steady state, ${workers} worker(s): ${options.warmupSeconds} s warm-up + ${options.measureSeconds} s measured`)
+      const result = await steady(options, target, workers)
+      options.log(`  ${result.label}: ${result.checksPerSecond.toFixed(1)} checks/s, lateness p50/p95/p99 ${result.latenessMs.p50}/` +
+        `${result.latenessMs.p95}/${result.latenessMs.p99} ms, RSS ${result.rssMb} MB, ${result.cpuSecondsPer1000.toFixed(2)} CPU s/1000 checks, ` +
+        `per worker ${result.perWorker.join('/')}, double checks ${result.doubleChecks}`)
+      phases.push(result)
+    }
+    return { drain: drained, phases }
+  } finally {
+    await targetChild.stop()
+  }
+}

@@ -1,0 +1,115 @@
+// Child processes of the benchmark: servers, workers and the load generator; their CPU time and memory.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { openSync, readFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import type { LoadOptions, LoadResult } from './load.ts'
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** The environment of a child: ours without Pingward's settings, plus `vars`. */
+function childEnv (vars: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'PORT', 'REDIS_URL', 'CHECKER', 'LOG_LEVEL', 'NODE_OPTIONS', 'RATE_LIMIT_MAX']) delete env[name]
+  return { ...env, ...vars }
+}
+
+export interface Child {
+  process: ChildProcess
+  pid: number
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when it has exited. */
+  stop: (graceMs?: number) => Promise<number | null>
+}
+
+/**
+ * Starts `node --import=tsx script` (node itself, so the pid is the measured process). Output goes to
+ * `logFile`, or to `onLine` line by line.
+ */
+export function startNode (
+  script: string, vars: Record<string, string | undefined>,
+  options: { logFile?: string, onLine?: (line: string) => void, nodeArgs?: string[] } = {}
+): Child {
+  const out = options.logFile ? openSync(options.logFile, 'a') : 'pipe'
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import=tsx', script], {
+    cwd: ROOT, env: childEnv(vars), stdio: ['ignore', out, out],
+  })
+  if (options.onLine && child.stdout) {
+    let rest = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n')
+      rest = lines.pop()!
+      for (const line of lines) options.onLine!(line)
+    })
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => process.stderr.write(chunk))
+  }
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return {
+    process: child,
+    pid: child.pid!,
+    exited,
+    stop: async (graceMs = 15_000) => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+      const code = await exited
+      clearTimeout(timer)
+      return code
+    },
+  }
+}
+
+/** Polls `url` until it answers 200 (or the child exits, or the time is up). */
+export async function waitForHttp (url: string, child: Child, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let exited = false
+  void child.exited.then(() => { exited = true })
+  while (Date.now() < deadline && !exited) {
+    try {
+      if ((await fetch(url)).status === 200) return
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`${url} did not come up${exited ? ' (the process exited)' : ''}`)
+}
+
+/** Runs the load generator in a process of its own and returns its summary. */
+export async function runLoad (options: LoadOptions): Promise<LoadResult> {
+  const child = spawn(process.execPath, ['--import=tsx', 'bench/load.ts', JSON.stringify(options)], {
+    cwd: ROOT, env: childEnv({}), stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let out = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+  if (code !== 0) throw new Error(`the load generator exited with ${code}`)
+  return JSON.parse(out) as LoadResult
+}
+
+const CLOCK_TICKS = 100 // USER_HZ on Linux
+
+/** CPU seconds (user + system) and resident memory of a process, from /proc. */
+export function processStats (pid: number): { cpuSeconds: number, rssBytes: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return { cpuSeconds, rssBytes: rss ? Number(rss[1]) * 1024 : 0 }
+}
+
+/** Busy and total jiffies of the whole machine, to tell how loaded it was. */
+export function machineCpu (): { busy: number, total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+  const idle = line[3] + line[4]
+  const total = line.reduce((a, b) => a + b, 0)
+  return { busy: total - idle, total }
+}

@@ -1,0 +1,83 @@
+// The reference server: bare Fastify routes that run Pingward's SQL through postgres.js (or PGlite) and
+// answer the same bytes, with no auth, rate limit, ORM, validation or logging. Env: PORT, DATABASE_URL or
+// DATA_DIR, REFERENCE_USER_ID (reads), REFERENCE_WRITE_USER_ID (creates).
+import Fastify from 'fastify'
+import postgres from 'postgres'
+import { PGlite } from '@electric-sql/pglite'
+import {
+  CHECKS_SQL, checksParams, INSERT_SQL, insertParams, LIST_SQL, listParams, MONITOR_SQL, monitorParams, type CreateBody,
+} from './reference-sql.ts'
+
+type Row = Record<string, any>
+
+const iso = (value: Date | string | null): string | null => value === null ? null : new Date(value).toISOString()
+
+// Objects built in the order of Pingward's response schemas, so JSON.stringify gives the same bytes.
+const checkJson = (r: Row) => ({
+  id: r.id, monitor_id: r.monitor_id, is_up: r.is_up, status_code: r.status_code, response_time_ms: r.response_time_ms,
+  checked_at: iso(r.checked_at), error_message: r.error_message,
+})
+
+const listItemJson = (r: Row) => ({
+  id: r.id, name: r.name, url: r.url, monitor_type: r.monitor_type, status: r.status, is_active: r.is_active,
+  interval_minutes: r.interval_minutes, last_checked_at: iso(r.last_checked_at),
+})
+
+const monitorJson = (r: Row) => ({
+  ...listItemJson(r), method: r.method, expected_status: r.expected_status, timeout_seconds: r.timeout_seconds,
+  failure_threshold: r.failure_threshold, recovery_threshold: r.recovery_threshold,
+  created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+})
+
+async function main (): Promise<void> {
+  const userId = process.env.REFERENCE_USER_ID!
+  const writeUserId = process.env.REFERENCE_WRITE_USER_ID!
+  let query: (text: string, params: unknown[]) => Promise<Row[]>
+  let close: () => Promise<void>
+  if (process.env.DATABASE_URL) {
+    // The same pool size as Pingward's; prepared statements, as postgres.js does by default.
+    const sql = postgres(process.env.DATABASE_URL, { max: 10, onnotice: () => {} })
+    query = (text, params) => sql.unsafe(text, params as never[], { prepare: true })
+    close = () => sql.end({ timeout: 5 })
+  } else {
+    const db = await PGlite.create(process.env.DATA_DIR!)
+    query = async (text, params) => (await db.query<Row>(text, params)).rows
+    close = () => db.close()
+  }
+
+  const app = Fastify()
+  const json = 'application/json; charset=utf-8'
+  app.get('/healthz', async () => ({ status: 'ok' }))
+  app.get<{ Params: { id: string } }>('/api/v1/monitors/:id/checks', async (request, reply) => {
+    const rows = await query(CHECKS_SQL, checksParams(userId, request.params.id))
+    if (rows.length === 0) return reply.code(404).type(json).send('{"error":"Monitor not found"}')
+    return reply.type(json).send(JSON.stringify({ data: rows[0].id === null ? [] : rows.map(checkJson) }))
+  })
+  app.get<{ Params: { id: string } }>('/api/v1/monitors/:id', async (request, reply) => {
+    const [row] = await query(MONITOR_SQL, monitorParams(userId, request.params.id))
+    if (!row) return reply.code(404).type(json).send('{"error":"Monitor not found"}')
+    return reply.type(json).send(JSON.stringify({ data: monitorJson(row) }))
+  })
+  app.get('/api/v1/monitors', async (request, reply) => {
+    const rows = await query(LIST_SQL, listParams(userId))
+    return reply.type(json).send(JSON.stringify({ data: rows.map(listItemJson) }))
+  })
+  app.post<{ Body: CreateBody }>('/api/v1/monitors', async (request, reply) => {
+    const [row] = await query(INSERT_SQL, insertParams(writeUserId, request.body, new Date()))
+    return reply.code(201).header('location', `/api/v1/monitors/${row.id}`).type(json).send(JSON.stringify({ data: monitorJson(row) }))
+  })
+
+  const stop = async () => {
+    await app.close()
+    await close()
+    process.exit(0)
+  }
+  process.once('SIGTERM', () => { void stop() })
+  process.once('SIGINT', () => { void stop() })
+  await app.listen({ port: Number(process.env.PORT ?? 3001), host: '127.0.0.1' })
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`reference server: ${(err as Error).stack ?? String(err)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,128 @@
+// Formats the benchmark's results as Markdown tables, with the targets of issue 4 checked.
+import { ENDPOINT_LABELS, type ApiResults, type Endpoint, type Run } from './api-bench.ts'
+import type { CheckerResults } from './checker-bench.ts'
+
+export interface ReportInput {
+  date: Date
+  machine: string[]
+  commands: string[]
+  settings: string[]
+  api?: ApiResults
+  pglite?: ApiResults
+  checker?: CheckerResults
+  notes: string[]
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
+const rps = (runs: Run[]) => runs.reduce((a, r) => a + r.requests, 0) / Math.max(1e-9, runs.reduce((a, r) => a + r.durationSeconds, 0))
+const int = (n: number) => Math.round(n).toLocaleString('en-US')
+const ms = (n: number) => n < 10 ? n.toFixed(1) : String(Math.round(n))
+
+export interface ApiSummary {
+  endpoint: Endpoint
+  pingwardRps: number
+  referenceRps: number
+  ratio: number
+  pingwardP99: number
+  referenceP99: number
+  p99Ratio: number
+  pingwardCpuUs: number
+  referenceCpuUs: number
+}
+
+export function summarizeApi (results: ApiResults): ApiSummary[] {
+  return (Object.keys(results) as Endpoint[]).map((endpoint) => {
+    const { pingward, reference } = results[endpoint]
+    const pingwardP99 = mean(pingward.map((r) => r.latencyMs.p99))
+    const referenceP99 = mean(reference.map((r) => r.latencyMs.p99))
+    return {
+      endpoint,
+      pingwardRps: rps(pingward),
+      referenceRps: rps(reference),
+      ratio: rps(pingward) / rps(reference),
+      pingwardP99,
+      referenceP99,
+      p99Ratio: pingwardP99 / referenceP99,
+      pingwardCpuUs: mean(pingward.map((r) => r.serverCpuUs)),
+      referenceCpuUs: mean(reference.map((r) => r.serverCpuUs)),
+    }
+  })
+}
+
+const verdict = (ok: boolean) => ok ? 'met' : '**missed**'
+
+function apiTable (results: ApiResults, withTargets: boolean): string[] {
+  const lines = [
+    '| endpoint | Pingward req/s | reference req/s | ratio | Pingward p99 ms | reference p99 ms | p99 ratio | server CPU µs/req (Pingward / reference) |' +
+      (withTargets ? ' target |' : ''),
+    '|---|---:|---:|---:|---:|---:|---:|---:|' + (withTargets ? '---|' : ''),
+  ]
+  for (const s of summarizeApi(results)) {
+    let target = ''
+    if (withTargets) {
+      if (s.endpoint === 'checks') target = `ratio >= 0.85: ${verdict(s.ratio >= 0.85)}; p99 <= 1.2x: ${verdict(s.p99Ratio <= 1.2)}`
+      else if (s.endpoint === 'create') target = '(none)'
+      else target = `ratio >= 0.85: ${verdict(s.ratio >= 0.85)}`
+    }
+    lines.push(`| ${ENDPOINT_LABELS[s.endpoint]} | ${int(s.pingwardRps)} | ${int(s.referenceRps)} | ${s.ratio.toFixed(2)} | ` +
+      `${ms(s.pingwardP99)} | ${ms(s.referenceP99)} | ${s.p99Ratio.toFixed(2)} | ${int(s.pingwardCpuUs)} / ${int(s.referenceCpuUs)} |` +
+      (withTargets ? ` ${target} |` : ''))
+  }
+  return lines
+}
+
+function roundsTable (results: ApiResults): string[] {
+  const lines = ['| endpoint | server | round | req/s | p50 ms | p99 ms | server CPU µs/req | machine CPU µs/req |', '|---|---|---:|---:|---:|---:|---:|---:|']
+  for (const endpoint of Object.keys(results) as Endpoint[]) {
+    const { pingward, reference } = results[endpoint]
+    for (let i = 0; i < Math.max(pingward.length, reference.length); i++) {
+      for (const [name, runs] of [['Pingward', pingward], ['reference', reference]] as const) {
+        const r = runs[i]
+        if (r) lines.push(`| ${ENDPOINT_LABELS[endpoint]} | ${name} | ${i + 1} | ${int(r.rps)} | ${ms(r.latencyMs.p50)} | ${ms(r.latencyMs.p99)} | ${int(r.serverCpuUs)} | ${int(r.machineCpuUs)} |`)
+      }
+    }
+  }
+  return lines
+}
+
+function checkerTable (results: CheckerResults): string[] {
+  const lines = [
+    `Capacity (all ${int(results.drain.monitors)} monitors due at once, one worker): ${int(results.drain.monitors)} checks in ` +
+      `${results.drain.seconds.toFixed(1)} s = **${int(results.drain.checksPerSecond)} checks/s**.`,
+    '',
+    '| run | checks/s (offered) | lateness p50 / p95 / p99 / max ms | RSS MB (max of any worker) | CPU s per 1,000 checks | checks per worker | double checks | target |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
+  ]
+  for (const p of results.phases) {
+    const keepsUp = p.checksPerSecond >= 0.99 * p.offeredPerSecond
+    const target = p.workers === 1
+      ? `keeps up: ${verdict(keepsUp)}; p95 <= 5 s: ${verdict(p.latenessMs.p95 <= 5000)}; RSS <= 256 MB: ${verdict(p.rssMb <= 256)}`
+      : `spread: ${verdict(p.perWorker.every((n) => n > 0))}; no double checks: ${verdict(p.doubleChecks === 0)}`
+    lines.push(`| ${p.label}, ${int(p.monitors)} monitors | ${p.checksPerSecond.toFixed(1)} (${p.offeredPerSecond.toFixed(1)}) | ` +
+      `${p.latenessMs.p50} / ${p.latenessMs.p95} / ${p.latenessMs.p99} / ${p.latenessMs.max} | ${p.rssMb} | ${p.cpuSecondsPer1000.toFixed(2)} | ` +
+      `${p.perWorker.map(int).join(' / ')} | ${p.doubleChecks} | ${target} |`)
+  }
+  lines.push('', 'Over each whole run the target server saw ' +
+    results.phases.map((p) => `${int(p.targetRequests)} requests for ${int(p.recordedChecks)} recorded checks (${p.label})`).join(', ') +
+    `; failed checks: ${results.phases.map((p) => p.failedChecks).join(', ')}. Machine CPU busy during the measured windows: ` +
+    `${results.phases.map((p) => `${p.machineBusyPercent}%`).join(', ')}.`)
+  return lines
+}
+
+export function renderReport (input: ReportInput): string {
+  const out: string[] = ['# Pingward benchmark results', '', `Run on ${input.date.toISOString()}.`, '']
+  out.push('## Machine', '', ...input.machine.map((m) => `- ${m}`), '')
+  out.push('## Commands', '', '```sh', ...input.commands, '```', '')
+  out.push('## Settings', '', ...input.settings.map((s) => `- ${s}`), '')
+  if (input.api) {
+    out.push('## API on PostgreSQL', '', ...apiTable(input.api, true), '')
+    out.push('<details><summary>Every round</summary>', '', ...roundsTable(input.api), '', '</details>', '')
+  }
+  if (input.checker) out.push('## Checker on PostgreSQL', '', ...checkerTable(input.checker), '')
+  if (input.pglite) {
+    out.push('## API on embedded PGlite', '', ...apiTable(input.pglite, false), '')
+    out.push('<details><summary>Every round</summary>', '', ...roundsTable(input.pglite), '', '</details>', '')
+  }
+  out.push('## Notes', '', ...input.notes.map((n) => `- ${n}`), '')
+  return out.join('\n')
+}

@@ -1,0 +1,181 @@
+// `npm run bench`: seeds a PostgreSQL database next to DATABASE_URL, benchmarks the API against a bare
+// reference server and the checker with real workers, then the API on PGlite; writes bench/results.md.
+// Options: BENCH_SCALE=small (a quick run), --only api,checker,pglite (some parts), --reuse (keep a
+// database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers).
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { runApiBench, type Endpoint } from './api-bench.ts'
+import { runCheckerBench } from './checker-bench.ts'
+import {
+  createPgliteDatabase, createPostgresDatabase, databaseUrl, postgresRunner, postgresVersion, type Runner,
+} from './database.ts'
+import { renderReport, type ReportInput } from './report.ts'
+import { ROOT } from './processes.ts'
+import { seedPglite, seedPostgres, type Scale, type Seeded } from './seed.ts'
+import { verifyReferenceSql } from './verify-sql.ts'
+import { migrate } from '../src/db/migrate.ts'
+import { openDatabase } from '../src/db/client.ts'
+
+const SCALES = {
+  full: {
+    seed: { name: 'full', users: 100, monitors: 10_000, bigUserMonitors: 1_000, checksPerMonitor: 1_000, days: 30 },
+    api: { connections: 50, warmupSeconds: 5, durationSeconds: 10, rounds: 3 },
+    checker: { warmupSeconds: 30, measureSeconds: 180 },
+    pglite: { name: 'pglite', users: 2, monitors: 100, bigUserMonitors: 100, checksPerMonitor: 1_000, days: 30 },
+    pgliteApi: { connections: 50, warmupSeconds: 5, durationSeconds: 10, rounds: 2 },
+  },
+  small: {
+    seed: { name: 'small', users: 10, monitors: 2_000, bigUserMonitors: 1_000, checksPerMonitor: 50, days: 30 },
+    api: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
+    checker: { warmupSeconds: 10, measureSeconds: 30 },
+    pglite: { name: 'pglite-small', users: 2, monitors: 20, bigUserMonitors: 20, checksPerMonitor: 100, days: 30 },
+    pgliteApi: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
+  },
+} satisfies Record<string, { seed: Scale, pglite: Scale, [k: string]: unknown }>
+
+const DB_NAME = 'pingward_bench'
+const PARTS = ['api', 'checker', 'pglite'] as const
+type Part = typeof PARTS[number]
+
+const log = (line: string) => process.stdout.write(line + '\n')
+
+function parseArgs (argv: string[]) {
+  const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1]?.split(',') : [...PARTS]
+  if (!only || only.some((p) => !PARTS.includes(p as Part))) throw new Error(`--only takes a comma-separated list of ${PARTS.join(', ')}`)
+  return { parts: new Set(only as Part[]), reuse: argv.includes('--reuse'), cpuProf: argv.includes('--cpu-prof') }
+}
+
+/** Seeds pingward_bench, or with --reuse takes the one an earlier run seeded at this scale. */
+async function postgresDatabase (adminUrl: string, scale: Scale, reuse: boolean): Promise<{ url: string, seeded: Seeded }> {
+  const url = databaseUrl(adminUrl, DB_NAME)
+  if (reuse) {
+    const runner = postgresRunner(url)
+    try {
+      const [meta] = await runner.query('select scale, seeded from bench_meta')
+      if (meta?.scale === scale.name) {
+        const handle = await openDatabase({ DATABASE_URL: url, DATA_DIR: 'unused' })
+        await migrate(handle, url).finally(() => handle.close())
+        log(`reusing ${DB_NAME} (seeded at scale ${scale.name})`)
+        return { url, seeded: (typeof meta.seeded === 'string' ? JSON.parse(meta.seeded) : meta.seeded) as Seeded }
+      }
+    } catch {} finally { await runner.close() }
+  }
+  const started = Date.now()
+  log(`seeding ${DB_NAME}: ${scale.users} users, ${scale.monitors} monitors, ${(scale.monitors * scale.checksPerMonitor).toLocaleString('en-US')} checks`)
+  await createPostgresDatabase(adminUrl, DB_NAME)
+  const runners = [postgresRunner(url), postgresRunner(url)]
+  try {
+    const seeded = await seedPostgres(runners, scale, new Date(), log)
+    await runners[0].query('create table bench_meta (scale text, seeded jsonb)')
+    await runners[0].query('insert into bench_meta values ($1, $2::jsonb)', [scale.name, JSON.stringify(seeded)])
+    log(`seeded in ${Math.round((Date.now() - started) / 1000)} s`)
+    return { url, seeded }
+  } finally {
+    await Promise.all(runners.map((r) => r.close()))
+  }
+}
+
+async function main (): Promise<void> {
+  const args = parseArgs(process.argv.slice(2))
+  const scaleName = (process.env.BENCH_SCALE ?? 'full') as keyof typeof SCALES
+  const scale = SCALES[scaleName]
+  if (!scale) throw new Error(`BENCH_SCALE must be one of ${Object.keys(SCALES).join(', ')}`)
+  const adminUrl = process.env.DATABASE_URL
+  if ((args.parts.has('api') || args.parts.has('checker')) && !adminUrl) {
+    throw new Error('DATABASE_URL (a PostgreSQL server where a database pingward_bench may be created) is required; --only pglite runs without it')
+  }
+  const logDir = mkdtempSync(join(os.tmpdir(), 'pingward-bench-'))
+  const cpuProfDir = args.cpuProf ? join(logDir, 'profiles') : undefined
+  log(`scale ${scaleName}; parts ${[...args.parts].join(', ')}; logs in ${logDir}`)
+  const loadBefore = os.loadavg()
+  const report: ReportInput = {
+    date: new Date(),
+    machine: [
+      `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.type()} ${os.release()}`,
+      `Node ${process.version}${adminUrl ? `, ${await postgresVersion(adminUrl)}` : ''}`,
+    ],
+    commands: [
+      `${adminUrl ? `DATABASE_URL=${adminUrl} ` : ''}${scaleName === 'full' ? '' : `BENCH_SCALE=${scaleName} `}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+      '# which starts, one at a time:',
+      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATABASE_URL=<.../${DB_NAME}> node --import=tsx src/server.ts`,
+      `PORT=<free> DATABASE_URL=<.../${DB_NAME}> REFERENCE_USER_ID=<id> REFERENCE_WRITE_USER_ID=<id> node --import=tsx bench/reference-server.ts`,
+      `node --import=tsx bench/load.ts '{"connections":${scale.api.connections},"durationSeconds":${scale.api.durationSeconds},...}'   # autocannon, a process of its own`,
+      'PORT=<free> node --import=tsx bench/target-server.ts',
+      `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug node --import=tsx src/worker.ts   # once, then twice`,
+      'CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATA_DIR=<tmp> node --import=tsx src/server.ts   # PGlite',
+    ],
+    settings: [],
+    notes: [],
+  }
+
+  let postgres: { url: string, seeded: Seeded } | undefined
+  let runner: Runner | undefined
+  try {
+    if (args.parts.has('api') || args.parts.has('checker')) {
+      postgres = await postgresDatabase(adminUrl!, scale.seed, args.reuse)
+      await verifyReferenceSql(postgres.url, postgres.seeded)
+      runner = postgresRunner(postgres.url)
+      report.settings.push(`PostgreSQL: ${scale.seed.users} users, ${scale.seed.monitors.toLocaleString('en-US')} monitors (${scale.seed.bigUserMonitors} ` +
+        `of them the reading user's), ${(scale.seed.monitors * scale.seed.checksPerMonitor).toLocaleString('en-US')} check rows over ${scale.seed.days} days, ` +
+        'inserted time slot by time slot as a checker writes them; indexes built after the load, then VACUUM ANALYZE.')
+    }
+    if (args.parts.has('api') && postgres) {
+      const a = scale.api
+      report.settings.push(`API: ${a.connections} connections, ${a.warmupSeconds} s warm-up per server and endpoint, then ${a.rounds} rounds of ` +
+        `${a.durationSeconds} s alternating Pingward and the reference (A B A B ...); reads rotate over the ${postgres.seeded.monitorIds.length} ` +
+        'monitors of one user; POST creates for another user.')
+      log('API on PostgreSQL')
+      report.api = await runApiBench({
+        database: { DATABASE_URL: postgres.url }, seeded: postgres.seeded, endpoints: ['checks', 'monitor', 'list', 'create'],
+        ...a, logDir, cpuProfDir, log,
+      })
+    }
+    if (args.parts.has('checker') && postgres && runner) {
+      const c = scale.checker
+      report.settings.push(`Checker: ${scale.seed.monitors.toLocaleString('en-US')} active monitors at a 1-minute interval against a local target ` +
+        `(200 "ok"); due times spread evenly over the first minute; ${c.warmupSeconds} s warm-up, ${c.measureSeconds} s measured; CHECK_CONCURRENCY default (200).`)
+      log('checker on PostgreSQL')
+      report.checker = await runCheckerBench({ databaseUrl: postgres.url, db: runner, monitors: scale.seed.monitors, ...c, logDir, log })
+    }
+    if (args.parts.has('pglite')) {
+      const dir = join(logDir, 'pglite-data')
+      mkdirSync(logDir, { recursive: true })
+      log(`PGlite: seeding ${scale.pglite.monitors} monitors x ${scale.pglite.checksPerMonitor} checks`)
+      const pglite = await createPgliteDatabase(dir)
+      const seeded = await seedPglite(pglite, scale.pglite, new Date()).finally(() => pglite.close())
+      const endpoints: Endpoint[] = ['checks', 'monitor', 'list']
+      report.settings.push(`PGlite: ${scale.pglite.monitors} monitors x ${scale.pglite.checksPerMonitor} checks in DATA_DIR; Pingward and the reference ` +
+        `(the same SQL through PGlite itself) cannot open it at once, so each round starts one, then the other; ${scale.pgliteApi.rounds} rounds of ${scale.pgliteApi.durationSeconds} s.`)
+      log('API on PGlite')
+      report.pglite = await runApiBench({ database: { DATA_DIR: dir }, seeded, endpoints, ...scale.pgliteApi, logDir, log })
+    }
+  } finally {
+    await runner?.close()
+  }
+
+  const loadAfter = os.loadavg()
+  report.machine.push(`Load average (1 min) ${loadBefore[0].toFixed(1)} at the start, ${loadAfter[0].toFixed(1)} at the end.`)
+  report.notes.push(
+    'This machine is shared: other engineers run test suites on the same 2 cores while the benchmark runs, so absolute figures move ' +
+      'from run to run; the ratios of servers measured in alternation in the same run are the figures that count.',
+    'Pingward runs as operators run it: LOG_LEVEL=info (one log line per request, to a file), the rate limiter on (RATE_LIMIT_MAX at its ' +
+      'maximum so that it counts every request but refuses none), every key looked up in the database on every request.',
+    'The reference server runs the same SQL text (checked at the start of the run against what the repositories send) through postgres.js ' +
+      'with prepared statements, answers the same bytes (compared at the start of the run), and has no auth, rate limit, ORM, validation or logging.',
+    'Lateness is the probe\'s start minus its due time, from the database: the previous check plus the interval, or the prepared first due time.',
+    'Server CPU µs/req is the server process\'s CPU time divided by the requests it answered; machine CPU (every round\'s table) includes ' +
+      'PostgreSQL, the load generator and everything else running.',
+  )
+  const markdown = renderReport(report)
+  const full = args.parts.size === PARTS.length
+  const file = join(ROOT, 'bench', full ? 'results.md' : 'results.partial.md')
+  writeFileSync(file, markdown)
+  log('\n' + markdown)
+  log(`written to ${file}; server logs in ${logDir}`)
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,45 @@
+// Checks that the reference server sends the very statements Pingward sends: runs the repository
+// functions of the four routes through a drizzle instance whose logger records the SQL text.
+import postgres from 'postgres'
+import { drizzle } from 'drizzle-orm/postgres-js'
+import * as schema from '../src/db/schema.ts'
+import type { Database } from '../src/db/client.ts'
+import { listOwnedChecks } from '../src/repositories/checks.ts'
+import { createMonitor, deleteMonitor, findMonitor, listMonitors } from '../src/repositories/monitors.ts'
+import type { CreateMonitor } from '../src/schemas/monitor.ts'
+import { CHECKS_SQL, INSERT_SQL, LIST_SQL, MONITOR_SQL, POST_BODY } from './reference-sql.ts'
+import type { Seeded } from './seed.ts'
+
+/** Throws, naming the route, when a reference statement differs from what the repositories send. */
+export async function verifyReferenceSql (url: string, seeded: Seeded): Promise<void> {
+  const client = postgres(url, { max: 1, onnotice: () => {} })
+  let sent: string[] = []
+  const db = drizzle({ client, schema, logger: { logQuery: (query) => { sent.push(query) } } }) as unknown as Database
+  const capture = async (run: () => Promise<unknown>) => {
+    sent = []
+    await run()
+    return sent
+  }
+  try {
+    const id = seeded.monitorIds[0]
+    const expected: Array<[string, string, string[]]> = [
+      ['GET /monitors/{id}/checks', CHECKS_SQL, await capture(() => listOwnedChecks(db, seeded.readUserId, id, { limit: 100 }))],
+      ['GET /monitors/{id}', MONITOR_SQL, await capture(() => findMonitor(db, seeded.readUserId, id))],
+      ['GET /monitors', LIST_SQL, await capture(() => listMonitors(db, seeded.readUserId))],
+    ]
+    let createdId = ''
+    const inserted = await capture(async () => {
+      createdId = (await createMonitor(db, seeded.writeUserId, POST_BODY as CreateMonitor, new Date())).id
+    })
+    await deleteMonitor(db, seeded.writeUserId, createdId, new Date())
+    expected.push(['POST /monitors', INSERT_SQL, inserted])
+    for (const [route, reference, statements] of expected) {
+      if (!statements.includes(reference)) {
+        throw new Error(`bench/reference-sql.ts is out of date for ${route}: Pingward sends\n${statements.join('\n')}\n` +
+          `but the reference sends\n${reference}`)
+      }
+    }
+  } finally {
+    await client.end({ timeout: 5 })
+  }
+}

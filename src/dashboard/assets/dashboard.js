@@ -1,0 +1,35 @@
+// Pingward dashboard niceties; every page works without this file.
+// - [data-copy="id"] buttons copy the named input's value (the new API key) and say so.
+// - Buttons with data-confirm ask before submitting (deleting a monitor or a key).
+'use strict'
+
+document.addEventListener('click', function (event) {
+  var target = event.target instanceof Element ? event.target.closest('button') : null
+  if (!target) return
+
+  var copyId = target.getAttribute('data-copy')
+  if (copyId) {
+    var input = document.getElementById(copyId)
+    var status = document.querySelector('.copy-status')
+    var done = function (ok) {
+      if (status) status.textContent = ok ? 'Copied to the clipboard.' : 'Could not copy: select the key and copy it yourself.'
+    }
+    input.focus()
+    input.select()
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(input.value).then(function () { done(true) }, function () { done(document.execCommand('copy')) })
+    } else {
+      done(document.execCommand('copy'))
+    }
+    return
+  }
+
+  var question = target.getAttribute('data-confirm')
+  if (question && !window.confirm(question)) event.preventDefault()
+})
+
+// After a key is created, move focus to it so that keyboard and screen-reader users land on it.
+document.addEventListener('DOMContentLoaded', function () {
+  var panel = document.getElementById('new-key')
+  if (panel) panel.focus()
+})

@@ -1,0 +1,84 @@
+// Form strings to API input: converted to the schema's types, then checked by the API's own schemas,
+// validator and message formatter, and the API's target rule, so the dashboard has no rules of its own.
+import type { TSchema } from '@sinclair/typebox'
+import type { FastifySchemaValidationError } from 'fastify'
+import { HttpError } from '../errors.ts'
+import { assertTargetAllowed } from '../net/target-url.ts'
+import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
+import { CreateMonitorSchema, UpdateMonitorSchema, type CreateMonitor, type UpdateMonitor } from '../schemas/monitor.ts'
+import { createValidatorCompiler, schemaErrorFormatter } from '../validation.ts'
+import type { FieldError } from './forms.ts'
+
+export type FormFields = Record<string, string | undefined>
+export type FormResult<T> = { ok: true, value: T } | { ok: false, error: FieldError }
+
+const compile = createValidatorCompiler()
+
+type Validate = ((data: unknown) => boolean) & { errors?: unknown }
+
+/** The field a message such as `body/url must ...` is about. */
+export const fieldOfMessage = (message: string) => /^body\/(\w+)/.exec(message)?.[1] ?? ''
+
+function validator<T> (schema: TSchema): (input: Record<string, unknown>) => FormResult<T> {
+  // The compiler the API uses for bodies: no coercion, no defaults, no dropped fields.
+  const validate = compile({ schema, httpPart: 'body' }) as Validate
+  return (input) => {
+    if (validate(input)) return { ok: true, value: input as T }
+    const { message } = schemaErrorFormatter(validate.errors as FastifySchemaValidationError[], 'body')
+    return { ok: false, error: { field: fieldOfMessage(message), message } }
+  }
+}
+
+const validateCreateMonitor = validator<CreateMonitor>(CreateMonitorSchema)
+const validateUpdateMonitor = validator<UpdateMonitor>(UpdateMonitorSchema)
+const validateCreateKey = validator<CreateApiKey>(CreateApiKeySchema)
+
+export const MONITOR_INTEGER_FIELDS = [
+  'expected_status', 'interval_minutes', 'timeout_seconds', 'failure_threshold', 'recovery_threshold',
+] as const
+
+/**
+ * A number typed into a form becomes a number; anything else stays text, so that the schema says
+ * "must be integer" for "abc" or "1.5" just as the API would. An empty field is left out.
+ */
+function putNumber (input: Record<string, unknown>, name: string, value: string | undefined) {
+  const text = value?.trim()
+  if (text === undefined || text === '') return
+  input[name] = /^[+-]?\d+(\.\d+)?$/.test(text) && text.length <= 20 ? Number(text) : text
+}
+
+/** Only the monitor's writable fields are taken from the form; a checkbox that is not sent is false. */
+export function monitorInputFromForm (form: FormFields): Record<string, unknown> {
+  const input: Record<string, unknown> = {}
+  if (form.name !== undefined) input.name = form.name
+  if (form.url !== undefined) input.url = form.url.trim()
+  if (form.method !== undefined) input.method = form.method
+  for (const name of MONITOR_INTEGER_FIELDS) putNumber(input, name, form[name])
+  input.is_active = form.is_active === 'on'
+  return input
+}
+
+function withTargetRule<T extends { url?: string }> (result: FormResult<T>, allowPrivateTargets: boolean): FormResult<T> {
+  if (!result.ok) return result
+  try {
+    assertTargetAllowed(result.value.url, allowPrivateTargets)
+    return result
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err
+    return { ok: false, error: { field: fieldOfMessage(err.message), message: err.message } }
+  }
+}
+
+export function parseCreateMonitor (form: FormFields, allowPrivateTargets: boolean): FormResult<CreateMonitor> {
+  return withTargetRule(validateCreateMonitor(monitorInputFromForm(form)), allowPrivateTargets)
+}
+
+export function parseUpdateMonitor (form: FormFields, allowPrivateTargets: boolean): FormResult<UpdateMonitor> {
+  return withTargetRule(validateUpdateMonitor(monitorInputFromForm(form)), allowPrivateTargets)
+}
+
+export function parseCreateKey (form: FormFields): FormResult<CreateApiKey> {
+  const input: Record<string, unknown> = { name: (form.name ?? '').trim(), scope: form.scope ?? '' }
+  putNumber(input, 'expires_in_days', form.expires_in_days)
+  return validateCreateKey(input)
+}

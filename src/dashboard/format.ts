@@ -1,0 +1,58 @@
+// How the dashboard writes times, durations, percentages and statuses, as text (never colour alone).
+import { html, type SafeHtml } from './html.ts'
+
+type MonitorStatus = 'pending' | 'up' | 'down' | 'paused'
+
+const STATUS_LABELS: Record<MonitorStatus, string> = { up: 'Up', down: 'Down', pending: 'Pending', paused: 'Paused' }
+
+/** A status badge: the word is the information, the colour only repeats it. */
+export function statusBadge (status: MonitorStatus): SafeHtml {
+  return html`<span class="st st-${status}">${STATUS_LABELS[status]}</span>`
+}
+
+/** 2026-11-21 09:30:05 UTC */
+export function utc (date: Date | string): string {
+  const iso = typeof date === 'string' ? date : date.toISOString()
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`
+}
+
+/** "42 s", "5 min", "3 h 20 min", "2 d 4 h": the two largest units. */
+export function duration (seconds: number): string {
+  const s = Math.max(0, Math.round(seconds))
+  if (s < 60) return `${s} s`
+  const units: Array<[number, string]> = [[86_400, 'd'], [3600, 'h'], [60, 'min']]
+  const parts: string[] = []
+  let rest = s
+  for (const [size, name] of units) {
+    const n = Math.floor(rest / size)
+    if (n > 0 || parts.length > 0) parts.push(`${n} ${name}`)
+    rest -= n * size
+    if (parts.length === 2) break
+  }
+  return parts.filter((p) => !p.startsWith('0 ')).join(' ')
+}
+
+/** "just now", "3 min ago", "2 h ago", in a <time> that carries the exact time. */
+export function ago (date: Date | string | null, now: Date): SafeHtml {
+  if (date === null) return html`<span class="muted">Never</span>`
+  const when = typeof date === 'string' ? new Date(date) : date
+  const seconds = (now.getTime() - when.getTime()) / 1000
+  const text = seconds < 10 ? 'just now' : `${duration(seconds)} ago`
+  return html`<time datetime="${when.toISOString()}" title="${utc(when)}">${text}</time>`
+}
+
+/** An exact time in a <time> element. */
+export function timeTag (date: Date | string | null, empty = 'Never'): SafeHtml {
+  if (date === null) return html`<span class="muted">${empty}</span>`
+  const when = typeof date === 'string' ? new Date(date) : date
+  return html`<time datetime="${when.toISOString()}">${utc(when)}</time>`
+}
+
+/** Uptime as a percentage, rounded down so that 99.999% never reads as 100%. */
+export function percent (value: number | null): string {
+  if (value === null) return 'No checks'
+  if (value >= 100) return '100%'
+  return `${(Math.floor(value * 100) / 100).toFixed(2)}%`
+}
+
+export const count = (n: number) => n.toLocaleString('en-US')

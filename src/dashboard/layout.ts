@@ -1,0 +1,86 @@
+// The page shell of the dashboard: head, skip link, header with navigation and sign-out, main, notices.
+import { html, type SafeHtml } from './html.ts'
+import { assetPath } from './assets.ts'
+import { CSRF_FIELD } from '../plugins/session.ts'
+
+/** What every page needs to know about the request. */
+export interface PageContext {
+  /** The signed-in user's email, or null on the sign-in and setup pages. */
+  email: string | null
+  csrfToken: string
+  now: Date
+}
+
+export type Section = 'monitors' | 'settings' | null
+
+/** Messages shown after a redirect, chosen by a fixed code so that no text comes from the URL. */
+export const NOTICES: Record<string, string> = {
+  'monitor-created': 'Monitor created. Its first check comes within seconds.',
+  'monitor-saved': 'Monitor saved.',
+  'monitor-paused': 'Monitor paused: it is not checked until you resume it.',
+  'monitor-resumed': 'Monitor resumed: its next check comes within seconds.',
+  'monitor-deleted': 'Monitor deleted.',
+  'key-deleted': 'API key deleted: requests with it are refused from now on.',
+  'signed-out': 'You have signed out.',
+  'password-set': 'Your password is set and you are signed in.',
+}
+
+export function csrfField (token: string): SafeHtml {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`
+}
+
+function navLink (href: string, label: string, current: boolean): SafeHtml {
+  return html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a></li>`
+}
+
+export function page (options: {
+  title: string
+  context: PageContext
+  section?: Section
+  notice?: string
+  body: SafeHtml | SafeHtml[]
+}): SafeHtml {
+  const { title, context, section = null, notice, body } = options
+  const noticeText = notice ? NOTICES[notice] : undefined
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Pingward</title>
+<link rel="stylesheet" href="${assetPath('dashboard.css')}">
+<script src="${assetPath('dashboard.js')}" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+<a class="brand" href="/">Pingward</a>
+${context.email && html`<nav aria-label="Main"><ul>
+${navLink('/', 'Monitors', section === 'monitors')}
+${navLink('/settings/api-keys', 'Settings', section === 'settings')}
+</ul></nav>
+<form class="sign-out" method="post" action="/sign-out">${csrfField(context.csrfToken)}
+<span class="who">${context.email}</span> <button type="submit" class="link">Sign out</button></form>`}
+</header>
+<main id="main" tabindex="-1">
+${noticeText && html`<p class="notice" role="status">${noticeText}</p>`}
+${body}
+</main>
+<footer class="bottom"><a href="/docs">API documentation</a></footer>
+</body>
+</html>
+`
+}
+
+export function errorPage (context: PageContext, status: number, message: string): SafeHtml {
+  const titles: Record<number, string> = {
+    400: 'Bad request', 403: 'Forbidden', 404: 'Not found', 413: 'Too large', 415: 'Unsupported form',
+    429: 'Too many requests', 503: 'Service unavailable',
+  }
+  const title = titles[status] ?? (status >= 500 ? 'Something went wrong' : 'Request refused')
+  return page({
+    title,
+    context,
+    body: html`<h1>${title}</h1><p>${message}</p><p><a href="/">Back to the monitors</a></p>`,
+  })
+}

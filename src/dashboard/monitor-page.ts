@@ -1,0 +1,85 @@
+// A monitor's page: its settings, uptime over 24 hours and 7 days, the response-time chart, incidents and checks;
+// and the edit page with the full form.
+import type { Check } from '../schemas/check.ts'
+import type { Incident } from '../schemas/incident.ts'
+import type { Monitor } from '../schemas/monitor.ts'
+import type { UptimeWindow } from '../repositories/check-stats.ts'
+import { responseTimeChart } from './charts.ts'
+import type { FormFields } from './form-input.ts'
+import { count, duration, percent, statusBadge, timeTag } from './format.ts'
+import type { FieldError } from './forms.ts'
+import { html, type SafeHtml } from './html.ts'
+import { page, type PageContext } from './layout.ts'
+import { monitorForm } from './monitor-form.ts'
+import { monitorActions, rowActionForm } from './monitors-page.ts'
+
+function uptimeBox (label: string, w: UptimeWindow): SafeHtml {
+  return html`<div class="stat"><p class="stat-label">${label}</p><p class="stat-value">${percent(w.percent)}</p>
+<p class="muted">${w.checks === 0 ? 'No checks in this period' : `${count(w.up)} of ${count(w.checks)} checks up`}</p></div>`
+}
+
+function incidentRows (incidents: Incident[], now: Date): SafeHtml {
+  if (incidents.length === 0) return html`<p class="muted">No incidents: this monitor has not been down.</p>`
+  return html`<div class="table-wrap"><table><caption class="vh">Incidents, newest first</caption>
+<thead><tr><th scope="col">Started</th><th scope="col">Resolved</th><th scope="col">Duration</th><th scope="col">Cause</th></tr></thead>
+<tbody>${incidents.map((i) => {
+  const seconds = i.duration_seconds ?? (now.getTime() - new Date(i.started_at).getTime()) / 1000
+  return html`<tr><td>${timeTag(i.started_at)}</td><td>${i.resolved_at ? timeTag(i.resolved_at) : html`<span class="st st-down">Ongoing</span>`}</td>
+<td>${duration(seconds)}${i.resolved_at ? '' : ' so far'}</td><td>${i.cause}${i.status_code !== null && html` <span class="muted">(HTTP ${i.status_code})</span>`}</td></tr>`
+})}</tbody></table></div>`
+}
+
+function checkRows (checks: Check[]): SafeHtml {
+  return html`<div class="table-wrap"><table><caption class="vh">Checks, newest first</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Result</th><th scope="col">HTTP status</th><th scope="col">Response time</th><th scope="col">Error</th></tr></thead>
+<tbody>${checks.map((c) => html`<tr><td>${timeTag(c.checked_at)}</td><td>${statusBadge(c.is_up ? 'up' : 'down')}</td>
+<td>${c.status_code ?? html`<span class="muted">none</span>`}</td><td>${c.response_time_ms} ms</td><td>${c.error_message ?? ''}</td></tr>`)}</tbody></table></div>`
+}
+
+export function monitorPage (context: PageContext, options: {
+  monitor: Monitor
+  checks: Check[]
+  incidents: Incident[]
+  uptime: { day: UptimeWindow, week: UptimeWindow }
+  pageSize: number
+  before?: string
+  notice?: string
+}): SafeHtml {
+  const { monitor: m, checks } = options
+  const oldest = checks[checks.length - 1]
+  const chartPoints = [...checks].reverse().map((c) => ({ responseTimeMs: c.response_time_ms, isUp: c.is_up, checkedAt: c.checked_at }))
+  const body = html`<p class="crumbs"><a href="/">Monitors</a> /</p>
+<div class="title-row"><h1>${m.name}</h1> ${statusBadge(m.status)}</div>
+<p class="url">${m.method} ${m.url}</p>
+${rowActionForm(context.csrfToken, `/monitors/${m.id}`)}
+<p class="actions"><a class="button" href="/monitors/${m.id}/edit">Edit</a> ${monitorActions(m)}</p>
+<dl class="facts">
+<div><dt>Last check</dt><dd>${timeTag(m.last_checked_at)}</dd></div>
+<div><dt>Checked every</dt><dd>${m.interval_minutes} min</dd></div>
+<div><dt>Expected status</dt><dd>${m.expected_status}</dd></div>
+<div><dt>Timeout</dt><dd>${m.timeout_seconds} s</dd></div>
+<div><dt>Down after</dt><dd>${m.failure_threshold} failed ${m.failure_threshold === 1 ? 'check' : 'checks'}</dd></div>
+<div><dt>Up again after</dt><dd>${m.recovery_threshold} ${m.recovery_threshold === 1 ? 'success' : 'successes'}</dd></div>
+</dl>
+<section aria-labelledby="uptime-title"><h2 id="uptime-title">Uptime</h2>
+<div class="stats">${uptimeBox('Last 24 hours', options.uptime.day)}${uptimeBox('Last 7 days', options.uptime.week)}</div></section>
+<section aria-labelledby="chart-title"><h2 id="chart-title">Response time</h2>${responseTimeChart(chartPoints)}</section>
+<section aria-labelledby="incidents-title"><h2 id="incidents-title">Incidents</h2>${incidentRows(options.incidents, context.now)}</section>
+<section aria-labelledby="checks-title"><h2 id="checks-title">Checks</h2>
+${checks.length === 0
+  ? html`<p class="muted">${options.before ? 'No older checks.' : 'No checks yet: the first one comes within seconds of creating or resuming the monitor.'}</p>`
+  : checkRows(checks)}
+<p class="pager">${options.before && html`<a href="/monitors/${m.id}">Newest checks</a> `}${checks.length === options.pageSize && oldest &&
+  html`<a href="/monitors/${m.id}?before=${encodeURIComponent(oldest.checked_at)}">Older checks</a>`}</p>
+</section>`
+  return page({ title: m.name, context, section: 'monitors', notice: options.notice, body })
+}
+
+export function editMonitorPage (context: PageContext, options: { monitor: Monitor, values: FormFields, error: FieldError | null }): SafeHtml {
+  const { monitor: m } = options
+  const body = html`<p class="crumbs"><a href="/">Monitors</a> / <a href="/monitors/${m.id}">${m.name}</a> /</p>
+<h1>Edit ${m.name}</h1>
+${monitorForm({ id: 'edit-monitor', action: `/monitors/${m.id}/edit`, submit: 'Save', csrfToken: context.csrfToken, values: options.values, error: options.error, collapseAdvanced: false })}
+<p><a href="/monitors/${m.id}">Cancel</a></p>`
+  return page({ title: `Edit ${m.name}`, context, section: 'monitors', body })
+}

@@ -1,0 +1,81 @@
+// The monitors page: every monitor with its status, last check and a sparkline; add, edit, pause, delete.
+// Built for 1,000 monitors: one row is small, and the per-row actions share one hidden form (one CSRF field).
+import { MONITOR_STATUSES, type MonitorListItem } from '../schemas/monitor.ts'
+import type { SparkPoint } from '../repositories/check-stats.ts'
+import { sparkline } from './charts.ts'
+import type { FormFields } from './form-input.ts'
+import { ago, count, statusBadge } from './format.ts'
+import type { FieldError } from './forms.ts'
+import { html, type SafeHtml } from './html.ts'
+import { csrfField, page, type PageContext } from './layout.ts'
+import { monitorForm } from './monitor-form.ts'
+
+type Status = typeof MONITOR_STATUSES[number]
+
+// Problems first: what needs attention is at the top of a long list.
+const ORDER: Record<Status, number> = { down: 0, pending: 1, up: 2, paused: 3 }
+const FILTER_LABELS: Record<Status, string> = { down: 'Down', pending: 'Pending', up: 'Up', paused: 'Paused' }
+const BY_ORDER = [...MONITOR_STATUSES].sort((a, b) => ORDER[a] - ORDER[b])
+
+export function sortMonitors (monitors: MonitorListItem[]): MonitorListItem[] {
+  const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true })
+  return [...monitors].sort((a, b) => ORDER[a.status] - ORDER[b.status] || collator.compare(a.name, b.name))
+}
+
+/** The shared form of the row buttons (form="row-action" formaction="..."): one CSRF field for the whole page. */
+export function rowActionForm (csrfToken: string, back: string): SafeHtml {
+  return html`<form id="row-action" method="post" hidden>${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"></form>`
+}
+
+/** Pause or resume, and delete: buttons of the shared row form (a button's default type is submit). */
+export function monitorActions (m: { id: string, name: string, is_active: boolean }): SafeHtml {
+  const [action, label] = m.is_active ? ['pause', 'Pause'] : ['resume', 'Resume']
+  return html`<button form="row-action" formaction="/monitors/${m.id}/${action}" aria-label="${label} ${m.name}">${label}</button>
+<button form="row-action" formaction="/monitors/${m.id}/delete" class="danger" data-confirm="Delete the monitor ${m.name}?" aria-label="Delete ${m.name}">Delete</button>`
+}
+
+function row (m: MonitorListItem, points: SparkPoint[] | undefined, now: Date): SafeHtml {
+  const latest = points?.[points.length - 1]
+  return html`<tr><td>${statusBadge(m.status)}</td><td class="name"><a href="/monitors/${m.id}">${m.name}</a><span class="url">${m.url}</span></td><td>${ago(m.last_checked_at, now)}</td><td class="rt">${sparkline(points ?? [])}${latest && html` <span class="ms">${latest.responseTimeMs} ms</span>`}</td><td class="act"><a href="/monitors/${m.id}/edit" aria-label="Edit ${m.name}">Edit</a>
+${monitorActions(m)}</td></tr>
+`
+}
+
+export function monitorsPage (context: PageContext, options: {
+  monitors: MonitorListItem[]
+  sparks: Map<string, SparkPoint[]>
+  filter?: Status
+  notice?: string
+  values: FormFields
+  error: FieldError | null
+}): SafeHtml {
+  const { monitors, sparks, filter, error } = options
+  const counts: Record<string, number> = { down: 0, pending: 0, up: 0, paused: 0 }
+  for (const m of monitors) counts[m.status]++
+  const shown = sortMonitors(filter ? monitors.filter((m) => m.status === filter) : monitors)
+  const filterLink = (status: Status | undefined, label: string, n: number) =>
+    html`<li><a href="${status ? `/?status=${status}` : '/'}"${filter === status ? html` aria-current="page"` : ''}>${label} <span class="n">${count(n)}</span></a></li>`
+  const adding = monitors.length === 0 || error !== null
+
+  const body = html`<h1>Monitors</h1>
+<section class="panel" aria-labelledby="add-title">
+<details${adding ? html` open` : ''}><summary><h2 id="add-title">Add a monitor</h2></summary>
+${monitorForm({ id: 'new-monitor', action: '/monitors', submit: 'Add monitor', csrfToken: context.csrfToken, values: options.values, error, collapseAdvanced: true })}
+</details>
+</section>
+${monitors.length === 0
+  ? html`<p class="empty">No monitors yet: add the first one above.</p>`
+  : html`<nav class="filters" aria-label="Filter by status"><ul>
+${filterLink(undefined, 'All', monitors.length)}
+${BY_ORDER.filter((s) => counts[s] > 0 || filter === s).map((s) => filterLink(s, FILTER_LABELS[s], counts[s]))}
+</ul></nav>
+${rowActionForm(context.csrfToken, filter ? `/?status=${filter}` : '/')}
+<div class="table-wrap"><table class="monitors">
+<caption class="vh">${filter ? `${FILTER_LABELS[filter]} monitors` : 'All monitors'}, problems first</caption>
+<thead><tr><th scope="col">Status</th><th scope="col">Monitor</th><th scope="col">Last check</th><th scope="col">Response time</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
+<tbody>
+${shown.map((m) => row(m, sparks.get(m.id), context.now))}
+</tbody></table></div>
+${shown.length === 0 && html`<p class="empty">No monitor is ${filter} right now.</p>`}`}`
+  return page({ title: 'Monitors', context, section: 'monitors', notice: options.notice, body })
+}

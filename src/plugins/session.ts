@@ -1,0 +1,156 @@
+// Dashboard sessions: a random token in an HttpOnly cookie, its SHA-256 in the sessions table, a CSRF token
+// per session (and a cookie-bound one before sign-in), and one-time setup links for a first password.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import fp from 'fastify-plugin'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { HttpError } from '../errors.ts'
+import {
+  createSession, deleteExpiredSessions, deleteSession, findSession, touchSession, type SessionRecord,
+} from '../repositories/sessions.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sessions: SessionManager
+  }
+  interface FastifyRequest {
+    /** The signed-in dashboard session, or null (only loaded on dashboard routes). */
+    session: SessionRecord | null
+  }
+}
+
+export const SESSION_COOKIE = 'pw_session'
+/** Binds the sign-in and setup forms to the browser that loaded them (double submit). */
+export const ANONYMOUS_CSRF_COOKIE = 'pw_csrf'
+export const CSRF_FIELD = '_csrf'
+export const SESSION_TTL_MS = 14 * 86_400_000
+const TOUCH_RESOLUTION_MS = 60_000
+
+const token = () => randomBytes(32).toString('base64url')
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+export function parseCookies (header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {}
+  for (const raw of (header ?? '').split(';')) {
+    const part = raw.trim()
+    const eq = part.indexOf('=')
+    if (eq < 1) continue
+    const name = part.slice(0, eq).trim()
+    // The first cookie of a name wins, as browsers send the most specific path first.
+    if (!(name in cookies)) cookies[name] = part.slice(eq + 1).trim()
+  }
+  return cookies
+}
+
+/** An HttpOnly cookie, Secure when the request came over https; Max-Age 0 deletes it. */
+export function setCookie (
+  request: FastifyRequest, reply: FastifyReply, name: string, value: string, maxAgeSeconds: number,
+  options: { path?: string, sameSite?: 'Lax' | 'Strict' } = {}
+) {
+  const secure = request.protocol === 'https' ? '; Secure' : ''
+  reply.header('set-cookie',
+    `${name}=${value}; Path=${options.path ?? '/'}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=${options.sameSite ?? 'Lax'}${secure}`)
+}
+
+function sameToken (a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b) return false
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
+}
+
+export interface SessionManager {
+  /** Sets request.session from the cookie (null when absent, unknown or expired). */
+  load: (request: FastifyRequest) => Promise<void>
+  /** Signs the user in: a new session (never a reused id) and its cookie. */
+  start: (request: FastifyRequest, reply: FastifyReply, userId: string) => Promise<void>
+  /** Signs out: deletes the session row and clears the cookie. */
+  end: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+  /** The CSRF token to put in a form: the session's, or before sign-in one bound to a cookie. */
+  csrfToken: (request: FastifyRequest, reply: FastifyReply) => string
+  /** Throws a 403 unless the form's token matches and the request comes from this origin. */
+  checkCsrf: (request: FastifyRequest, submitted: string | undefined) => void
+  /** One-time links to set a first password, valid until used or the process ends. */
+  setupLinks: {
+    issue: (userId: string) => string
+    userFor: (setupToken: string) => string | undefined
+    revoke: (setupToken: string) => void
+  }
+}
+
+/** True when the Origin (or else the Referer) names this host, or when the browser sent neither. */
+function sameOrigin (request: FastifyRequest): boolean {
+  const source = request.headers.origin ?? request.headers.referer
+  if (source === undefined) return true
+  try {
+    // Both through URL, so that a default port written out (Host: example.com:80) compares equal.
+    return new URL(source).origin === new URL(`${request.protocol}://${request.host}`).origin
+  } catch {
+    return false // "null" (a sandboxed or privacy-redirected form) or garbage
+  }
+}
+
+export default fp(async (app) => {
+  app.decorateRequest('session', null)
+  const setupTokens = new Map<string, string>()
+
+  const manager: SessionManager = {
+    async load (request) {
+      const raw = parseCookies(request.headers.cookie)[SESSION_COOKIE]
+      if (!raw || raw.length > 100) return
+      const now = app.clock()
+      const session = await findSession(app.db, sha256(raw), now)
+      if (!session) return
+      request.session = session
+      if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_RESOLUTION_MS) {
+        // Not awaited: recording the visit must not slow down or fail the page.
+        touchSession(app.db, session.id, now).catch((err) => request.log.warn({ err }, 'could not record session use'))
+      }
+    },
+
+    async start (request, reply, userId) {
+      const now = app.clock()
+      await deleteExpiredSessions(app.db, now)
+      const raw = token()
+      const expiresAt = new Date(now.getTime() + SESSION_TTL_MS)
+      await createSession(app.db, { id: sha256(raw), userId, csrfToken: token(), now, expiresAt })
+      setCookie(request, reply, SESSION_COOKIE, raw, SESSION_TTL_MS / 1000)
+      // The pre-sign-in token has done its job.
+      setCookie(request, reply, ANONYMOUS_CSRF_COOKIE, '', 0)
+    },
+
+    async end (request, reply) {
+      if (request.session) await deleteSession(app.db, request.session.id)
+      request.session = null
+      setCookie(request, reply, SESSION_COOKIE, '', 0)
+    },
+
+    csrfToken (request, reply) {
+      if (request.session) return request.session.csrfToken
+      const existing = parseCookies(request.headers.cookie)[ANONYMOUS_CSRF_COOKIE]
+      if (existing && /^[\w-]{43}$/.test(existing)) return existing
+      const fresh = token()
+      setCookie(request, reply, ANONYMOUS_CSRF_COOKIE, fresh, 86_400)
+      return fresh
+    },
+
+    checkCsrf (request, submitted) {
+      const expected = request.session
+        ? request.session.csrfToken
+        : parseCookies(request.headers.cookie)[ANONYMOUS_CSRF_COOKIE]
+      if (!sameToken(submitted, expected) || !sameOrigin(request)) {
+        throw new HttpError(403, 'This form has expired or did not come from this site. Reload the page and try again.')
+      }
+    },
+
+    setupLinks: {
+      issue (userId) {
+        const raw = token()
+        setupTokens.set(sha256(raw), userId)
+        return raw
+      },
+      userFor: (setupToken) => setupTokens.get(sha256(setupToken)),
+      revoke (setupToken) { setupTokens.delete(sha256(setupToken)) },
+    },
+  }
+  app.decorate('sessions', manager)
+}, { name: 'session', fastify: '5.x', dependencies: ['db'] })

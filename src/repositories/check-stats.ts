@@ -1,0 +1,66 @@
+// Check summaries for the dashboard: the newest response times of every monitor of a user (sparklines)
+// and uptime over the last 24 hours and 7 days, each in one query.
+import { and, eq, gte, sql } from 'drizzle-orm'
+import type { Database } from '../db/client.ts'
+import { checks, monitors } from '../db/schema.ts'
+
+export interface SparkPoint {
+  responseTimeMs: number
+  isUp: boolean
+}
+
+export const SPARKLINE_CHECKS = 20
+
+const rowsOf = <T>(result: unknown): T[] => Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows
+
+/**
+ * The newest `perMonitor` checks of each of the user's live monitors, oldest first, keyed by monitor id.
+ * One LATERAL query: each monitor reads its own newest rows from checks_monitor_checked_idx (backwards),
+ * so the cost follows the number of monitors, never the size of the checks table.
+ */
+export async function recentChecksByMonitor (
+  db: Database, userId: string, perMonitor = SPARKLINE_CHECKS
+): Promise<Map<string, SparkPoint[]>> {
+  const result = await db.execute(sql`
+    select c.monitor_id, c.response_time_ms, c.is_up
+    from ${monitors} m
+    cross join lateral (
+      select k.monitor_id, k.response_time_ms, k.is_up, k.checked_at, k.id
+      from ${checks} k
+      where k.monitor_id = m.id
+      order by k.checked_at desc, k.id desc
+      limit ${perMonitor}
+    ) c
+    where m.user_id = ${userId} and m.deleted_at is null
+    order by c.monitor_id, c.checked_at, c.id`)
+  const byMonitor = new Map<string, SparkPoint[]>()
+  for (const row of rowsOf<{ monitor_id: string, response_time_ms: number, is_up: boolean }>(result)) {
+    let points = byMonitor.get(row.monitor_id)
+    if (!points) byMonitor.set(row.monitor_id, points = [])
+    points.push({ responseTimeMs: Number(row.response_time_ms), isUp: row.is_up })
+  }
+  return byMonitor
+}
+
+export interface UptimeWindow {
+  checks: number
+  up: number
+  /** Percentage of checks that were up, or null when there was no check in the window. */
+  percent: number | null
+}
+
+const window = (checks: number, up: number): UptimeWindow =>
+  ({ checks, up, percent: checks === 0 ? null : (100 * up) / checks })
+
+/** Uptime of one monitor over the last 24 hours and the last 7 days, as the share of its checks that were up. */
+export async function uptimeSummary (db: Database, monitorId: string, now: Date): Promise<{ day: UptimeWindow, week: UptimeWindow }> {
+  const dayStart = new Date(now.getTime() - 86_400_000).toISOString()
+  const weekStart = new Date(now.getTime() - 7 * 86_400_000)
+  const [row] = await db.select({
+    dayChecks: sql<number>`count(*) filter (where ${checks.checkedAt} >= ${dayStart}::timestamptz)::int`,
+    dayUp: sql<number>`count(*) filter (where ${checks.checkedAt} >= ${dayStart}::timestamptz and ${checks.isUp})::int`,
+    weekChecks: sql<number>`count(*)::int`,
+    weekUp: sql<number>`count(*) filter (where ${checks.isUp})::int`,
+  }).from(checks).where(and(eq(checks.monitorId, monitorId), gte(checks.checkedAt, weekStart)))
+  return { day: window(row.dayChecks, row.dayUp), week: window(row.weekChecks, row.weekUp) }
+}

@@ -1,0 +1,120 @@
+// Dashboard sign-in, sign-out and the one-time first-password setup link.
+// Failed sign-ins are counted per email and per address in the rate limiter's store (Redis when configured),
+// so a password cannot be guessed quickly from one address or many.
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import { signInPage, setupPage } from '../dashboard/auth-pages.ts'
+import { errorPage } from '../dashboard/layout.ts'
+import { localPath, pageContext, seeOther, sendPage } from '../dashboard/respond.ts'
+import { hashPassword, passwordProblem, verifyDecoy, verifyPassword } from '../passwords.ts'
+import { anyUserHasPassword, findUserByEmail, findUserById, setFirstPasswordHash } from '../repositories/users.ts'
+
+type Form = Record<string, string | undefined>
+
+export const SIGN_IN_FAILURES_PER_EMAIL = 10
+export const SIGN_IN_FAILURES_PER_ADDRESS = 50
+const FAILURE_WINDOW_MS = 15 * 60_000
+
+const normalEmail = (text: string | undefined) => (text ?? '').trim().toLowerCase().slice(0, 320)
+
+const dashboardAuthRoutes: FastifyPluginAsync<{ adminEmail: string }> = async (app, { adminEmail }) => {
+  const publicRoute = { schema: { hide: true }, config: { dashboardPublic: true } }
+  const failuresPerEmail = app.createRateLimit({
+    max: SIGN_IN_FAILURES_PER_EMAIL,
+    timeWindow: FAILURE_WINDOW_MS,
+    keyGenerator: (request: FastifyRequest) => `sign-in-email:${normalEmail((request.body as Form).email)}`,
+  })
+  const failuresPerAddress = app.createRateLimit({
+    max: SIGN_IN_FAILURES_PER_ADDRESS,
+    timeWindow: FAILURE_WINDOW_MS,
+    keyGenerator: (request: FastifyRequest) => `sign-in-ip:${request.ip}`,
+  })
+
+  /** Minutes until another attempt is allowed, or 0 when one is allowed now. */
+  async function lockedForMinutes (request: FastifyRequest): Promise<number> {
+    let seconds = 0
+    for (const limiter of [failuresPerEmail, failuresPerAddress]) {
+      const state = await limiter(request, { increment: false })
+      if (!state.isAllowed && state.remaining <= 0) seconds = Math.max(seconds, state.ttlInSeconds)
+    }
+    return Math.ceil(seconds / 60)
+  }
+
+  async function renderSignIn (request: FastifyRequest, reply: Parameters<typeof sendPage>[1], options: {
+    email: string, next: string, error?: string, notice?: string, status?: number
+  }) {
+    const firstRun = !await anyUserHasPassword(app.db)
+    const page = signInPage(pageContext(app, request, reply), { ...options, firstRunEmail: firstRun ? adminEmail : undefined })
+    return sendPage(request, reply, page, options.status)
+  }
+
+  app.get<{ Querystring: Form }>('/sign-in', publicRoute, async (request, reply) => {
+    const next = localPath(request.query.next)
+    if (request.session) return seeOther(reply, next)
+    return renderSignIn(request, reply, { email: '', next, notice: request.query.notice })
+  })
+
+  app.post<{ Body: Form }>('/sign-in', publicRoute, async (request, reply) => {
+    const email = normalEmail(request.body.email)
+    const password = request.body.password ?? ''
+    const next = localPath(request.body.next)
+    const minutes = await lockedForMinutes(request)
+    if (minutes > 0) {
+      return renderSignIn(request, reply, {
+        email, next, status: 429, error: `Too many failed sign-ins. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`,
+      })
+    }
+    const user = email ? await findUserByEmail(app.db, email) : undefined
+    // The same work whether or not the email is known, so the answer's timing does not tell.
+    const ok = user?.passwordHash ? await verifyPassword(password, user.passwordHash) : await verifyDecoy(password)
+    if (!user || !ok) {
+      await Promise.all([failuresPerEmail(request), failuresPerAddress(request)])
+      request.log.info({ email }, 'dashboard sign-in failed')
+      return renderSignIn(request, reply, { email, next, status: 400, error: 'The email or password is incorrect.' })
+    }
+    await app.sessions.start(request, reply, user.id)
+    return seeOther(reply, next)
+  })
+
+  app.post('/sign-out', { schema: { hide: true } }, async (request, reply) => {
+    await app.sessions.end(request, reply)
+    return seeOther(reply, '/sign-in?notice=signed-out')
+  })
+
+  /** The user a setup link is for, while it is valid and that user still has no password. */
+  async function setupUser (token: string | undefined) {
+    const userId = token && token.length <= 100 ? app.sessions.setupLinks.userFor(token) : undefined
+    const user = userId ? await findUserById(app.db, userId) : undefined
+    return user && !user.passwordHash ? user : undefined
+  }
+
+  const invalidLink = 'This setup link is not valid: it has been used, the password is already set, or the server has ' +
+    'restarted since it printed the link. Set a password with: npm run -s cli -- users password EMAIL'
+
+  app.get<{ Querystring: Form }>('/setup', publicRoute, async (request, reply) => {
+    const user = await setupUser(request.query.token)
+    const context = pageContext(app, request, reply)
+    if (!user) return sendPage(request, reply, errorPage(context, 404, invalidLink), 404)
+    return sendPage(request, reply, setupPage(context, { email: user.email, token: request.query.token!, error: null }))
+  })
+
+  app.post<{ Body: Form }>('/setup', publicRoute, async (request, reply) => {
+    const { token, password = '', confirm = '' } = request.body
+    const user = await setupUser(token)
+    if (!user) return sendPage(request, reply, errorPage(pageContext(app, request, reply), 404, invalidLink), 404)
+    const problem = passwordProblem(password)
+    const error = problem
+      ? { field: 'password', message: `body/password ${problem}` }
+      : password !== confirm ? { field: 'confirm', message: 'body/confirm: the two passwords differ' } : null
+    if (error) {
+      return sendPage(request, reply, setupPage(pageContext(app, request, reply), { email: user.email, token: token!, error }), 400)
+    }
+    if (!await setFirstPasswordHash(app.db, user.id, await hashPassword(password))) {
+      return sendPage(request, reply, errorPage(pageContext(app, request, reply), 404, invalidLink), 404)
+    }
+    app.sessions.setupLinks.revoke(token!)
+    await app.sessions.start(request, reply, user.id)
+    return seeOther(reply, '/?notice=password-set')
+  })
+}
+
+export default dashboardAuthRoutes

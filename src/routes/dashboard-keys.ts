@@ -1,0 +1,73 @@
+// Settings, then API Keys: list the signed-in user's keys, create one (shown once), delete (revoke) one.
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { HttpError } from '../errors.ts'
+import { parseCreateKey, type FormFields } from '../dashboard/form-input.ts'
+import type { FieldError } from '../dashboard/forms.ts'
+import { keysPage } from '../dashboard/keys-page.ts'
+import { pageContext, seeOther, sendPage } from '../dashboard/respond.ts'
+import { isWellFormedKey, keyPrefix } from '../keys.ts'
+import { parseCookies, setCookie } from '../plugins/session.ts'
+import { createApiKey, deleteApiKeyOfUser, listApiKeys } from '../repositories/api-keys.ts'
+import { Uuid } from '../schemas/common.ts'
+
+const KeyIdParams = Type.Object({ id: Uuid('Id of the API key') }, { additionalProperties: false })
+const Form = Type.Record(Type.String(), Type.String())
+const KEYS_PATH = '/settings/api-keys'
+const NEW_KEY_COOKIE = 'pw_new_key'
+
+const dashboardKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  async function render (
+    request: Parameters<typeof sendPage>[0], reply: Parameters<typeof sendPage>[1],
+    options: { values?: FormFields, error?: FieldError, shown?: string, notice?: string, status?: number }
+  ) {
+    const keys = await listApiKeys(app.db, request.session!.userId)
+    // Shown only when it is a well-formed key of one of this user's keys, with that key's prefix.
+    const [id, key] = options.shown?.split('.') ?? []
+    const record = key && isWellFormedKey(key) ? keys.find((k) => k.id === id && k.prefix === keyPrefix(key)) : undefined
+    const page = keysPage(pageContext(app, request, reply), {
+      keys,
+      created: record && { key, record },
+      values: options.values ?? {},
+      error: options.error ?? null,
+      notice: options.notice,
+    })
+    return sendPage(request, reply, page, options.status)
+  }
+
+  app.get('/settings', { schema: { hide: true } }, async (_request, reply) => seeOther(reply, '/settings/api-keys'))
+
+  app.get('/settings/api-keys', {
+    schema: { hide: true, querystring: Type.Object({ notice: Type.Optional(Type.String({ maxLength: 40 })) }) },
+  }, async (request, reply) => {
+    const shown = parseCookies(request.headers.cookie)[NEW_KEY_COOKIE]
+    if (shown !== undefined) setCookie(request, reply, NEW_KEY_COOKIE, '', 0, { path: KEYS_PATH, sameSite: 'Strict' })
+    return render(request, reply, { notice: request.query.notice, shown })
+  })
+
+  app.post('/settings/api-keys', { schema: { hide: true, body: Form } }, async (request, reply) => {
+    const result = parseCreateKey(request.body)
+    if (!result.ok) return render(request, reply, { values: request.body, error: result.error, status: 400 })
+    const { name, scope, expires_in_days: days } = result.value
+    const now = app.clock()
+    const created = await createApiKey(app.db, {
+      userId: request.session!.userId,
+      name,
+      scope,
+      expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
+    })
+    // Post/redirect/get, so that a reload cannot make a second key. The key rides to the next page in a
+    // short-lived cookie of this path, which that page deletes: nothing but its hash is stored anywhere.
+    setCookie(request, reply, NEW_KEY_COOKIE, `${created.record.id}.${created.key}`, 300, { path: KEYS_PATH, sameSite: 'Strict' })
+    return seeOther(reply, KEYS_PATH)
+  })
+
+  app.post('/settings/api-keys/:id/delete', { schema: { hide: true, params: KeyIdParams, body: Form } }, async (request, reply) => {
+    if (!await deleteApiKeyOfUser(app.db, request.session!.userId, request.params.id)) {
+      throw new HttpError(404, 'There is no such API key, or it is not yours.')
+    }
+    return seeOther(reply, '/settings/api-keys?notice=key-deleted')
+  })
+}
+
+export default dashboardKeyRoutes

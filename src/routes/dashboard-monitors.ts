@@ -1,0 +1,115 @@
+// Dashboard monitor pages: the list (with sparklines), a monitor's page, and the create, edit, pause, resume
+// and delete forms, through the API's repositories, schemas and target rule, scoped to the signed-in user.
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { HttpError } from '../errors.ts'
+import { parseCreateMonitor, parseUpdateMonitor, type FormFields } from '../dashboard/form-input.ts'
+import { defaultMonitorValues, monitorValues } from '../dashboard/monitor-form.ts'
+import { editMonitorPage, monitorPage } from '../dashboard/monitor-page.ts'
+import { monitorsPage } from '../dashboard/monitors-page.ts'
+import { localPath, pageContext, seeOther, sendPage } from '../dashboard/respond.ts'
+import { recentChecksByMonitor, uptimeSummary } from '../repositories/check-stats.ts'
+import { listChecks, MAX_CHECKS_PER_PAGE } from '../repositories/checks.ts'
+import { listIncidents } from '../repositories/incidents.ts'
+import {
+  createMonitor, deleteMonitor, findMonitor, listMonitors, updateMonitor,
+} from '../repositories/monitors.ts'
+import { MonitorIdParams, Timestamp } from '../schemas/common.ts'
+import { MONITOR_STATUSES } from '../schemas/monitor.ts'
+
+const INCIDENTS_SHOWN = 50
+
+const notFound = () => new HttpError(404, 'There is no such monitor, or it is not yours.')
+
+const ListQuery = Type.Object({
+  status: Type.Optional(Type.Unsafe<typeof MONITOR_STATUSES[number]>({ type: 'string', enum: [...MONITOR_STATUSES] })),
+  notice: Type.Optional(Type.String({ maxLength: 40 })),
+})
+const MonitorQuery = Type.Object({
+  before: Type.Optional(Timestamp('Show checks older than this')),
+  notice: Type.Optional(Type.String({ maxLength: 40 })),
+})
+const Form = Type.Record(Type.String(), Type.String())
+
+const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: boolean }> = async (app, { allowPrivateTargets }) => {
+  const userOf = (request: { session: { userId: string } | null }) => request.session!.userId
+
+  async function renderList (
+    request: Parameters<typeof sendPage>[0], reply: Parameters<typeof sendPage>[1],
+    options: { status?: typeof MONITOR_STATUSES[number], notice?: string, values?: FormFields, error?: ReturnType<typeof parseCreateMonitor> }
+  ) {
+    const userId = userOf(request)
+    // Two queries whatever the number of monitors: the list, and every sparkline at once.
+    const [monitors, sparks] = await Promise.all([listMonitors(app.db, userId), recentChecksByMonitor(app.db, userId)])
+    const page = monitorsPage(pageContext(app, request, reply), {
+      monitors,
+      sparks,
+      filter: options.status,
+      notice: options.notice,
+      values: options.values ?? defaultMonitorValues(),
+      error: options.error && !options.error.ok ? options.error.error : null,
+    })
+    return sendPage(request, reply, page, options.error ? 400 : 200)
+  }
+
+  app.get('/', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) =>
+    renderList(request, reply, { status: request.query.status, notice: request.query.notice }))
+
+  app.post('/monitors', { schema: { hide: true, body: Form } }, async (request, reply) => {
+    const result = parseCreateMonitor(request.body, allowPrivateTargets)
+    if (!result.ok) return renderList(request, reply, { values: request.body, error: result })
+    const monitor = await createMonitor(app.db, userOf(request), result.value, app.clock())
+    return seeOther(reply, `/monitors/${monitor.id}?notice=monitor-created`)
+  })
+
+  app.get('/monitors/:id', { schema: { hide: true, params: MonitorIdParams, querystring: MonitorQuery } }, async (request, reply) => {
+    const monitor = await findMonitor(app.db, userOf(request), request.params.id)
+    if (!monitor) throw notFound()
+    const { before } = request.query
+    const [checks, incidents, uptime] = await Promise.all([
+      listChecks(app.db, monitor.id, { limit: MAX_CHECKS_PER_PAGE, before }),
+      listIncidents(app.db, monitor.id, { limit: INCIDENTS_SHOWN }),
+      uptimeSummary(app.db, monitor.id, app.clock()),
+    ])
+    const page = monitorPage(pageContext(app, request, reply), {
+      monitor, checks, incidents, uptime, before, pageSize: MAX_CHECKS_PER_PAGE, notice: request.query.notice,
+    })
+    return sendPage(request, reply, page)
+  })
+
+  app.get('/monitors/:id/edit', { schema: { hide: true, params: MonitorIdParams } }, async (request, reply) => {
+    const monitor = await findMonitor(app.db, userOf(request), request.params.id)
+    if (!monitor) throw notFound()
+    return sendPage(request, reply, editMonitorPage(pageContext(app, request, reply), { monitor, values: monitorValues(monitor), error: null }))
+  })
+
+  app.post('/monitors/:id/edit', { schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
+    const userId = userOf(request)
+    const result = parseUpdateMonitor(request.body, allowPrivateTargets)
+    if (!result.ok) {
+      const monitor = await findMonitor(app.db, userId, request.params.id)
+      if (!monitor) throw notFound()
+      const page = editMonitorPage(pageContext(app, request, reply), { monitor, values: request.body, error: result.error })
+      return sendPage(request, reply, page, 400)
+    }
+    const monitor = await updateMonitor(app.db, userId, request.params.id, result.value, app.clock())
+    if (!monitor) throw notFound()
+    return seeOther(reply, `/monitors/${monitor.id}?notice=monitor-saved`)
+  })
+
+  for (const [action, isActive] of [['pause', false], ['resume', true]] as const) {
+    app.post(`/monitors/:id/${action}`, { schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
+      const monitor = await updateMonitor(app.db, userOf(request), request.params.id, { is_active: isActive }, app.clock())
+      if (!monitor) throw notFound()
+      const back = localPath(request.body.back)
+      return seeOther(reply, `${back}${back.includes('?') ? '&' : '?'}notice=monitor-${action}d`)
+    })
+  }
+
+  app.post('/monitors/:id/delete', { schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
+    if (!await deleteMonitor(app.db, userOf(request), request.params.id, app.clock())) throw notFound()
+    return seeOther(reply, '/?notice=monitor-deleted')
+  })
+}
+
+export default dashboardMonitorRoutes

@@ -1,0 +1,27 @@
+// The rules of a new API key (name, scope, optional expiry in days): used by the dashboard's Settings, API Keys form.
+import { Type, type Static } from '@sinclair/typebox'
+
+export const API_KEY_SCOPES = ['read', 'write'] as const
+export const KEY_EXPIRY_MAX_DAYS = 3650
+
+export const CreateApiKeySchema = Type.Object({
+  name: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '\\S',
+    'x-error-message': 'must be 1-100 characters and not blank',
+    description: 'What the key is for, to tell keys apart',
+  }),
+  scope: Type.Unsafe<typeof API_KEY_SCOPES[number]>({
+    type: 'string',
+    enum: [...API_KEY_SCOPES],
+    description: '`read` may only GET; `write` may do everything',
+  }),
+  expires_in_days: Type.Optional(Type.Integer({
+    minimum: 1,
+    maximum: KEY_EXPIRY_MAX_DAYS,
+    description: 'Days until the key stops working; never when absent',
+  })),
+}, { title: 'CreateApiKey', additionalProperties: false })
+
+export type CreateApiKey = Static<typeof CreateApiKeySchema>

@@ -1,0 +1,58 @@
+// The dashboard's HTML helpers: escaping, formatting and the server-side SVG charts.
+import t from 'tap'
+import { escapeHtml, html, raw } from '../../src/dashboard/html.ts'
+import { ago, duration, percent, timeTag, utc } from '../../src/dashboard/format.ts'
+import { msLabel, niceCeiling, responseTimeChart, sparkline } from '../../src/dashboard/charts.ts'
+import { messageFor } from '../../src/dashboard/forms.ts'
+import { localPath } from '../../src/dashboard/respond.ts'
+
+t.test('html escapes every value unless it is markup made by html or raw', async (t) => {
+  t.equal(escapeHtml(`<a href="x" onclick='y'>&`), '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;')
+  const name = '"><script>alert(1)</script>'
+  t.equal(html`<input value="${name}">`.value, '<input value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">')
+  t.equal(html`<p>${html`<b>${'<i>'}</b>`}</p>`.value, '<p><b>&lt;i&gt;</b></p>', 'nested markup is kept, its values escaped')
+  t.equal(html`${[1, '<', html`<br>`]}|${null}|${undefined}|${false}|${0}`.value, '1&lt;<br>||||0')
+  t.equal(html`${raw('<svg/>')}`.value, '<svg/>')
+  t.equal(String(html`a`), 'a')
+})
+
+t.test('times, durations and percentages in words', async (t) => {
+  const now = new Date('2026-11-21T12:00:00.000Z')
+  t.equal(utc('2026-11-21T09:30:05.123Z'), '2026-11-21 09:30:05 UTC')
+  t.same([0, 42, 60, 299, 3600, 3660, 86_400 + 4 * 3600 + 60, -5].map(duration), ['0 s', '42 s', '1 min', '4 min', '1 h', '1 h 1 min', '1 d 4 h', '0 s'])
+  t.match(ago(new Date(now.getTime() - 5000), now).value, '>just now</time>')
+  t.match(ago('2026-11-21T11:57:00.000Z', now).value, '<time datetime="2026-11-21T11:57:00.000Z" title="2026-11-21 11:57:00 UTC">3 min ago</time>')
+  t.match(ago(null, now).value, 'Never')
+  t.match(timeTag(null, 'Not yet').value, 'Not yet')
+  t.same([null, 100, 99.999, 75, 0].map(percent), ['No checks', '100%', '99.99%', '75.00%', '0.00%'])
+})
+
+t.test('field messages start with the field\'s label', async (t) => {
+  t.equal(messageFor('Interval', 'body/interval_minutes must be <= 1440'), 'Interval must be <= 1440')
+  t.equal(messageFor('URL', 'body/url: 10.0.0.1 is not a public address'), 'URL: 10.0.0.1 is not a public address')
+  t.equal(messageFor('Name', 'body/name is required'), 'Name is required')
+})
+
+t.test('local paths only', async (t) => {
+  t.same(['/', '/a?b=c', '//x', '/\\x', 'http://x', '', undefined, '/a\nb', `/${'a'.repeat(2001)}`].map((p) => localPath(p)),
+    ['/', '/a?b=c', '/', '/', '/', '/', '/', '/', '/'])
+})
+
+t.test('sparkline and chart: shapes for down checks and a text summary', async (t) => {
+  t.match(sparkline([]).value, 'No checks yet')
+  const one = sparkline([{ responseTimeMs: 0, isUp: true }]).value
+  t.match(one, '<polyline points="100,44"/><circle cx="100" cy="44" r="4"/>', 'one check is a dot')
+  const spark = sparkline([{ responseTimeMs: 100, isUp: true }, { responseTimeMs: 50, isUp: false }, { responseTimeMs: 200, isUp: false }]).value
+  t.match(spark, '<polyline points="4,24 100,34 196,4"/><rect x="96" y="30" width="8" height="8"/><rect x="192" y="0" width="8" height="8"/></svg>')
+  t.match(spark, 'aria-label="Last 3 checks: 2 down, 50 to 200 ms"')
+  t.same([0, 7, 10, 11, 99, 150, 200, 201, 999, 1001, 7000].map(niceCeiling), [10, 10, 10, 20, 100, 200, 200, 500, 1000, 2000, 10000])
+  t.match(responseTimeChart([]).value, 'No checks yet')
+  const chart = responseTimeChart([{ responseTimeMs: 120, isUp: true }], 'c').value
+  t.match(chart, '1 check: response time 120 to 120 ms, all up.')
+  t.match(chart, '<circle class="up" cx="352" cy="83.2" r="3"/>')
+  const many = responseTimeChart(Array.from({ length: 61 }, (_, i) => ({ responseTimeMs: i, isUp: i !== 5, checkedAt: `2026-11-21T10:${String(i % 60).padStart(2, '0')}:00.000Z` }))).value
+  t.notMatch(many, '<circle', 'no dots when there are many checks')
+  t.equal(many.match(/<rect class="down"/g)?.length, 1)
+  t.match(many, '>100 ms</text>')
+  t.same([0, 250, 1000, 2500, 10000].map(msLabel), ['0 ms', '250 ms', '1 s', '2.5 s', '10 s'])
+})

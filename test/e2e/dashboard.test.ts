@@ -1,0 +1,161 @@
+// The dashboard end to end in real headless Chromium (Debian's /usr/bin/chromium via playwright-core): sign in,
+// create a monitor and see it checked against a local target, create a key and use it, delete it and see the API
+// refuse it, sign out. Screenshots of each page go to test-output/screenshots/ (git-ignored).
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { chromium, type Page } from 'playwright-core'
+import { startChecker } from '../../src/checker/index.ts'
+import { hashPassword } from '../../src/passwords.ts'
+import { createUser, setPasswordHash } from '../../src/repositories/users.ts'
+import { buildTestApp, testConfig } from '../helper.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+const SCREENSHOTS = fileURLToPath(new URL('../../test-output/screenshots/', import.meta.url))
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const PASSWORD = 'a long enough e2e password'
+
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`
+
+t.test('a person runs Pingward from the dashboard, without curl', { skip }, async (t) => {
+  // The local target the monitor checks.
+  let targetHits = 0
+  const target = createServer((_req, res) => { targetHits++; res.end('ok') })
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => target.close(() => resolve())))
+  const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/health`
+
+  const env = { ALLOW_PRIVATE_TARGETS: 'true' }
+  const { app } = await buildTestApp(t, { env })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const checker = startChecker({ config: testConfig(env), db: app.db, log: app.log })
+  t.teardown(() => checker.stop())
+
+  const user = await createUser(app.db, `e2e-${Date.now()}@example.com`)
+  await setPasswordHash(app.db, user.id, await hashPassword(PASSWORD))
+
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  const profile = mkdtempSync(join(tmpdir(), 'pingward-chromium-'))
+  t.teardown(() => rmSync(profile, { recursive: true, force: true }))
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 },
+  })
+  t.teardown(() => browser.close())
+  await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
+  const page: Page = browser.pages()[0] ?? await browser.newPage()
+  page.on('dialog', (dialog) => { void dialog.accept() })
+  const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  const heading = () => page.locator('h1').textContent()
+
+  // Signed out, the dashboard sends us to sign in; the first Tab reaches the skip link.
+  await page.goto(`${base}/`)
+  t.equal(new URL(page.url()).pathname, '/sign-in')
+  await page.keyboard.press('Tab')
+  t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content', 'the skip link comes first')
+  await shot('01-sign-in')
+
+  await page.getByLabel('Email').fill(user.email)
+  await page.getByLabel('Password').fill('not the password')
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  t.match(await page.getByRole('alert').textContent(), 'The email or password is incorrect.')
+  await shot('02-sign-in-failed')
+
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL(`${base}/`)
+  t.equal(await heading(), 'Monitors')
+  await shot('03-monitors-empty')
+
+  // A bad value: the API's message appears next to the field, and what was typed is kept.
+  await page.getByLabel('Name').fill('Local target')
+  await page.getByLabel('URL').fill(targetUrl)
+  await page.getByText('More settings').click()
+  await page.getByLabel('Check every (minutes)').fill('0')
+  await page.getByRole('button', { name: 'Add monitor' }).click()
+  t.equal(await page.locator('#new-monitor-interval_minutes-error').textContent(), 'Check every (minutes) must be >= 1')
+  t.equal(await page.getByLabel('Check every (minutes)').getAttribute('aria-invalid'), 'true')
+  t.equal(await page.getByLabel('URL').inputValue(), targetUrl, 'the input is kept')
+  await shot('04-monitor-validation')
+
+  await page.getByLabel('Check every (minutes)').fill('1')
+  await page.getByRole('button', { name: 'Add monitor' }).click()
+  await page.waitForURL(/\/monitors\/[0-9a-f-]{36}\?notice=monitor-created$/)
+  t.equal(await heading(), 'Local target')
+
+  // The running checker checks it within seconds: reload until the page says Up.
+  const started = Date.now()
+  let status = await page.locator('.title-row .st').textContent()
+  while (status !== 'Up' && Date.now() - started < 20_000) {
+    await page.waitForTimeout(300)
+    await page.reload()
+    status = await page.locator('.title-row .st').textContent()
+  }
+  t.equal(status, 'Up', 'the monitor was checked and is up')
+  t.ok(targetHits >= 1, 'the local target was requested')
+  t.match(await page.locator('.stat-value').first().textContent(), '100%')
+  t.equal(await page.locator('figure.chart svg[role="img"]').count(), 1, 'the response-time chart')
+  t.ok(await page.locator('table').filter({ hasText: 'HTTP status' }).locator('tbody tr').count() >= 1, 'the check is listed')
+  await shot('05-monitor')
+
+  await page.getByRole('link', { name: 'Monitors' }).first().click()
+  const row = page.locator('table.monitors tbody tr', { hasText: 'Local target' })
+  t.equal(await row.locator('.st').textContent(), 'Up')
+  t.equal(await row.locator('svg.spark').count(), 1, 'a sparkline')
+  await shot('06-monitors')
+
+  // Phone width: nothing wider than the screen.
+  await page.setViewportSize({ width: 375, height: 800 })
+  t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the monitors page fits 375 px')
+  await shot('07-monitors-phone')
+  await row.getByRole('link', { name: 'Local target', exact: true }).click()
+  t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the monitor page fits 375 px')
+  await shot('08-monitor-phone')
+  await page.setViewportSize({ width: 1280, height: 900 })
+
+  // Settings, then API Keys: create a key, shown once with a copy button.
+  await page.getByRole('link', { name: 'Settings' }).click()
+  t.equal(await heading(), 'API Keys')
+  await page.getByLabel('Name').fill('e2e script')
+  await page.getByLabel('Scope').selectOption('write')
+  await page.getByRole('button', { name: 'Create key' }).click()
+  const key = await page.locator('#new-key-value').inputValue()
+  t.match(key, /^sk_[0-9A-Za-z]{38}$/)
+  t.match(await page.locator('.new-key').textContent(), 'it will not be shown again')
+  await page.getByRole('button', { name: 'Copy' }).click()
+  await page.locator('.copy-status', { hasText: 'Copied' }).waitFor()
+  t.equal(await page.evaluate(() => navigator.clipboard.readText()), key, 'the copy button copied the key')
+  await shot('09-api-key-created')
+
+  const api = (k: string) => fetch(`${base}/api/v1/monitors`, { headers: { authorization: `Bearer ${k}` } })
+  const listed = await api(key)
+  t.equal(listed.status, 200, 'the new key works against the API')
+  t.same(((await listed.json()) as { data: Array<{ name: string }> }).data.map((m) => m.name), ['Local target'])
+
+  await page.reload()
+  t.equal(await page.locator('#new-key-value').count(), 0, 'a reload does not show the key again')
+  const keyRow = page.locator('table.keys tbody tr', { hasText: 'e2e script' })
+  t.match(await keyRow.textContent(), key.slice(0, 11), 'listed by its prefix')
+  await keyRow.getByRole('button', { name: 'Delete key e2e script' }).click()
+  await page.waitForURL(/notice=key-deleted/)
+  t.equal(await page.locator('table.keys tbody tr', { hasText: 'e2e script' }).count(), 0)
+  await shot('10-api-key-deleted')
+  t.equal((await api(key)).status, 401, 'the deleted key is refused at once')
+
+  // Sign out ends the session on the server, not only in this browser.
+  const session = (await browser.cookies(base)).find((c) => c.name === 'pw_session')!
+  t.equal(session.httpOnly, true)
+  t.equal(session.sameSite, 'Lax')
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.waitForURL(/\/sign-in\?notice=signed-out$/)
+  t.match(await page.getByRole('status').textContent(), 'You have signed out.')
+  await shot('11-signed-out')
+  const reuse = await fetch(`${base}/`, { headers: { cookie: `pw_session=${session.value}` }, redirect: 'manual' })
+  t.equal(reuse.status, 303, 'the old session cookie no longer signs anyone in')
+  t.equal(reuse.headers.get('location'), '/sign-in?next=%2F')
+})

@@ -1,0 +1,254 @@
+// Property-based fuzzing of every operation in openapi/openapi.json with valid and broken requests: never a
+// 5xx, only statuses the document declares, every body as declared, errors `{error}`, no one else's data.
+import { readFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import t from 'tap'
+import fc from 'fast-check'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+import { insertChecks } from '../../src/repositories/checks.ts'
+import { openIncident } from '../../src/repositories/incidents.ts'
+import { deleteApiKey } from '../../src/repositories/api-keys.ts'
+import { generateApiKey } from '../../src/keys.ts'
+import { buildTestApp, makeKey, makeMonitor, makeUser } from '../helper.ts'
+import { anyJson, badUuid, deref, invalidValue, oddString, validValue, type Schema } from './schema-arbitrary.ts'
+import { encodePart, type FuzzCase, type Operation, rawBodies } from './fuzz-cases.ts'
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+const doc = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Schema
+const SEED = Number(process.env.FUZZ_SEED ?? 20261121)
+const RUNS = Number(process.env.FUZZ_RUNS ?? 5000)
+// 5,000 requests take 15-45 s (PGlite or PostgreSQL, on a busy machine): more room than the suite's 180 s.
+t.setTimeout(600_000)
+
+const operations: Operation[] = Object.entries(doc.paths as Record<string, Schema>).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]: [string, Schema]) => {
+    const params = (op.parameters ?? []).map((p: Schema) => ({ ...p, schema: deref(p.schema, doc) }))
+    const security = op.security ?? doc.security ?? []
+    return {
+      name: `${method.toUpperCase()} ${path}`,
+      method: method.toUpperCase(),
+      path,
+      query: params.filter((p: Schema) => p.in === 'query'),
+      hasId: path.includes('{'),
+      body: op.requestBody ? deref(op.requestBody.content['application/json'].schema, doc) : undefined,
+      responses: Object.fromEntries(Object.entries(op.responses as Record<string, Schema>)
+        .map(([status, r]) => [status, r.content ? deref(r.content['application/json'].schema, doc) : null])),
+      secured: security.length > 0,
+    }
+  }))
+
+const ajv = new Ajv2020({ strict: false, allErrors: true })
+addFormats(ajv)
+const validators = new Map(operations.flatMap((op) => Object.entries(op.responses)
+  .filter(([, schema]) => schema).map(([status, schema]) => [`${op.name} ${status}`, ajv.compile(schema!)])))
+
+// What the document says is valid, as a client reads it (query text coerced, bodies strict). The API is
+// stricter still (it refuses NUL, lone surrogates, leap seconds): only "invalid here, so never 2xx" is asserted.
+const requestAjv = new Ajv2020({ strict: false })
+addFormats(requestAjv)
+const queryAjv = new Ajv2020({ strict: false, coerceTypes: true })
+addFormats(queryAjv)
+const queryValidators = new Map(operations.flatMap((op) => op.query.map((p) =>
+  [`${op.name} ${p.name}`, queryAjv.compile({ type: 'object', properties: { value: p.schema } })])))
+const bodyValidators = new Map(operations.filter((op) => op.body).map((op) => [op.name, requestAjv.compile(op.body!)]))
+
+function isValidBody (op: Operation, text: string | Buffer): boolean {
+  let body: unknown
+  try {
+    body = JSON.parse(Buffer.isBuffer(text) ? text.toString('utf8') : text)
+  } catch {
+    return false
+  }
+  return bodyValidators.get(op.name)!(body)
+}
+
+/** One fuzz case: an operation, who calls, which id, which query and body, which Content-Type. */
+const fuzzCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 0, max: operations.length - 1 }).chain((opIndex) => {
+  const op = operations[opIndex]
+  const queryParam = (p: Schema) => fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 3 },
+    { arbitrary: validValue(p.schema).map((v) => [String(v)]), weight: 3 },
+    { arbitrary: fc.oneof(invalidValue(p.schema), oddString).map((v) => [typeof v === 'string' ? v : JSON.stringify(v)]), weight: 2 },
+    { arbitrary: fc.array(validValue(p.schema).map(String), { minLength: 2, maxLength: 3 }), weight: 1 },
+  )
+  const body = op.body
+    ? fc.oneof(
+      { arbitrary: validValue(op.body).map((v) => ({ text: JSON.stringify(v) })), weight: 6 },
+      { arbitrary: mutatedObject(op.body).map((v) => ({ text: JSON.stringify(v) })), weight: 6 },
+      { arbitrary: rawBodies, weight: 2 },
+      { arbitrary: fc.constant(undefined), weight: 1 },
+    )
+    // A body the operation does not take: ignored on GET, parsed (and maybe refused) on DELETE; never the point.
+    : fc.oneof({ arbitrary: fc.constant(undefined), weight: 12 }, rawBodies)
+  return fc.record({
+    op: fc.constant(op.name),
+    auth: fc.oneof(
+      { arbitrary: fc.constant('a-write' as const), weight: 10 },
+      { arbitrary: fc.constantFrom('a-read', 'b-write', 'b-read') as fc.Arbitrary<FuzzCase['auth']>, weight: 4 },
+      { arbitrary: fc.constantFrom('none', 'unknown', 'revoked', 'expired', 'junk') as fc.Arbitrary<FuzzCase['auth']>, weight: 3 },
+    ),
+    junkAuth: fc.oneof(fc.constantFrom('Bearer', 'Bearer ', 'Basic YTpi', 'Token x', 'bearer sk_short', `Bearer ${'sk_'.padEnd(41, 'A')}`, 'Bearer \u00ff\u00fe'),
+      fc.string({ unit: 'binary-ascii', maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, ''))),
+    target: fc.oneof(
+      { arbitrary: fc.constant('mine' as const), weight: 6 },
+      { arbitrary: fc.constant('theirs' as const), weight: 2 },
+      { arbitrary: fc.constant('unknown' as const), weight: 1 },
+      { arbitrary: fc.constant('bad' as const), weight: 2 },
+    ),
+    pick: fc.nat(),
+    unknownId: fc.uuid(),
+    badId: fc.oneof({ arbitrary: badUuid.map((id) => ({ id, raw: false })), weight: 8 }, fc.constantFrom('%', '%E0%A4%A', '%zz', '%C0%AF').map((id) => ({ id, raw: true }))),
+    query: fc.tuple(...op.query.map(queryParam)),
+    extraQuery: fc.oneof({ arbitrary: fc.constant([]), weight: 4 }, fc.array(fc.tuple(oddString.filter((s) => s.length > 0), oddString), { maxLength: 2 })),
+    body,
+    contentType: fc.oneof(
+      { arbitrary: fc.constant('application/json'), weight: 12 },
+      fc.constantFrom(undefined, 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x', 'application/xml', 'application/json-patch+json', 'application/json; charset=latin1', '*/*', ''),
+    ),
+  }) as fc.Arbitrary<FuzzCase>
+})
+
+/** An object that breaks one rule: a field wrong, a required field missing, an unknown field, or not an object. */
+function mutatedObject (schema: Schema): fc.Arbitrary<unknown> {
+  const properties = Object.entries(schema.properties ?? {}) as Array<[string, Schema]>
+  const required: string[] = schema.required ?? []
+  const choices: fc.Arbitrary<unknown>[] = [
+    fc.tuple(validValue(schema), fc.constantFrom(...properties)).chain(([value, [key, sub]]) =>
+      invalidValue(sub).map((bad) => ({ ...(value as object), [key]: bad }))),
+    fc.tuple(validValue(schema), fc.oneof(fc.constantFrom('id', 'status', 'last_checked_at', 'created_at', 'user_id', 'deleted_at'), oddString), anyJson)
+      .filter(([, key]) => !(key in (schema.properties ?? {})))
+      .map(([value, key, extra]) => Object.defineProperty({ ...(value as object) }, key, { value: extra, enumerable: true })),
+    anyJson.filter((v) => v === null || typeof v !== 'object' || Array.isArray(v)),
+  ]
+  if (required.length > 0) {
+    choices.push(fc.tuple(validValue(schema), fc.constantFrom(...required)).map(([value, key]) => {
+      const copy = { ...(value as Record<string, unknown>) }
+      delete copy[key]
+      return copy
+    }))
+  }
+  return fc.oneof(...choices)
+}
+
+t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} runs)`, async (t) => {
+  t.comment(`FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} (set them to replay or to run longer)`)
+  const { app } = await buildTestApp(t)
+  const alice = await makeUser(app)
+  const aliceRead = await makeKey(app, alice.user.id, 'read')
+  const bob = await makeUser(app)
+  const bobRead = await makeKey(app, bob.user.id, 'read')
+  const revoked = await makeKey(app, alice.user.id)
+  await deleteApiKey(app.db, revoked.keyId)
+  const expired = await makeKey(app, alice.user.id, 'write', new Date(Date.now() - 60_000))
+  const keys = [alice.key, aliceRead.key, bob.key, bobRead.key, revoked.key, expired.key]
+  const secrets = [...keys, ...keys.map((key) => createHash('sha256').update(key).digest('hex'))]
+
+  const aliceIds: string[] = []
+  for (let i = 0; i < 4; i++) aliceIds.push((await makeMonitor(app, alice.auth, { name: `alice ${i}` })).id)
+  const bobMonitors = [await makeMonitor(app, bob.auth, { name: 'bob-secret-7f3a9c' }), await makeMonitor(app, bob.auth, { name: 'bob-private-e41d02', is_active: false })]
+  const bobIds = bobMonitors.map((m) => m.id)
+  await insertChecks(app.db, [{ monitorId: bobIds[0], isUp: false, statusCode: 503, responseTimeMs: 7, checkedAt: new Date(), errorMessage: 'expected status 200, got 503' }])
+  await openIncident(app.db, bobIds[0], { cause: 'expected status 200, got 503', statusCode: 503, startedAt: new Date() })
+  const bobView = async () => Promise.all(bobIds.flatMap((id) => ['', '/checks', '/incidents'].map(async (suffix) =>
+    (await app.inject({ url: `/api/v1/monitors/${id}${suffix}`, headers: bobRead.auth })).body)))
+  const bobBefore = await bobView()
+  const authHeader: Record<string, string | undefined> = {
+    'a-write': `Bearer ${alice.key}`, 'a-read': `Bearer ${aliceRead.key}`, 'b-write': `Bearer ${bob.key}`, 'b-read': `Bearer ${bobRead.key}`,
+    none: undefined, unknown: `Bearer ${generateApiKey()}`, revoked: `Bearer ${revoked.key}`, expired: `Bearer ${expired.key}`,
+  }
+
+  const stats = { sent: 0, byStatus: new Map<number, number>(), okByOp: new Map<string, number>() }
+  const property = fc.asyncProperty(fuzzCase, async (c) => {
+    const op = operations.find((o) => o.name === c.op)!
+    const caller = c.auth.startsWith('a-') ? 'alice' : c.auth.startsWith('b-') ? 'bob' : 'nobody'
+    // Bob never writes to his own monitors, so that they can be compared at the end.
+    const theirs = caller === 'bob' ? aliceIds : bobIds
+    const mine = caller === 'alice' ? aliceIds : caller === 'bob' && c.auth === 'b-read' ? bobIds : theirs
+    let id = ''
+    let badId = false
+    if (op.hasId) {
+      if (c.target === 'mine') id = mine[c.pick % mine.length]
+      else if (c.target === 'theirs') id = theirs[c.pick % theirs.length]
+      else if (c.target === 'unknown') id = c.unknownId
+      else { id = c.badId.raw ? c.badId.id : encodePart(c.badId.id); badId = true }
+    }
+    const pairs: string[] = []
+    let badQuery = false
+    op.query.forEach((p, i) => {
+      const values = c.query[i]
+      if (!values) return
+      badQuery ||= !queryValidators.get(`${op.name} ${p.name}`)!({ value: values.length === 1 ? values[0] : values })
+      for (const value of values) pairs.push(`${p.name}=${encodePart(value)}`)
+    })
+    for (const [key, value] of c.extraQuery) pairs.push(`${encodePart(key)}=${encodePart(value)}`)
+    if (op.query.length > 0 && c.extraQuery.length > 0) badQuery = true
+    const url = op.path.replace(/\{[^}]+\}/g, id) + (pairs.length > 0 ? `?${pairs.join('&')}` : '')
+    const headers: Record<string, string> = {}
+    const authorization = c.auth === 'junk' ? c.junkAuth : authHeader[c.auth]
+    if (authorization !== undefined) headers.authorization = authorization
+    if (c.body && c.contentType !== undefined) headers['content-type'] = c.contentType
+    const crossUser = op.hasId && c.target === 'theirs' && caller !== 'nobody'
+    const ownerView = crossUser && caller === 'bob' ? await app.inject({ url: `/api/v1/monitors/${id}`, headers: aliceRead.auth }) : undefined
+
+    const res = await app.inject({ method: op.method as 'GET', url, headers, payload: c.body?.text })
+    stats.sent++
+    stats.byStatus.set(res.statusCode, (stats.byStatus.get(res.statusCode) ?? 0) + 1)
+    const where = `${op.method} ${url.slice(0, 200)} as ${c.auth} -> ${res.statusCode} ${res.body.slice(0, 300)}`
+    const fail = (why: string) => { throw new Error(`${why}: ${where}`) }
+
+    if (res.statusCode >= 500) fail('5xx')
+    if (!(String(res.statusCode) in op.responses)) fail(`status not declared for ${op.name}`)
+    if (!res.headers['x-request-id']) fail('no x-request-id')
+    if (res.statusCode === 204) {
+      if (res.body !== '') fail('204 with a body')
+    } else {
+      if (!String(res.headers['content-type']).startsWith('application/json')) fail(`content-type ${res.headers['content-type']}`)
+      const validate = validators.get(`${op.name} ${res.statusCode}`)!
+      if (!validate(res.json())) fail(`body does not match the declared schema (${ajv.errorsText(validate.errors)})`)
+    }
+    if (res.statusCode >= 400 && Object.keys(res.json()).join() !== 'error') fail('error body is not {error}')
+    for (const secret of secrets) if (res.body.includes(secret)) fail('a key or key hash in a response')
+    const foreign = caller === 'alice' ? [...bobIds, 'bob-secret', 'bob-private'] : caller === 'bob' ? aliceIds : [...aliceIds, ...bobIds, 'bob-secret']
+    for (const text of foreign) if (res.body.includes(text)) fail(`another user's data (${text}) in the response`)
+
+    const routerRefused = res.statusCode === 400 && res.json().error.startsWith('Bad request: ')
+    const ok = res.statusCode < 300
+    if (op.secured && !routerRefused) {
+      if (caller === 'nobody' && res.statusCode !== 401) fail('an invalid key was not refused with 401')
+      if (res.statusCode === 401 && (res.json().error !== 'Unauthorized' || res.headers['www-authenticate'] !== 'Bearer')) fail('401 without its body or header')
+      if (c.auth.endsWith('-read') && op.method !== 'GET' && res.statusCode !== 403) fail('a read key was not refused a write with 403')
+    }
+    if (ok && (badId || badQuery || (op.body && c.body && !isValidBody(op, c.body.text)))) fail('a broken request succeeded')
+    if (crossUser && ok) fail('another user\'s monitor answered 2xx')
+    if (crossUser && res.statusCode === 404 && res.json().error !== 'Monitor not found') fail('another user\'s monitor: not the plain 404')
+    if (ownerView) {
+      const after = await app.inject({ url: `/api/v1/monitors/${id}`, headers: aliceRead.auth })
+      if (after.body !== ownerView.body) fail('another user\'s request changed a monitor')
+    }
+    if (ok) {
+      stats.okByOp.set(op.name, (stats.okByOp.get(op.name) ?? 0) + 1)
+      if (op.method === 'POST' && caller === 'alice') aliceIds.push(res.json().data.id)
+    }
+  })
+
+  const started = Date.now()
+  const details = await fc.check(property, { seed: SEED, numRuns: RUNS, endOnFailure: false })
+  t.comment(`${stats.sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses: ${JSON.stringify(Object.fromEntries([...stats.byStatus].sort()))}`)
+  t.notOk(details.failed, details.failed ? describeFailure(details) : 'no property violated')
+  t.ok(stats.sent >= RUNS, `at least ${RUNS} requests sent`)
+  for (const op of operations) t.ok((stats.okByOp.get(op.name) ?? 0) > 0, `${op.name} succeeded at least once (the fuzzer reaches the success paths)`)
+  t.same(await bobView(), bobBefore, 'the other user\'s monitors, checks and incidents are unchanged')
+})
+
+/** The shrunk counterexample with long strings cut, the error, and how to replay it. */
+function describeFailure (details: fc.RunDetails<[FuzzCase]>): string {
+  const cut = (_key: string, value: unknown) => {
+    if (value && typeof value === 'object' && (value as { type?: string }).type === 'Buffer') value = Buffer.from((value as { data: number[] }).data).toString('latin1')
+    return typeof value === 'string' && value.length > 200 ? `${value.slice(0, 200)}... (${value.length} chars)` : value
+  }
+  const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)
+  return `${error}\ncase: ${JSON.stringify(details.counterexample?.[0], cut)}\nreplay: FUZZ_SEED=${details.seed} (path ${details.counterexamplePath})`
+}
+

@@ -1,0 +1,132 @@
+// Resilience test support: a private, throwaway PostgreSQL cluster that a test may stop and start (never the
+// machine's shared one), and Pingward processes whose output can be awaited.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
+import { spawnPingward } from '../helper.ts'
+
+interface Teardown { teardown: (fn: () => unknown) => void }
+
+/** The newest PostgreSQL server binaries on this machine, or undefined. */
+export function postgresBinaries (): string | undefined {
+  const root = '/usr/lib/postgresql'
+  if (!existsSync(root)) return undefined
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb')) && existsSync(join(root, v, 'bin', 'pg_ctl')))
+  const newest = versions.sort((a, b) => Number(a) - Number(b)).pop()
+  return newest && join(root, newest, 'bin')
+}
+
+export const SKIP_WITHOUT_POSTGRES = postgresBinaries() ? false : 'no PostgreSQL server binaries in /usr/lib/postgresql/*/bin (initdb, pg_ctl)'
+
+export async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+export interface PrivatePostgres {
+  /** postgres://postgres@127.0.0.1:PORT/pingward */
+  url: string
+  stop: () => void
+  start: () => void
+}
+
+/**
+ * initdb + pg_ctl start of a cluster in a temporary directory on a free port, with trust auth on 127.0.0.1.
+ * As root, the binaries run as the `postgres` OS user (initdb refuses root). Removed at teardown.
+ */
+export async function startPrivatePostgres (t: Teardown): Promise<PrivatePostgres> {
+  const bin = postgresBinaries()
+  if (!bin) throw new Error(String(SKIP_WITHOUT_POSTGRES))
+  const dir = mkdtempSync(join(tmpdir(), 'pingward-pg-'))
+  const data = join(dir, 'data')
+  const port = await freePort()
+  const asRoot = process.getuid?.() === 0
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString())
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString())
+    chownSync(dir, uid, gid)
+  }
+  const run = (command: string, args: string[]) => {
+    const quoted = [join(bin, command), ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')
+    const result = asRoot
+      ? spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', quoted], { encoding: 'utf8' })
+      : spawnSync(join(bin, command), args, { encoding: 'utf8' })
+    if (result.status !== 0) throw new Error(`${command} failed (${result.status}): ${result.stderr}${result.stdout}`)
+  }
+  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'])
+  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=200`
+  const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
+  const stop = () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop'])
+  start()
+  t.teardown(() => {
+    try { run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']) } catch { /* already stopped */ }
+    rmSync(dir, { recursive: true, force: true })
+  })
+  run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'pingward'])
+  return { url: `postgres://postgres@127.0.0.1:${port}/pingward`, stop, start }
+}
+
+export interface PingwardProcess {
+  child: ChildProcessWithoutNullStreams
+  /** http://127.0.0.1:PORT once it listens (servers only). */
+  base: string
+  output: () => string
+  /** Resolves with the first match in stdout+stderr from `from` on; rejects when the process exits first. */
+  waitFor: (pattern: RegExp, timeoutMs?: number, from?: number) => Promise<RegExpExecArray>
+  exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }>
+}
+
+const LISTENING = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/
+
+/** Spawns src/server.ts (or another entry point) and, for a server, waits until it listens. */
+export async function startPingward (t: Teardown, vars: Record<string, string>, script = 'src/server.ts'): Promise<PingwardProcess> {
+  const child = spawnPingward(script, [], { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...vars })
+  let out = ''
+  const waiters = new Set<() => void>()
+  const onData = (chunk: string) => { out += chunk; for (const wake of waiters) wake() }
+  child.stdout.setEncoding('utf8').on('data', onData)
+  child.stderr.setEncoding('utf8').on('data', onData)
+  const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('close', (code, signal) => { for (const wake of waiters) wake(); resolve({ code, signal }) })
+  })
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  const waitFor = (pattern: RegExp, timeoutMs = 30_000, from = 0) => new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern}\n${out.slice(-4000)}`)), timeoutMs)
+    const check = () => {
+      const match = pattern.exec(out.slice(from))
+      if (match) finish(undefined, match)
+      else if (child.exitCode !== null || child.signalCode !== null) finish(new Error(`exited before ${pattern}\n${out.slice(-4000)}`))
+    }
+    const finish = (err?: Error, match?: RegExpExecArray) => {
+      clearTimeout(timer)
+      waiters.delete(check)
+      if (err) reject(err)
+      else resolve(match!)
+    }
+    waiters.add(check)
+    check()
+  })
+  const base = script === 'src/server.ts' ? (await waitFor(LISTENING, 60_000))[1] : ''
+  return { child, base, output: () => out, waitFor, exited }
+}
+
+/** The key printed on the first start of a server on an empty database. */
+export async function firstKey (server: PingwardProcess): Promise<string> {
+  return (await server.waitFor(/^ {2}(sk_[0-9A-Za-z]{38})$/m))[1]
+}
+
+/** Runs `src/cli.ts ...args` to its end. */
+export function runCli (args: string[], vars: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  const child = spawnPingward('src/cli.ts', args, vars)
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
+}

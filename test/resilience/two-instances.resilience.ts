@@ -1,0 +1,64 @@
+// Two API processes on one PostgreSQL and one Redis: the rate limit is one budget across both, and a key
+// deleted (with the CLI) is refused by both on their very next request.
+import { connect } from 'node:net'
+import t, { type Test } from 'tap'
+import { firstKey, runCli, SKIP_WITHOUT_POSTGRES, startPingward, startPrivatePostgres } from './support.ts'
+
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
+
+function reachable (url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve) => {
+    const socket = connect(Number(port || 6379), hostname)
+    socket.setTimeout(1000, () => { socket.destroy(); resolve(false) })
+    socket.on('connect', () => { socket.destroy(); resolve(true) }).on('error', () => resolve(false))
+  })
+}
+
+const skip = SKIP_WITHOUT_POSTGRES || (await reachable(REDIS_URL) ? false : `no Redis at ${REDIS_URL}`)
+
+t.test('two API instances on one PostgreSQL and Redis', { skip }, async (t) => {
+  const pg = await startPrivatePostgres(t)
+  const vars = { DATABASE_URL: pg.url, REDIS_URL, CHECKER: 'off', RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW: '1 minute' }
+  const a = await startPingward(t, vars)
+  await firstKey(a)
+  const b = await startPingward(t, vars)
+  t.not(a.base, b.base, `two processes: ${a.base} and ${b.base}`)
+  // A fresh key per run: the counters are per key, so nothing in Redis is shared with other runs.
+  const newKey = async (t: Test, name: string) => {
+    const made = await runCli(['keys', 'create', 'admin@localhost', '--name', name], { DATABASE_URL: pg.url })
+    t.equal(made.code, 0, `keys create: ${made.stderr}`)
+    return { key: made.stdout.trim(), id: /key ([0-9a-f-]{36})/.exec(made.stderr)![1] }
+  }
+  const get = (server: typeof a, key: string) => fetch(`${server.base}/api/v1/monitors`, { headers: { authorization: `Bearer ${key}` } })
+
+  await t.test('the rate limit is shared', async (t) => {
+    const { key } = await newKey(t, 'shared limit')
+    const seen: Array<[number, string | null]> = []
+    for (let i = 0; i < 4; i++) {
+      for (const server of [a, b]) {
+        const res = await get(server, key)
+        seen.push([res.status, res.headers.get('x-ratelimit-remaining')])
+        if (res.status === 429) t.same(await res.json(), { error: 'Rate limit exceeded' })
+      }
+    }
+    t.same(seen, [[200, '4'], [200, '3'], [200, '2'], [200, '1'], [200, '0'], [429, '0'], [429, '0'], [429, '0']],
+      'five requests in all, alternating between the instances, then 429 on both')
+  })
+
+  await t.test('a deleted key is refused by both instances on the next request', async (t) => {
+    const { key, id } = await newKey(t, 'to delete')
+    t.equal((await get(a, key)).status, 200)
+    t.equal((await get(b, key)).status, 200)
+    const deleted = await runCli(['keys', 'delete', id], { DATABASE_URL: pg.url })
+    t.equal(deleted.code, 0, `keys delete: ${deleted.stderr}`)
+    for (const server of [b, a]) {
+      const res = await get(server, key)
+      t.equal(res.status, 401, `refused by ${server.base}`)
+      t.same(await res.json(), { error: 'Unauthorized' })
+    }
+  })
+
+  for (const server of [a, b]) server.child.kill('SIGTERM')
+  t.same(await Promise.all([a.exited, b.exited]), [{ code: 0, signal: null }, { code: 0, signal: null }], 'both stop cleanly')
+})
