@@ -49,7 +49,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function startWorker (options: CheckerBenchOptions): Worker {
   const worker: Worker = { child: undefined as unknown as Child, stats: [] }
-  worker.child = startNode(process.env.BENCH_WORKER_SCRIPT ?? 'src/worker.ts', {
+  worker.child = startNode('src/worker.ts', {
     DATABASE_URL: options.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'debug',
   }, {
     onLine: (line) => {

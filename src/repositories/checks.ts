@@ -83,15 +83,9 @@ export async function listOwnedChecks (
   })))
   if (rows.length === 0) return undefined
   if (rows[0].id === null) return []
-  return rows.map((row) => ({
-    id: row.id!,
-    monitor_id: row.monitor_id,
-    is_up: row.is_up,
-    status_code: row.status_code,
-    response_time_ms: row.response_time_ms,
-    checked_at: new Date(row.checked_at).toISOString(),
-    error_message: row.error_message,
-  }))
+  // The rows already carry the API's field names: only the time is converted, in place.
+  for (const row of rows) row.checked_at = new Date(row.checked_at).toISOString()
+  return rows as Check[]
 }
 
 export async function insertChecks (db: Pick<Database, 'insert'>, rows: NewCheck[]): Promise<void> {

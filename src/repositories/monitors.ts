@@ -48,18 +48,11 @@ export function listMonitorsQuery (userId: string): SQL {
 const rowsOf = <T>(result: unknown): T[] => Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows
 
 export async function listMonitors (db: Database, userId: string): Promise<MonitorListItem[]> {
-  // Times arrive as the database's text: drizzle turns the drivers' date parsing off.
-  const rows = rowsOf<Omit<MonitorListItem, 'last_checked_at'> & { last_checked_at: string | null }>(await db.execute(listMonitorsQuery(userId)))
-  return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    url: row.url,
-    monitor_type: row.monitor_type,
-    status: row.status,
-    is_active: row.is_active,
-    interval_minutes: row.interval_minutes,
-    last_checked_at: row.last_checked_at === null ? null : new Date(row.last_checked_at).toISOString(),
-  }))
+  // Times arrive as the database's text (drizzle turns the drivers' date parsing off).
+  const rows = rowsOf<MonitorListItem>(await db.execute(listMonitorsQuery(userId)))
+  // The rows already carry the API's field names: only the time is converted, in place.
+  for (const row of rows) if (row.last_checked_at !== null) row.last_checked_at = new Date(row.last_checked_at).toISOString()
+  return rows
 }
 
 const findStatement = preparedPerDatabase((db) =>
