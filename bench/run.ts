@@ -166,6 +166,9 @@ async function main (): Promise<void> {
     'Lateness is the probe\'s start minus its due time, from the database: the previous check plus the interval, or the prepared first due time.',
     'Server CPU µs/req is the server process\'s CPU time divided by the requests it answered; machine CPU (every round\'s table) includes ' +
       'PostgreSQL, the load generator and everything else running.',
+    'Both servers get slower from round to round at high request rates: postgres.js 3.4 keeps busy connections in an array that only ' +
+      'shrinks when it empties and searches it with indexOf, so its CPU per query grows with the length of the load (about a fifth ' +
+      'of both servers\' CPU on GET /monitors/{id}; it weighs more on Pingward, which sends two statements per request).',
   )
   const markdown = renderReport(report)
   const full = args.parts.size === PARTS.length
