@@ -68,6 +68,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     max: config.RATE_LIMIT_MAX,
     timeWindowMs: parseWindowMs(config.RATE_LIMIT_WINDOW),
     redisUrl: config.REDIS_URL,
+    redisPrefix: config.REDIS_PREFIX,
   })
   setNotFoundHandler(app)
   await app.register(openapiPlugin)

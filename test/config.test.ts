@@ -15,6 +15,7 @@ const DEFAULTS = {
   CHECK_CONFIRM_DELAY: 30,
   CHECK_RETENTION_DAYS: 30,
   REQUEST_TIMEOUT_MS: 30_000,
+  REDIS_PREFIX: 'pingward-rl:',
   ADMIN_EMAIL: 'admin@localhost',
 }
 
@@ -56,6 +57,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     CHECK_CONFIRM_DELAY: '10',
     CHECK_RETENTION_DAYS: '90',
     REQUEST_TIMEOUT_MS: '5000',
+    REDIS_PREFIX: 'pingward-prod:',
     ADMIN_EMAIL: 'ops@example.com',
   }
   t.same(Object.keys(env).sort(), Object.keys(ConfigSchema.properties).sort(), 'the test covers every variable of the schema')
@@ -74,6 +76,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     CHECK_CONFIRM_DELAY: 10,
     CHECK_RETENTION_DAYS: 90,
     REQUEST_TIMEOUT_MS: 5000,
+    REDIS_PREFIX: 'pingward-prod:',
     ADMIN_EMAIL: 'ops@example.com',
   })
 })

@@ -8,6 +8,8 @@ export interface RateLimitOptions {
   max: number
   timeWindowMs: number
   redisUrl?: string
+  /** Prefix of the counters' keys in Redis. */
+  redisPrefix?: string
 }
 
 export default fp<RateLimitOptions>(async (app, options) => {
@@ -21,7 +23,7 @@ export default fp<RateLimitOptions>(async (app, options) => {
     max: options.max,
     timeWindow: options.timeWindowMs,
     redis,
-    nameSpace: 'pingward-rl:',
+    nameSpace: options.redisPrefix ?? 'pingward-rl:',
     // An unreachable Redis must not take the API down with it: requests pass, the error is logged.
     skipOnError: true,
     keyGenerator: (request) => request.principal ? `key:${request.principal.keyId}` : `ip:${request.ip}`,

@@ -1,5 +1,6 @@
 // Two API processes on one PostgreSQL and one Redis: the rate limit is one budget across both, and a key
 // deleted (with the CLI) is refused by both on their very next request.
+import { randomBytes } from 'node:crypto'
 import { connect } from 'node:net'
 import t, { type Test } from 'tap'
 import { firstKey, runCli, SKIP_WITHOUT_POSTGRES, startPingward, startPrivatePostgres } from './support.ts'
@@ -19,12 +20,13 @@ const skip = SKIP_WITHOUT_POSTGRES || (await reachable(REDIS_URL) ? false : `no 
 
 t.test('two API instances on one PostgreSQL and Redis', { skip }, async (t) => {
   const pg = await startPrivatePostgres(t)
-  const vars = { DATABASE_URL: pg.url, REDIS_URL, CHECKER: 'off', RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW: '1 minute' }
+  // Counters of this run only: requests with a deleted key count per address, a bucket other runs share.
+  const REDIS_PREFIX = `pingward-test-${randomBytes(6).toString('hex')}:`
+  const vars = { DATABASE_URL: pg.url, REDIS_URL, REDIS_PREFIX, CHECKER: 'off', RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW: '1 minute' }
   const a = await startPingward(t, vars)
   await firstKey(a)
   const b = await startPingward(t, vars)
   t.not(a.base, b.base, `two processes: ${a.base} and ${b.base}`)
-  // A fresh key per run: the counters are per key, so nothing in Redis is shared with other runs.
   const newKey = async (t: Test, name: string) => {
     const made = await runCli(['keys', 'create', 'admin@localhost', '--name', name], { DATABASE_URL: pg.url })
     t.equal(made.code, 0, `keys create: ${made.stderr}`)
