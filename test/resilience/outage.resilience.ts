@@ -83,7 +83,11 @@ t.test('a PostgreSQL outage under a running API and checker', { skip: SKIP_WITHO
   t.equal(hits.slow.length, 1, 'and the target was not probed twice for it')
 
   await until('the failing monitor to be checked again', async () => hits.failing.some((at) => at > restartedAt), 10_000)
-  const failingChecks = (await (await api(`/api/v1/monitors/${failing.id}/checks`)).json()).data
+  // The target answers before the check is recorded: wait for the record, not just the hit.
+  const failingChecks = await until('the check after the outage to be recorded', async () => {
+    const data = (await (await api(`/api/v1/monitors/${failing.id}/checks`)).json()).data
+    return data.length >= 3 && data
+  }, 5_000).catch(async () => (await (await api(`/api/v1/monitors/${failing.id}/checks`)).json()).data)
   t.ok(failingChecks.length >= 3, `the failing monitor, due during the outage, was checked right after it (${failingChecks.length} checks)`)
   t.equal(server.output().slice(outputBeforeRestart).match(/"level":50.*checker/g), null, 'no checker errors after the restart')
 
