@@ -7,26 +7,8 @@ import { openDatabase, type DatabaseHandle } from '../src/db/client.ts'
 import { hashPassword, verifyPassword } from '../src/passwords.ts'
 import { createSession } from '../src/repositories/sessions.ts'
 import { findUserByEmail } from '../src/repositories/users.ts'
-import { createTestDatabase, spawnPingward, usingPostgres } from './helper.ts'
+import { createTestDatabase, runCli, usingPostgres } from './helper.ts'
 
-interface Run { code: number | null, stdout: string, stderr: string }
-
-function runCli (args: string[], vars: Record<string, string>, input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawnPingward('src/cli.ts', args, vars)
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-    child.on('error', reject)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-    child.stdin.end(input ?? '')
-  })
-}
 
 t.test('users password sets the dashboard password from stdin', async (t) => {
   let vars: Record<string, string>

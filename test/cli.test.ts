@@ -8,31 +8,11 @@ import { lockDataDir } from '../src/db/data-dir-lock.ts'
 import { hashApiKey } from '../src/keys.ts'
 import { listApiKeys } from '../src/repositories/api-keys.ts'
 import { findUserByEmail } from '../src/repositories/users.ts'
-import { createTestDatabase, spawnPingward, testConfig, usingPostgres } from './helper.ts'
+import { createTestDatabase, runCli, testConfig, usingPostgres, type CliRun } from './helper.ts'
 
 const KEY_LINE = /^sk_[0-9A-Za-z]{38}\n$/
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
 
-interface Run { code: number | null, stdout: string, stderr: string }
-
-/** The environment of this process without any Pingward variable, plus the ones given. */
-
-
-function runCli (args: string[], vars: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawnPingward('src/cli.ts', args, vars)
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-    child.on('error', reject)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
 
 t.test('usage errors exit 2 with the usage on stderr, before touching any database', async (t) => {
   // A DATA_DIR that cannot be created: any command that opened the database would fail differently.
@@ -110,7 +90,7 @@ t.test('users and keys through the command line, and a key it made works in the 
   } else {
     // Another process holds the directory (this one, which is alive): the CLI refuses and changes nothing.
     const release = lockDataDir(vars.DATA_DIR)
-    let locked: Run
+    let locked: CliRun
     try {
       locked = await runCli(['users', 'create', 'intruder@example.com'], vars)
       t.equal(readFileSync(join(vars.DATA_DIR, 'pingward.lock'), 'utf8'), String(process.pid), 'our lock is still in place')

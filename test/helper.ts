@@ -117,3 +117,23 @@ export function spawnPingward (script: string, args: string[], vars: Record<stri
     env: childEnv(vars),
   })
 }
+
+export interface CliRun { code: number | null, stdout: string, stderr: string }
+
+/** Runs the operator CLI (`src/cli.ts`) as a real process; `input` is written to its stdin. */
+export function runCli (args: string[], vars: Record<string, string>, input?: string): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawnPingward('src/cli.ts', args, vars)
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+    child.stdin.end(input ?? '')
+  })
+}

@@ -122,11 +122,3 @@ export async function firstKey (server: PingwardProcess): Promise<string> {
 }
 
 /** Runs `src/cli.ts ...args` to its end. */
-export function runCli (args: string[], vars: Record<string, string>): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  const child = spawnPingward('src/cli.ts', args, vars)
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
-}

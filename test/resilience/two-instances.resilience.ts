@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto'
 import { connect } from 'node:net'
 import t, { type Test } from 'tap'
-import { firstKey, runCli, SKIP_WITHOUT_POSTGRES, startPingward, startPrivatePostgres } from './support.ts'
+import { runCli } from '../helper.ts'
+import { firstKey, SKIP_WITHOUT_POSTGRES, startPingward, startPrivatePostgres } from './support.ts'
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
 
