@@ -76,7 +76,7 @@ async function startServer (name: ServerName, options: ApiBenchOptions, seeded: 
       RATE_LIMIT_MAX: '1000000',
     }, { logFile, nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [] })
     : startNode('bench/reference-server.ts', {
-      ...options.database, PORT: String(port), REFERENCE_USER_ID: seeded.readUserId, REFERENCE_WRITE_USER_ID: seeded.writeUserId,
+      ...options.database, PORT: String(port), REFERENCE_KEY_ID: seeded.readKeyId, REFERENCE_WRITE_USER_ID: seeded.writeUserId,
     }, { logFile, nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, 'reference')}`] : [] })
   const base = `http://127.0.0.1:${port}`
   await waitForHttp(`${base}/healthz`, child)

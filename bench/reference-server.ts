@@ -1,9 +1,10 @@
 // The reference server: bare Fastify routes that run Pingward's SQL through postgres.js (or PGlite) and
 // answer the same bytes, with no auth, rate limit, ORM, validation or logging. Env: PORT, DATABASE_URL or
-// DATA_DIR, REFERENCE_USER_ID (reads), REFERENCE_WRITE_USER_ID (creates).
+// DATA_DIR, REFERENCE_KEY_ID (the key the reads start from), REFERENCE_WRITE_USER_ID (creates).
 import Fastify from 'fastify'
 import postgres from 'postgres'
 import { PGlite } from '@electric-sql/pglite'
+import { NO_PIPELINING } from '../src/db/client.ts'
 import {
   CHECKS_SQL, checksParams, INSERT_SQL, insertParams, LIST_SQL, listParams, MONITOR_SQL, monitorParams, type CreateBody,
 } from './reference-sql.ts'
@@ -30,13 +31,14 @@ const monitorJson = (r: Row) => ({
 })
 
 async function main (): Promise<void> {
-  const userId = process.env.REFERENCE_USER_ID!
+  const keyId = process.env.REFERENCE_KEY_ID!
   const writeUserId = process.env.REFERENCE_WRITE_USER_ID!
   let query: (text: string, params: unknown[]) => Promise<Row[]>
   let close: () => Promise<void>
   if (process.env.DATABASE_URL) {
-    // The same pool size as Pingward's; prepared statements, as postgres.js does by default.
-    const sql = postgres(process.env.DATABASE_URL, { max: 10, onnotice: () => {} })
+    // The same pool size and pipelining as Pingward's (src/db/client.ts); prepared statements, as
+    // postgres.js does by default.
+    const sql = postgres(process.env.DATABASE_URL, { max: 10, onnotice: () => {}, ...NO_PIPELINING })
     query = (text, params) => sql.unsafe(text, params as never[], { prepare: true })
     close = () => sql.end({ timeout: 5 })
   } else {
@@ -49,18 +51,21 @@ async function main (): Promise<void> {
   const json = 'application/json; charset=utf-8'
   app.get('/healthz', async () => ({ status: 'ok' }))
   app.get<{ Params: { id: string } }>('/api/v1/monitors/:id/checks', async (request, reply) => {
-    const rows = await query(CHECKS_SQL, checksParams(userId, request.params.id))
-    if (rows.length === 0) return reply.code(404).type(json).send('{"error":"Monitor not found"}')
+    const rows = await query(CHECKS_SQL, checksParams(keyId, request.params.id))
+    if (rows.length === 0) return reply.code(401).type(json).send('{"error":"Unauthorized"}')
+    if (rows[0].monitor_id === null) return reply.code(404).type(json).send('{"error":"Monitor not found"}')
     return reply.type(json).send(JSON.stringify({ data: rows[0].id === null ? [] : rows.map(checkJson) }))
   })
   app.get<{ Params: { id: string } }>('/api/v1/monitors/:id', async (request, reply) => {
-    const [row] = await query(MONITOR_SQL, monitorParams(userId, request.params.id))
-    if (!row) return reply.code(404).type(json).send('{"error":"Monitor not found"}')
+    const [row] = await query(MONITOR_SQL, monitorParams(keyId, request.params.id))
+    if (!row) return reply.code(401).type(json).send('{"error":"Unauthorized"}')
+    if (row.id === null) return reply.code(404).type(json).send('{"error":"Monitor not found"}')
     return reply.type(json).send(JSON.stringify({ data: monitorJson(row) }))
   })
   app.get('/api/v1/monitors', async (request, reply) => {
-    const rows = await query(LIST_SQL, listParams(userId))
-    return reply.type(json).send(JSON.stringify({ data: rows.map(listItemJson) }))
+    const rows = await query(LIST_SQL, listParams(keyId))
+    if (rows.length === 0) return reply.code(401).type(json).send('{"error":"Unauthorized"}')
+    return reply.type(json).send(JSON.stringify({ data: rows[0].id === null ? [] : rows.map(listItemJson) }))
   })
   app.post<{ Body: CreateBody }>('/api/v1/monitors', async (request, reply) => {
     const [row] = await query(INSERT_SQL, insertParams(writeUserId, request.body, new Date()))

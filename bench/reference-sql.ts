@@ -1,31 +1,39 @@
 // The statements of the reference server: the very text Pingward's repositories send (checked at the
 // start of every run by capturing what the repositories issue), with the parameters in the same order.
 
-/** GET /monitors/{id}/checks: the newest 100 checks of the user's monitor (no row: no such monitor). */
+// The reads start from the request's API key, which they check (src/repositories/owner.ts): no row, the
+// key is gone (401); a row of nulls, no such monitor (404) or no monitors ([]).
+const OWNER = 'from (select user_id from "api_keys" where id = $1) o'
+
+/** GET /monitors/{id}/checks: the newest 100 checks of the key's user's monitor. */
 export const CHECKS_SQL = `select c.id, m.id as monitor_id, c.is_up, c.status_code, c.response_time_ms, c.checked_at, c.error_message
-    from "monitors" m
+    ${OWNER}
+    left join "monitors" m on m.id = $2 and m.user_id = o.user_id and m.deleted_at is null
     left join lateral (
       select k.id, k.is_up, k.status_code, k.response_time_ms, k.checked_at, k.error_message
       from "checks" k
       where k.monitor_id = m.id
       order by k.checked_at desc, k.id desc
-      limit $1
-    ) c on true
-    where m.id = $2 and m.user_id = $3 and m.deleted_at is null`
-export const checksParams = (userId: string, monitorId: string): unknown[] => [100, monitorId, userId]
-
-const MONITOR_COLUMNS = '"id", "user_id", "name", "url", "monitor_type", "method", "expected_status", "interval_minutes", "is_active", "timeout_seconds", "failure_threshold", "recovery_threshold", "status", "last_checked_at", "next_check_at", "consecutive_failures", "consecutive_successes", "created_at", "updated_at", "deleted_at"'
+      limit $3
+    ) c on true`
+export const checksParams = (keyId: string, monitorId: string): unknown[] => [keyId, monitorId, 100]
 
 /** GET /monitors/{id}. */
-export const MONITOR_SQL = `select ${MONITOR_COLUMNS} from "monitors" where ("monitors"."id" = $1 and "monitors"."user_id" = $2 and "monitors"."deleted_at" is null)`
-export const monitorParams = (userId: string, monitorId: string): unknown[] => [monitorId, userId]
+export const MONITOR_SQL = `select m.id, m.name, m.url, m.monitor_type, m.method, m.expected_status, m.interval_minutes,
+      m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.status, m.is_active, m.last_checked_at,
+      m.created_at, m.updated_at
+    ${OWNER}
+    left join "monitors" m on m.id = $2 and m.user_id = o.user_id and m.deleted_at is null`
+export const monitorParams = (keyId: string, monitorId: string): unknown[] => [keyId, monitorId]
 
 /** GET /monitors. */
-export const LIST_SQL = `select id, name, url, monitor_type, status, is_active, interval_minutes, last_checked_at
-    from "monitors"
-    where user_id = $1 and deleted_at is null
-    order by created_at desc, id desc`
-export const listParams = (userId: string): unknown[] => [userId]
+export const LIST_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at
+    ${OWNER}
+    left join "monitors" m on m.user_id = o.user_id and m.deleted_at is null
+    order by m.created_at desc, m.id desc`
+export const listParams = (keyId: string): unknown[] => [keyId]
+
+const MONITOR_COLUMNS = '"id", "user_id", "name", "url", "monitor_type", "method", "expected_status", "interval_minutes", "is_active", "timeout_seconds", "failure_threshold", "recovery_threshold", "status", "last_checked_at", "next_check_at", "consecutive_failures", "consecutive_successes", "created_at", "updated_at", "deleted_at"'
 
 /** POST /monitors (the body's defaults filled in, as Pingward's validation does). */
 export const INSERT_SQL = `insert into "monitors" (${MONITOR_COLUMNS}) values (default, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, default, $13, default, default, $14, $15, default) returning ${MONITOR_COLUMNS}`

@@ -53,7 +53,8 @@ async function postgresDatabase (adminUrl: string, scale: Scale, reuse: boolean)
     const runner = postgresRunner(url)
     try {
       const [meta] = await runner.query('select scale, seeded from bench_meta')
-      if (meta?.scale === scale.name) {
+      // A database seeded before the reads checked their key has no readKeyId: it is seeded again.
+      if (meta?.scale === scale.name && JSON.stringify(meta.seeded).includes('readKeyId')) {
         const handle = await openDatabase({ DATABASE_URL: url, DATA_DIR: 'unused' })
         await migrate(handle, url).finally(() => handle.close())
         log(`reusing ${DB_NAME} (seeded at scale ${scale.name})`)
@@ -99,7 +100,7 @@ async function main (): Promise<void> {
       `${adminUrl ? `DATABASE_URL=${adminUrl} ` : ''}${scaleName === 'full' ? '' : `BENCH_SCALE=${scaleName} `}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
       '# which starts, one at a time:',
       `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATABASE_URL=<.../${DB_NAME}> node --import=tsx src/server.ts`,
-      `PORT=<free> DATABASE_URL=<.../${DB_NAME}> REFERENCE_USER_ID=<id> REFERENCE_WRITE_USER_ID=<id> node --import=tsx bench/reference-server.ts`,
+      `PORT=<free> DATABASE_URL=<.../${DB_NAME}> REFERENCE_KEY_ID=<id> REFERENCE_WRITE_USER_ID=<id> node --import=tsx bench/reference-server.ts`,
       `node --import=tsx bench/load.ts '{"connections":${scale.api.connections},"durationSeconds":${scale.api.durationSeconds},...}'   # autocannon, a process of its own`,
       'PORT=<free> node --import=tsx bench/target-server.ts',
       `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug node --import=tsx src/worker.ts   # once, then twice`,

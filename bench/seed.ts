@@ -17,6 +17,8 @@ export interface Seeded {
   /** The user whose list and monitors are read, with a key. */
   readUserId: string
   readKey: string
+  /** The id of readKey, which the reads' statements check (src/repositories/owner.ts). */
+  readKeyId: string
   /** A user of its own for POST /monitors, so creates do not grow the list that is read. */
   writeUserId: string
   writeKey: string
@@ -55,14 +57,14 @@ async function seedUsersAndMonitors (db: SqlRunner, scale: Scale, now: Date): Pr
   `)
   const [read] = await db.query('select id from bench_users where idx = 0')
   const [write] = await db.query(`select id from bench_users where idx = ${int(scale.users - 1)}`)
-  const keys: string[] = []
+  const keys: Array<{ key: string, id: string }> = []
   for (const userId of [read.id, write.id]) {
     const key = generateApiKey()
-    await db.query('insert into api_keys (user_id, name, key_hash, prefix, scope) values ($1, $2, $3, $4, $5)',
+    const [row] = await db.query('insert into api_keys (user_id, name, key_hash, prefix, scope) values ($1, $2, $3, $4, $5) returning id',
       [userId, 'bench', hashApiKey(key), keyPrefix(key), 'write'])
-    keys.push(key)
+    keys.push({ key, id: row.id })
   }
-  return { readUserId: read.id, readKey: keys[0], writeUserId: write.id, writeKey: keys[1] }
+  return { readUserId: read.id, readKey: keys[0].key, readKeyId: keys[0].id, writeUserId: write.id, writeKey: keys[1].key }
 }
 
 /**

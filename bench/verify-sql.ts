@@ -23,9 +23,9 @@ export async function verifyReferenceSql (url: string, seeded: Seeded): Promise<
   try {
     const id = seeded.monitorIds[0]
     const expected: Array<[string, string, string[]]> = [
-      ['GET /monitors/{id}/checks', CHECKS_SQL, await capture(() => listOwnedChecks(db, seeded.readUserId, id, { limit: 100 }))],
-      ['GET /monitors/{id}', MONITOR_SQL, await capture(() => findMonitor(db, seeded.readUserId, id))],
-      ['GET /monitors', LIST_SQL, await capture(() => listMonitors(db, seeded.readUserId))],
+      ['GET /monitors/{id}/checks', CHECKS_SQL, await capture(() => listOwnedChecks(db, { keyId: seeded.readKeyId }, id, { limit: 100 }))],
+      ['GET /monitors/{id}', MONITOR_SQL, await capture(() => findMonitor(db, { keyId: seeded.readKeyId }, id))],
+      ['GET /monitors', LIST_SQL, await capture(() => listMonitors(db, { keyId: seeded.readKeyId }))],
     ]
     let createdId = ''
     const inserted = await capture(async () => {

@@ -10,7 +10,7 @@ import { createValidatorCompiler, schemaErrorFormatter } from './validation.ts'
 import { OneLineRequestLog } from './request-log.ts'
 import dbPlugin from './plugins/db.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors, setNotFoundHandler } from './plugins/errors.ts'
-import authPlugin, { requireApiKey } from './plugins/auth.ts'
+import authPlugin from './plugins/auth.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
 import openapiPlugin from './plugins/openapi.ts'
 import healthRoutes from './routes/health.ts'
@@ -74,7 +74,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
   await app.register(openapiPlugin)
   await app.register(healthRoutes)
   await app.register(async (api) => {
-    api.addHook('preParsing', requireApiKey)
+    api.addHook('preParsing', app.requireApiKey)
     await api.register(monitorRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS })
     await api.register(checkRoutes)
     await api.register(incidentRoutes)

@@ -14,6 +14,8 @@ export interface ApiKeyPrincipal {
   userId: string
   scope: ApiKeyScope
   lastUsedAt: Date | null
+  /** Fixed when the key is made: a key never changes but for its deletion. */
+  expiresAt: Date | null
 }
 
 // last_used_at is written at most once a minute per key, so reads do not turn into writes.
@@ -42,6 +44,7 @@ const findKeyStatement = preparedPerDatabase((db) => db.select({
   userId: apiKeys.userId,
   scope: apiKeys.scope,
   lastUsedAt: apiKeys.lastUsedAt,
+  expiresAt: apiKeys.expiresAt,
 }).from(apiKeys)
   .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql.placeholder('now')))))
   .prepare('find_active_key'))

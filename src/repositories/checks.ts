@@ -3,6 +3,7 @@ import { and, desc, eq, lt, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { checks, monitors } from '../db/schema.ts'
 import type { Check } from '../schemas/check.ts'
+import { assertOwnerFound, ownerRow, rowsOf, type Owner } from './owner.ts'
 
 export const MAX_CHECKS_PER_PAGE = 100
 
@@ -22,27 +23,28 @@ export function checksQuery (db: Database, monitorId: Param<string>, page: { lim
 }
 
 /**
- * The statement of listOwnedChecks: the caller's live monitor, LEFT JOIN LATERAL its newest checks (the
- * same backward index scan). One round trip answers both questions: no row is a 404, one row of nulls a
- * monitor without checks. Plain SQL, whose rows need no mapping by drizzle: on the API's hottest read,
- * drizzle's generic row mapping cost more CPU than everything else in the handler (bench/).
+ * The statement of listOwnedChecks: the owner's live monitor, LEFT JOIN LATERAL its newest checks (the
+ * same backward index scan). One round trip answers every question: no row, the owner is gone; one row
+ * of nulls, no such monitor; one row without a check id, a monitor without checks. Plain SQL, whose rows
+ * need no mapping by drizzle: on the API's hottest read, drizzle's generic row mapping cost more CPU
+ * than everything else in the handler (bench/).
  */
-export function ownedChecksQuery (userId: string, monitorId: string, page: { limit: number, before?: string }): SQL {
+export function ownedChecksQuery (owner: Owner, monitorId: string, page: { limit: number, before?: string }): SQL {
   return sql`select c.id, m.id as monitor_id, c.is_up, c.status_code, c.response_time_ms, c.checked_at, c.error_message
-    from ${monitors} m
+    from ${ownerRow(owner)}
+    left join ${monitors} m on m.id = ${monitorId} and m.user_id = o.user_id and m.deleted_at is null
     left join lateral (
       select k.id, k.is_up, k.status_code, k.response_time_ms, k.checked_at, k.error_message
       from ${checks} k
       where k.monitor_id = m.id${page.before === undefined ? sql`` : sql` and k.checked_at < ${page.before}::timestamptz`}
       order by k.checked_at desc, k.id desc
       limit ${page.limit}
-    ) c on true
-    where m.id = ${monitorId} and m.user_id = ${userId} and m.deleted_at is null`
+    ) c on true`
 }
 
 interface OwnedCheckRow {
   id: string | null
-  monitor_id: string
+  monitor_id: string | null
   is_up: boolean
   status_code: number | null
   response_time_ms: number
@@ -50,9 +52,6 @@ interface OwnedCheckRow {
   checked_at: string
   error_message: string | null
 }
-
-// drizzle's execute() answers an array on postgres.js and {rows} on PGlite.
-const rowsOf = <T>(result: unknown): T[] => Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows
 
 const pageLimit = (limit: number | undefined) => Math.min(limit ?? MAX_CHECKS_PER_PAGE, MAX_CHECKS_PER_PAGE)
 
@@ -74,14 +73,15 @@ export async function listChecks (
   }))
 }
 
-/** The newest checks of one of the user's live monitors; undefined when there is no such monitor. */
+/** The newest checks of one of the owner's live monitors; undefined when there is no such monitor. */
 export async function listOwnedChecks (
-  db: Database, userId: string, monitorId: string, page: { limit?: number, before?: string }
+  db: Database, owner: Owner, monitorId: string, page: { limit?: number, before?: string }
 ): Promise<Check[] | undefined> {
-  const rows = rowsOf<OwnedCheckRow>(await db.execute(ownedChecksQuery(userId, monitorId, {
+  const rows = rowsOf<OwnedCheckRow>(await db.execute(ownedChecksQuery(owner, monitorId, {
     limit: pageLimit(page.limit), before: page.before === undefined ? undefined : new Date(page.before).toISOString(),
   })))
-  if (rows.length === 0) return undefined
+  assertOwnerFound(owner, rows)
+  if (rows[0].monitor_id === null) return undefined
   if (rows[0].id === null) return []
   // The rows already carry the API's field names: only the time is converted, in place.
   for (const row of rows) row.checked_at = new Date(row.checked_at).toISOString()

@@ -6,6 +6,7 @@ import { monitors } from '../db/schema.ts'
 import type { CreateMonitor, Monitor, MonitorListItem, UpdateMonitor } from '../schemas/monitor.ts'
 import { MONITOR_DEFAULTS } from '../schemas/monitor-defaults.ts'
 import { resolveOpenIncident } from './incidents.ts'
+import { assertOwnerFound, ownerRow, rowsOf, type Owner } from './owner.ts'
 
 type MonitorRow = typeof monitors.$inferSelect
 
@@ -35,38 +36,56 @@ const ownedLive = (userId: string | Placeholder, id: string | Placeholder) =>
 /**
  * The statement of listMonitors (a backward scan of monitors_user_created_idx). Plain SQL whose rows
  * need no mapping by drizzle: for a list of 1,000 monitors its generic row mapping and the garbage it
- * left were a third of the request's CPU time (bench/).
+ * left were a third of the request's CPU time (bench/). No row: the owner is gone; one row of nulls: no
+ * monitors.
  */
-export function listMonitorsQuery (userId: string): SQL {
-  return sql`select id, name, url, monitor_type, status, is_active, interval_minutes, last_checked_at
-    from ${monitors}
-    where user_id = ${userId} and deleted_at is null
-    order by created_at desc, id desc`
+export function listMonitorsQuery (owner: Owner): SQL {
+  return sql`select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at
+    from ${ownerRow(owner)}
+    left join ${monitors} m on m.user_id = o.user_id and m.deleted_at is null
+    order by m.created_at desc, m.id desc`
 }
 
-// drizzle's execute() answers an array on postgres.js and {rows} on PGlite.
-const rowsOf = <T>(result: unknown): T[] => Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows
-
-export async function listMonitors (db: Database, userId: string): Promise<MonitorListItem[]> {
+export async function listMonitors (db: Database, owner: Owner): Promise<MonitorListItem[]> {
   // Times arrive as the database's text (drizzle turns the drivers' date parsing off).
-  const rows = rowsOf<MonitorListItem>(await db.execute(listMonitorsQuery(userId)))
+  const rows = rowsOf<MonitorListItem>(await db.execute(listMonitorsQuery(owner)))
+  assertOwnerFound(owner, rows)
+  if (rows.length === 1 && rows[0].id === null) return []
   // The rows already carry the API's field names: only the time is converted, in place.
   for (const row of rows) if (row.last_checked_at !== null) row.last_checked_at = new Date(row.last_checked_at).toISOString()
   return rows
 }
 
-const findStatement = preparedPerDatabase((db) =>
-  db.select().from(monitors).where(ownedLive(sql.placeholder('userId'), sql.placeholder('id'))).prepare('find_monitor'))
-
-export async function findMonitor (db: Database, userId: string, id: string): Promise<Monitor | undefined> {
-  const [row] = await findStatement(db).execute({ userId, id })
-  return row && toMonitor(row)
+/** The statement of findMonitor: no row, the owner is gone; a row of nulls, no such monitor of theirs. */
+export function findMonitorQuery (owner: Owner, id: string): SQL {
+  return sql`select m.id, m.name, m.url, m.monitor_type, m.method, m.expected_status, m.interval_minutes,
+      m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.status, m.is_active, m.last_checked_at,
+      m.created_at, m.updated_at
+    from ${ownerRow(owner)}
+    left join ${monitors} m on m.id = ${id} and m.user_id = o.user_id and m.deleted_at is null`
 }
 
-/** True when the monitor exists, is not deleted and belongs to the user. */
-export async function monitorExists (db: Database, userId: string, id: string): Promise<boolean> {
-  const rows = await db.select({ id: monitors.id }).from(monitors).where(ownedLive(userId, id))
-  return rows.length > 0
+type MonitorTextRow = Omit<Monitor, 'last_checked_at' | 'created_at' | 'updated_at'> &
+  { last_checked_at: string | null, created_at: string, updated_at: string }
+
+export async function findMonitor (db: Database, owner: Owner, id: string): Promise<Monitor | undefined> {
+  const rows = rowsOf<MonitorTextRow>(await db.execute(findMonitorQuery(owner, id)))
+  assertOwnerFound(owner, rows)
+  const row = rows[0]
+  if (row.id === null) return undefined
+  // The row already carries the API's field names: only the times are converted, in place.
+  if (row.last_checked_at !== null) row.last_checked_at = new Date(row.last_checked_at).toISOString()
+  row.created_at = new Date(row.created_at).toISOString()
+  row.updated_at = new Date(row.updated_at).toISOString()
+  return row as Monitor
+}
+
+/** True when the monitor exists, is not deleted and belongs to the owner. */
+export async function monitorExists (db: Database, owner: Owner, id: string): Promise<boolean> {
+  const rows = rowsOf<{ id: string | null }>(await db.execute(sql`select m.id from ${ownerRow(owner)}
+    left join ${monitors} m on m.id = ${id} and m.user_id = o.user_id and m.deleted_at is null`))
+  assertOwnerFound(owner, rows)
+  return rows[0].id !== null
 }
 
 function columnsOf (input: UpdateMonitor) {

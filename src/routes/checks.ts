@@ -1,6 +1,6 @@
 // Check result routes: the newest results of one of the caller's monitors.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { callerId } from '../plugins/auth.ts'
+import { ownerOf } from '../plugins/auth.ts'
 import { errorResponses, MonitorIdParams, PageQuery } from '../schemas/common.ts'
 import { CheckListEnvelope } from '../schemas/check.ts'
 import { listOwnedChecks } from '../repositories/checks.ts'
@@ -17,8 +17,9 @@ const checkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PageQuery('check results', 100),
       response: { 200: CheckListEnvelope, ...errorResponses(400, 404) },
     },
+    config: { keyCheckedByQuery: true },
   }, async (request) => {
-    const data = await listOwnedChecks(app.db, callerId(request), request.params.id, request.query)
+    const data = await listOwnedChecks(app.db, ownerOf(request), request.params.id, request.query)
     if (!data) throw monitorNotFound()
     return { data }
   })

@@ -40,7 +40,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
   ) {
     const userId = userOf(request)
     // Two queries whatever the number of monitors: the list, and every sparkline at once.
-    const [monitors, sparks] = await Promise.all([listMonitors(app.db, userId), recentChecksByMonitor(app.db, userId)])
+    const [monitors, sparks] = await Promise.all([listMonitors(app.db, { userId }), recentChecksByMonitor(app.db, userId)])
     const page = monitorsPage(pageContext(app, request, reply), {
       monitors,
       sparks,
@@ -63,7 +63,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
   })
 
   app.get('/monitors/:id', { schema: { hide: true, params: MonitorIdParams, querystring: MonitorQuery } }, async (request, reply) => {
-    const monitor = await findMonitor(app.db, userOf(request), request.params.id)
+    const monitor = await findMonitor(app.db, { userId: userOf(request) }, request.params.id)
     if (!monitor) throw notFound()
     const { before } = request.query
     const [checks, incidents, uptime] = await Promise.all([
@@ -78,7 +78,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
   })
 
   app.get('/monitors/:id/edit', { schema: { hide: true, params: MonitorIdParams } }, async (request, reply) => {
-    const monitor = await findMonitor(app.db, userOf(request), request.params.id)
+    const monitor = await findMonitor(app.db, { userId: userOf(request) }, request.params.id)
     if (!monitor) throw notFound()
     return sendPage(request, reply, editMonitorPage(pageContext(app, request, reply), { monitor, values: monitorValues(monitor), error: null }))
   })
@@ -87,7 +87,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
     const userId = userOf(request)
     const result = parseUpdateMonitor(request.body, allowPrivateTargets)
     if (!result.ok) {
-      const monitor = await findMonitor(app.db, userId, request.params.id)
+      const monitor = await findMonitor(app.db, { userId }, request.params.id)
       if (!monitor) throw notFound()
       const page = editMonitorPage(pageContext(app, request, reply), { monitor, values: request.body, error: result.error })
       return sendPage(request, reply, page, 400)

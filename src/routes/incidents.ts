@@ -1,6 +1,6 @@
 // Incident routes: every incident of one of the caller's monitors.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { callerId } from '../plugins/auth.ts'
+import { ownerOf } from '../plugins/auth.ts'
 import { errorResponses, MonitorIdParams, PageQuery } from '../schemas/common.ts'
 import { IncidentListEnvelope } from '../schemas/incident.ts'
 import { listIncidents } from '../repositories/incidents.ts'
@@ -18,8 +18,9 @@ const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PageQuery('incidents'),
       response: { 200: IncidentListEnvelope, ...errorResponses(400, 404) },
     },
+    config: { keyCheckedByQuery: true },
   }, async (request) => {
-    if (!await monitorExists(app.db, callerId(request), request.params.id)) throw monitorNotFound()
+    if (!await monitorExists(app.db, ownerOf(request), request.params.id)) throw monitorNotFound()
     return { data: await listIncidents(app.db, request.params.id, request.query) }
   })
 }

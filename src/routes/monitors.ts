@@ -1,7 +1,7 @@
 // Monitor routes: list, read, create, update and soft-delete the caller's monitors.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { callerId } from '../plugins/auth.ts'
+import { callerId, ownerOf } from '../plugins/auth.ts'
 import { HttpError } from '../errors.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { errorResponses, MonitorIdParams } from '../schemas/common.ts'
@@ -25,7 +25,8 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       operationId: 'listMonitors',
       response: { 200: MonitorListEnvelope, ...errorResponses() },
     },
-  }, async (request) => ({ data: await listMonitors(app.db, callerId(request)) }))
+    config: { keyCheckedByQuery: true },
+  }, async (request) => ({ data: await listMonitors(app.db, ownerOf(request)) }))
 
   app.get('/monitors/:id', {
     schema: {
@@ -35,8 +36,9 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       params: MonitorIdParams,
       response: { 200: MonitorEnvelope, ...errorResponses(400, 404) },
     },
+    config: { keyCheckedByQuery: true },
   }, async (request) => {
-    const monitor = await findMonitor(app.db, callerId(request), request.params.id)
+    const monitor = await findMonitor(app.db, ownerOf(request), request.params.id)
     if (!monitor) throw monitorNotFound()
     return { data: monitor }
   })

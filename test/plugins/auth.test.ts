@@ -3,12 +3,14 @@ import t from 'tap'
 import { eq } from 'drizzle-orm'
 import { apiKeys } from '../../src/db/schema.ts'
 import { generateApiKey } from '../../src/keys.ts'
+import { openDatabase } from '../../src/db/client.ts'
 import { deleteApiKey } from '../../src/repositories/api-keys.ts'
 import { buildTestApp, makeKey, makeMonitor, makeUser, request } from '../helper.ts'
 
 t.test('API keys', async (t) => {
   let now = new Date('2026-11-21T10:00:00.000Z')
-  const { app } = await buildTestApp(t, { clock: () => now })
+  const database = await buildTestApp(t, { clock: () => now })
+  const { app } = database
   const owner = await makeUser(app)
   const monitor = await makeMonitor(app, owner.auth)
 
@@ -34,6 +36,52 @@ t.test('API keys', async (t) => {
     const res = await request(app, extra.auth, { url: '/api/v1/monitors' })
     t.equal(res.statusCode, 401)
     t.same(res.json(), { error: 'Unauthorized' })
+  })
+
+  await t.test('a remembered key is refused on its very next request after its deletion, on every route and instance', async (t) => {
+    // A second instance on the same database, with a pool of its own on PostgreSQL: keys it remembers are its own.
+    const second = database.DATABASE_URL
+      ? await openDatabase({ DATABASE_URL: database.DATABASE_URL, DATA_DIR: 'unused' })
+      : database.database
+    if (database.DATABASE_URL) t.teardown(() => second.close())
+    const { app: other } = await buildTestApp(t, { clock: () => now, database: second })
+    const empty = await makeUser(app)
+    const missing = '00000000-0000-4000-8000-000000000000'
+    const routes = [
+      { method: 'GET', url: '/api/v1/monitors', userId: owner.user.id },
+      { method: 'GET', url: '/api/v1/monitors', userId: empty.user.id, what: 'a user without monitors' },
+      { method: 'GET', url: `/api/v1/monitors/${monitor.id}`, userId: owner.user.id },
+      { method: 'GET', url: `/api/v1/monitors/${missing}`, userId: owner.user.id, what: 'a monitor that does not exist' },
+      { method: 'HEAD', url: `/api/v1/monitors/${monitor.id}`, userId: owner.user.id },
+      { method: 'GET', url: `/api/v1/monitors/${monitor.id}/checks`, userId: owner.user.id },
+      { method: 'GET', url: `/api/v1/monitors/${missing}/checks`, userId: owner.user.id, what: 'a monitor that does not exist' },
+      { method: 'GET', url: `/api/v1/monitors/${monitor.id}/incidents`, userId: owner.user.id },
+      { method: 'GET', url: `/api/v1/monitors/${missing}/incidents`, userId: owner.user.id, what: 'a monitor that does not exist' },
+      { method: 'POST', url: '/api/v1/monitors', payload: { name: 'x', url: 'https://example.com' }, userId: owner.user.id },
+      { method: 'PATCH', url: `/api/v1/monitors/${monitor.id}`, payload: { name: 'changed' }, userId: owner.user.id },
+      { method: 'DELETE', url: `/api/v1/monitors/${monitor.id}`, userId: owner.user.id },
+    ] as const
+    for (const route of routes) {
+      const label = `${route.method} ${route.url}${'what' in route ? ` (${route.what})` : ''}`
+      const key = await makeKey(app, route.userId)
+      for (const instance of [app, other]) {
+        // Both instances have seen the key valid, on this very route and on another.
+        t.equal((await request(instance, key.auth, { url: '/api/v1/monitors' })).statusCode, 200)
+        if (route.method === 'GET' || route.method === 'HEAD') {
+          t.ok((await request(instance, key.auth, { method: route.method, url: route.url })).statusCode < 500)
+        }
+      }
+      t.ok(await deleteApiKey(app.db, key.keyId))
+      for (const [name, instance] of [['this instance', app], ['the other instance', other]] as const) {
+        const res = await request(instance, key.auth, { method: route.method, url: route.url, payload: 'payload' in route ? route.payload : undefined })
+        t.equal(res.statusCode, 401, `${label}, ${name}`)
+        if (route.method !== 'HEAD') t.same(res.json(), { error: 'Unauthorized' })
+        t.equal(res.headers['www-authenticate'], 'Bearer')
+        t.equal((await request(instance, key.auth, { url: route.url })).statusCode, 401, `${label}, ${name}, again`)
+      }
+    }
+    t.same((await request(app, owner.auth, { url: `/api/v1/monitors/${monitor.id}` })).json().data, monitor, 'no write went through')
+    t.equal((await request(app, owner.auth, { url: '/api/v1/monitors' })).json().data.length, 1)
   })
 
   await t.test('an expired key is refused', async (t) => {

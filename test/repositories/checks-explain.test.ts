@@ -78,8 +78,8 @@ t.test('the check list queries scan checks_monitor_checked_idx backwards', async
   const queries = {
     'listChecks': () => checksQuery(db, monitorId, { limit: 100 }).toSQL(),
     'listChecks with before': () => checksQuery(db, monitorId, { limit: 100, before: new Date(before) }).toSQL(),
-    'listOwnedChecks': () => toQuery(ownedChecksQuery(user.id, monitorId, { limit: 100 })),
-    'listOwnedChecks with before': () => toQuery(ownedChecksQuery(user.id, monitorId, { limit: 100, before })),
+    'listOwnedChecks': () => toQuery(ownedChecksQuery({ userId: user.id }, monitorId, { limit: 100 })),
+    'listOwnedChecks with before': () => toQuery(ownedChecksQuery({ userId: user.id }, monitorId, { limit: 100, before })),
   }
 
   for (const [name, query] of Object.entries(queries)) {

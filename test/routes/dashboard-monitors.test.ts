@@ -42,7 +42,7 @@ t.test('the monitor forms use the API\'s rules and messages', async (t) => {
   }
   t.match((await browser.post('/monitors', { ...valid, url: 'http://127.0.0.1/' })).body, 'ALLOW_PRIVATE_TARGETS',
     'the same private-target rule and hint as the API')
-  t.same(await listMonitors(app.db, browser.user.id), [], 'nothing was created')
+  t.same(await listMonitors(app.db, { userId: browser.user.id }), [], 'nothing was created')
 
   const res = await browser.post('/monitors', {
     name: '  Shop  ', url: ' https://shop.example.com/health ', method: 'HEAD', expected_status: '204', interval_minutes: '1',
@@ -58,7 +58,7 @@ t.test('the monitor forms use the API\'s rules and messages', async (t) => {
   }, 'the API sees what the form made, typed')
 
   const defaults = await browser.post('/monitors', { name: 'Defaults', url: 'https://example.org' })
-  const paused = await findMonitor(app.db, browser.user.id, UUID.exec(defaults.headers.location as string)![0])
+  const paused = await findMonitor(app.db, { userId: browser.user.id }, UUID.exec(defaults.headers.location as string)![0])
   t.match(paused, { method: 'GET', expected_status: 200, interval_minutes: 5, is_active: false, status: 'paused' },
     'empty fields take the API defaults; an unticked box is false')
 })
@@ -80,14 +80,14 @@ t.test('edit, pause, resume and delete, only for the owner', async (t) => {
   const saved = await browser.post(`/monitors/${monitor.id}/edit`, { name: 'Renamed', url: 'https://example.com/x', interval_minutes: '10', is_active: 'on' })
   t.equal(saved.statusCode, 303)
   t.equal(saved.headers.location, `/monitors/${monitor.id}?notice=monitor-saved`)
-  t.match(await findMonitor(app.db, browser.user.id, monitor.id), { name: 'Renamed', url: 'https://example.com/x', interval_minutes: 10 })
+  t.match(await findMonitor(app.db, { userId: browser.user.id }, monitor.id), { name: 'Renamed', url: 'https://example.com/x', interval_minutes: 10 })
 
   const pause = await browser.post(`/monitors/${monitor.id}/pause`, { back: '/?status=up' })
   t.equal(pause.headers.location, '/?status=up&notice=monitor-paused')
-  t.equal((await findMonitor(app.db, browser.user.id, monitor.id))!.status, 'paused')
+  t.equal((await findMonitor(app.db, { userId: browser.user.id }, monitor.id))!.status, 'paused')
   const resume = await browser.post(`/monitors/${monitor.id}/resume`, { back: 'https://evil.example/' })
   t.equal(resume.headers.location, '/?notice=monitor-resumed', 'back is a local path or home')
-  t.equal((await findMonitor(app.db, browser.user.id, monitor.id))!.status, 'pending')
+  t.equal((await findMonitor(app.db, { userId: browser.user.id }, monitor.id))!.status, 'pending')
 
   // Another user: every page and form of this monitor is a 404 page, exactly like a missing monitor.
   for (const res of [
@@ -102,7 +102,7 @@ t.test('edit, pause, resume and delete, only for the owner', async (t) => {
     t.match(res.body, '<h1>Not found</h1>')
     t.match(res.body, 'There is no such monitor, or it is not yours.')
   }
-  t.match(await findMonitor(app.db, browser.user.id, monitor.id), { name: 'Renamed', status: 'pending' }, 'untouched')
+  t.match(await findMonitor(app.db, { userId: browser.user.id }, monitor.id), { name: 'Renamed', status: 'pending' }, 'untouched')
   t.notMatch((await other.get('/')).body, 'Renamed', 'not in the other user\'s list')
   const badId = await browser.get('/monitors/not-a-uuid')
   t.equal(badId.statusCode, 400)
@@ -110,7 +110,7 @@ t.test('edit, pause, resume and delete, only for the owner', async (t) => {
 
   const deleted = await browser.post(`/monitors/${monitor.id}/delete`)
   t.equal(deleted.headers.location, '/?notice=monitor-deleted')
-  t.equal(await findMonitor(app.db, browser.user.id, monitor.id), undefined)
+  t.equal(await findMonitor(app.db, { userId: browser.user.id }, monitor.id), undefined)
   t.equal((await browser.get(`/monitors/${monitor.id}`)).statusCode, 404)
 })
 
