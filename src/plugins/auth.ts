@@ -56,29 +56,36 @@ export default fp(async (app) => {
   app.decorateRequest('principal', null)
   app.decorateRequest('keyConfirmed', false)
 
-  app.addHook('onRequest', async (request) => {
-    const key = bearerKey(request)
-    // Keys whose checksum fails are refused without a database round trip.
-    if (!key || !isWellFormedKey(key)) return
-    // Routes that need no key and are not rate limited (/healthz, /readyz) must not depend on the database.
-    if (request.routeOptions.config?.rateLimit === false) return
-    const now = app.clock()
-    let principal = remembered.get(key)
-    if (principal?.expiresAt && principal.expiresAt <= now) {
-      remembered.delete(key)
-      return
-    }
-    if (!principal) {
-      principal = await lookUp(key, now)
-      if (!principal) return
-      request.keyConfirmed = true
-    }
+  function accept (request: FastifyRequest, principal: ApiKeyPrincipal, now: Date): void {
     request.principal = principal
     if (lastUseIsStale(principal, now)) {
       principal.lastUsedAt = now
       // Not awaited: recording the last use must not slow down or fail the request.
       touchApiKey(app.db, principal.keyId, now).catch((err) => request.log.warn({ err }, 'could not record key use'))
     }
+  }
+
+  // Callback style: a remembered key (nearly every request) is resolved without a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const key = bearerKey(request)
+    // Routes that need no key and are not rate limited (/healthz, /readyz) must not depend on the database.
+    if (!key || request.routeOptions.config?.rateLimit === false) return done()
+    const now = app.clock()
+    const principal = remembered.get(key)
+    if (principal) {
+      if (principal.expiresAt && principal.expiresAt <= now) remembered.delete(key)
+      else accept(request, principal, now)
+      return done()
+    }
+    // Keys whose checksum fails are refused without a database round trip.
+    if (!isWellFormedKey(key)) return done()
+    lookUp(key, now).then((found) => {
+      if (found) {
+        request.keyConfirmed = true
+        accept(request, found, now)
+      }
+      done()
+    }, done)
   })
 
   app.decorate('requireApiKey', async (request: FastifyRequest) => {

@@ -33,12 +33,13 @@ export default fp(async (app) => {
   let closing = false
   app.addHook('preClose', async () => { closing = true })
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style, as the hooks on every request's path are: an async hook costs a promise and a
+  // microtask per request even when it has nothing to wait for.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
-    if (closing) {
-      reply.header('connection', 'close')
-      throw new HttpError(503, MESSAGES[503])
-    }
+    if (!closing) return done()
+    reply.header('connection', 'close')
+    done(new HttpError(503, MESSAGES[503]))
   })
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

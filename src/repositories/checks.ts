@@ -1,9 +1,13 @@
 // Check result data access: the newest results of a monitor, and inserting results.
 import { and, desc, eq, lt, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
+import { isoTime } from '../db/timestamps.ts'
 import { checks, monitors } from '../db/schema.ts'
 import type { Check } from '../schemas/check.ts'
-import { assertOwnerFound, ownerRow, rowsOf, type Owner } from './owner.ts'
+import { preparedSql } from '../db/prepared.ts'
+import {
+  assertOwnerFound, ownerRow, ownerValue, perOwnerKind, rowsOf, type Owner, type OwnerKind,
+} from './owner.ts'
 
 export const MAX_CHECKS_PER_PAGE = 100
 
@@ -29,18 +33,22 @@ export function checksQuery (db: Database, monitorId: Param<string>, page: { lim
  * need no mapping by drizzle: on the API's hottest read, drizzle's generic row mapping cost more CPU
  * than everything else in the handler (bench/).
  */
-export function ownedChecksQuery (owner: Owner, monitorId: string, page: { limit: number, before?: string }): SQL {
+export function ownedChecksQuery (kind: OwnerKind, withBefore: boolean): SQL {
   return sql`select c.id, m.id as monitor_id, c.is_up, c.status_code, c.response_time_ms, c.checked_at, c.error_message
-    from ${ownerRow(owner)}
-    left join ${monitors} m on m.id = ${monitorId} and m.user_id = o.user_id and m.deleted_at is null
+    from ${ownerRow(kind)}
+    left join ${monitors} m on m.id = ${sql.placeholder('monitorId')} and m.user_id = o.user_id and m.deleted_at is null
     left join lateral (
       select k.id, k.is_up, k.status_code, k.response_time_ms, k.checked_at, k.error_message
       from ${checks} k
-      where k.monitor_id = m.id${page.before === undefined ? sql`` : sql` and k.checked_at < ${page.before}::timestamptz`}
+      where k.monitor_id = m.id${withBefore ? sql` and k.checked_at < ${sql.placeholder('before')}::timestamptz` : sql``}
       order by k.checked_at desc, k.id desc
-      limit ${page.limit}
+      limit ${sql.placeholder('limit')}
     ) c on true`
 }
+const ownedChecksStatements = perOwnerKind((kind) => ({
+  latest: preparedSql(`owned_checks_${kind}`, () => ownedChecksQuery(kind, false)),
+  before: preparedSql(`owned_checks_before_${kind}`, () => ownedChecksQuery(kind, true)),
+}))
 
 interface OwnedCheckRow {
   id: string | null
@@ -77,14 +85,18 @@ export async function listChecks (
 export async function listOwnedChecks (
   db: Database, owner: Owner, monitorId: string, page: { limit?: number, before?: string }
 ): Promise<Check[] | undefined> {
-  const rows = rowsOf<OwnedCheckRow>(await db.execute(ownedChecksQuery(owner, monitorId, {
-    limit: pageLimit(page.limit), before: page.before === undefined ? undefined : new Date(page.before).toISOString(),
-  })))
+  const statements = ownedChecksStatements(owner)
+  const rows = rowsOf<OwnedCheckRow>(await (page.before === undefined ? statements.latest : statements.before)(db).execute({
+    owner: ownerValue(owner),
+    monitorId,
+    limit: pageLimit(page.limit),
+    before: page.before === undefined ? undefined : new Date(page.before).toISOString(),
+  }))
   assertOwnerFound(owner, rows)
   if (rows[0].monitor_id === null) return undefined
   if (rows[0].id === null) return []
   // The rows already carry the API's field names: only the time is converted, in place.
-  for (const row of rows) row.checked_at = new Date(row.checked_at).toISOString()
+  for (const row of rows) row.checked_at = isoTime(row.checked_at)
   return rows as Check[]
 }
 

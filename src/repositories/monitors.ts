@@ -1,12 +1,15 @@
 // Monitor data access for the API: list, read, create, update and soft-delete, scoped to one user.
 import { and, eq, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
-import { preparedPerDatabase } from '../db/prepared.ts'
+import { isoTime } from '../db/timestamps.ts'
+import { preparedPerDatabase, preparedSql } from '../db/prepared.ts'
 import { monitors } from '../db/schema.ts'
 import type { CreateMonitor, Monitor, MonitorListItem, UpdateMonitor } from '../schemas/monitor.ts'
 import { MONITOR_DEFAULTS } from '../schemas/monitor-defaults.ts'
 import { resolveOpenIncident } from './incidents.ts'
-import { assertOwnerFound, ownerRow, rowsOf, type Owner } from './owner.ts'
+import {
+  assertOwnerFound, ownerRow, ownerValue, perOwnerKind, rowsOf, type Owner, type OwnerKind,
+} from './owner.ts'
 
 type MonitorRow = typeof monitors.$inferSelect
 
@@ -39,51 +42,56 @@ const ownedLive = (userId: string | Placeholder, id: string | Placeholder) =>
  * left were a third of the request's CPU time (bench/). No row: the owner is gone; one row of nulls: no
  * monitors.
  */
-export function listMonitorsQuery (owner: Owner): SQL {
+export function listMonitorsQuery (kind: OwnerKind): SQL {
   return sql`select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at
-    from ${ownerRow(owner)}
+    from ${ownerRow(kind)}
     left join ${monitors} m on m.user_id = o.user_id and m.deleted_at is null
     order by m.created_at desc, m.id desc`
 }
+const listStatement = perOwnerKind((kind) => preparedSql(`list_monitors_${kind}`, () => listMonitorsQuery(kind)))
 
 export async function listMonitors (db: Database, owner: Owner): Promise<MonitorListItem[]> {
   // Times arrive as the database's text (drizzle turns the drivers' date parsing off).
-  const rows = rowsOf<MonitorListItem>(await db.execute(listMonitorsQuery(owner)))
+  const rows = rowsOf<MonitorListItem>(await listStatement(owner)(db).execute({ owner: ownerValue(owner) }))
   assertOwnerFound(owner, rows)
   if (rows.length === 1 && rows[0].id === null) return []
   // The rows already carry the API's field names: only the time is converted, in place.
-  for (const row of rows) if (row.last_checked_at !== null) row.last_checked_at = new Date(row.last_checked_at).toISOString()
+  for (const row of rows) if (row.last_checked_at !== null) row.last_checked_at = isoTime(row.last_checked_at)
   return rows
 }
 
 /** The statement of findMonitor: no row, the owner is gone; a row of nulls, no such monitor of theirs. */
-export function findMonitorQuery (owner: Owner, id: string): SQL {
+export function findMonitorQuery (kind: OwnerKind): SQL {
   return sql`select m.id, m.name, m.url, m.monitor_type, m.method, m.expected_status, m.interval_minutes,
       m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.status, m.is_active, m.last_checked_at,
       m.created_at, m.updated_at
-    from ${ownerRow(owner)}
-    left join ${monitors} m on m.id = ${id} and m.user_id = o.user_id and m.deleted_at is null`
+    from ${ownerRow(kind)}
+    left join ${monitors} m on m.id = ${sql.placeholder('id')} and m.user_id = o.user_id and m.deleted_at is null`
 }
+const findStatement = perOwnerKind((kind) => preparedSql(`find_monitor_${kind}`, () => findMonitorQuery(kind)))
 
 type MonitorTextRow = Omit<Monitor, 'last_checked_at' | 'created_at' | 'updated_at'> &
   { last_checked_at: string | null, created_at: string, updated_at: string }
 
 export async function findMonitor (db: Database, owner: Owner, id: string): Promise<Monitor | undefined> {
-  const rows = rowsOf<MonitorTextRow>(await db.execute(findMonitorQuery(owner, id)))
+  const rows = rowsOf<MonitorTextRow>(await findStatement(owner)(db).execute({ owner: ownerValue(owner), id }))
   assertOwnerFound(owner, rows)
   const row = rows[0]
   if (row.id === null) return undefined
   // The row already carries the API's field names: only the times are converted, in place.
-  if (row.last_checked_at !== null) row.last_checked_at = new Date(row.last_checked_at).toISOString()
-  row.created_at = new Date(row.created_at).toISOString()
-  row.updated_at = new Date(row.updated_at).toISOString()
+  if (row.last_checked_at !== null) row.last_checked_at = isoTime(row.last_checked_at)
+  row.created_at = isoTime(row.created_at)
+  row.updated_at = isoTime(row.updated_at)
   return row as Monitor
 }
 
+const existsStatement = perOwnerKind((kind) => preparedSql(`monitor_exists_${kind}`, () => sql`select m.id
+    from ${ownerRow(kind)}
+    left join ${monitors} m on m.id = ${sql.placeholder('id')} and m.user_id = o.user_id and m.deleted_at is null`))
+
 /** True when the monitor exists, is not deleted and belongs to the owner. */
 export async function monitorExists (db: Database, owner: Owner, id: string): Promise<boolean> {
-  const rows = rowsOf<{ id: string | null }>(await db.execute(sql`select m.id from ${ownerRow(owner)}
-    left join ${monitors} m on m.id = ${id} and m.user_id = o.user_id and m.deleted_at is null`))
+  const rows = rowsOf<{ id: string | null }>(await existsStatement(owner)(db).execute({ owner: ownerValue(owner), id }))
   assertOwnerFound(owner, rows)
   return rows[0].id !== null
 }

@@ -11,6 +11,11 @@ import { HttpError } from '../errors.ts'
  * CPU on GET /monitors/{id}).
  */
 export type Owner = { userId: string } | { keyId: string }
+export type OwnerKind = 'key' | 'user'
+
+export const ownerKind = (owner: Owner): OwnerKind => 'keyId' in owner ? 'key' : 'user'
+/** The value of the `owner` placeholder of ownerRow(). */
+export const ownerValue = (owner: Owner): string => 'keyId' in owner ? owner.keyId : owner.userId
 
 /** A read found that its owner, an API key, no longer exists: the API answers 401. */
 export class ApiKeyGoneError extends HttpError {
@@ -20,14 +25,23 @@ export class ApiKeyGoneError extends HttpError {
 }
 
 /**
- * `o(user_id)`, the row reads start from: one row with the owner's user id, none when the key is gone.
- * Reads join their rows to it with a LEFT JOIN, so that one statement tells a missing owner (no row)
- * from a missing resource (a row of nulls).
+ * `o(user_id)`, the row reads start from, for the placeholder `owner`: one row with the owner's user
+ * id, none when the key is gone. Reads join their rows to it with a LEFT JOIN, so that one statement
+ * tells a missing owner (no row) from a missing resource (a row of nulls).
  */
-export function ownerRow (owner: Owner): SQL {
-  return 'keyId' in owner
-    ? sql`(select user_id from ${apiKeys} where id = ${owner.keyId}) o`
-    : sql`(select ${owner.userId}::uuid as user_id) o`
+export function ownerRow (kind: OwnerKind): SQL {
+  return kind === 'key'
+    ? sql`(select user_id from ${apiKeys} where id = ${sql.placeholder('owner')}) o`
+    : sql`(select ${sql.placeholder('owner')}::uuid as user_id) o`
+}
+
+/** The statement of each kind of owner, built on first use. */
+export function perOwnerKind<T> (build: (kind: OwnerKind) => T): (owner: Owner) => T {
+  const built: Partial<Record<OwnerKind, T>> = {}
+  return (owner) => {
+    const kind = ownerKind(owner)
+    return built[kind] ??= build(kind)
+  }
 }
 
 /** Throws ApiKeyGoneError when a read starting from ownerRow() found no owner row. */
@@ -35,5 +49,5 @@ export function assertOwnerFound (owner: Owner, rows: readonly unknown[]): void 
   if (rows.length === 0 && 'keyId' in owner) throw new ApiKeyGoneError(owner.keyId)
 }
 
-// drizzle's execute() answers an array on postgres.js and {rows} on PGlite.
+// drizzle answers an array on postgres.js and {rows} on PGlite.
 export const rowsOf = <T>(result: unknown): T[] => Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows

@@ -2,10 +2,11 @@
 // never a sort or a sequential scan of checks, on a table large enough that the planner would pick
 // something else without the index (the last test drops the index and sees the plan change).
 import t from 'tap'
-import { sql, type SQL } from 'drizzle-orm'
+import { fillPlaceholders, sql, type SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import type { DatabaseHandle } from '../../src/db/client.ts'
 import { checksQuery, ownedChecksQuery } from '../../src/repositories/checks.ts'
+import { createApiKey } from '../../src/repositories/api-keys.ts'
 import { createUser } from '../../src/repositories/users.ts'
 import { createTestDatabase } from '../helper.ts'
 
@@ -63,6 +64,7 @@ t.test('the check list queries scan checks_monitor_checked_idx backwards', async
   const { handle } = await createTestDatabase(t)
   const { db } = handle
   const user = await createUser(db, 'explain@example.com')
+  const key = await createApiKey(db, { userId: user.id, name: 'explain', scope: 'read' })
   await db.execute(sql`insert into monitors (user_id, name, url)
     select ${user.id}, 'm' || i, 'https://example.com/' || i from generate_series(1, ${MONITORS}) i`)
   await db.execute(sql`insert into checks (monitor_id, is_up, status_code, response_time_ms, checked_at)
@@ -73,13 +75,19 @@ t.test('the check list queries scan checks_monitor_checked_idx backwards', async
   const monitorId = ((Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows)[0] as { id: string }).id
   const before = new Date().toISOString()
   const dialect = new PgDialect()
-  const toQuery = (query: SQL) => dialect.sqlToQuery(query)
+  // The statement as prepared, with the values of its placeholders.
+  const toQuery = (query: SQL, values: Record<string, unknown>) => {
+    const { sql, params } = dialect.sqlToQuery(query)
+    return { sql, params: fillPlaceholders(params, { monitorId, limit: 100, ...values }) }
+  }
 
   const queries = {
     'listChecks': () => checksQuery(db, monitorId, { limit: 100 }).toSQL(),
     'listChecks with before': () => checksQuery(db, monitorId, { limit: 100, before: new Date(before) }).toSQL(),
-    'listOwnedChecks': () => toQuery(ownedChecksQuery({ userId: user.id }, monitorId, { limit: 100 })),
-    'listOwnedChecks with before': () => toQuery(ownedChecksQuery({ userId: user.id }, monitorId, { limit: 100, before })),
+    'listOwnedChecks (dashboard)': () => toQuery(ownedChecksQuery('user', false), { owner: user.id }),
+    'listOwnedChecks with before (dashboard)': () => toQuery(ownedChecksQuery('user', true), { owner: user.id, before }),
+    'listOwnedChecks (API key)': () => toQuery(ownedChecksQuery('key', false), { owner: key.record.id }),
+    'listOwnedChecks with before (API key)': () => toQuery(ownedChecksQuery('key', true), { owner: key.record.id, before }),
   }
 
   for (const [name, query] of Object.entries(queries)) {

@@ -1,0 +1,18 @@
+// The API's time format (toISOString) from a timestamptz as the database sends it.
+
+// PostgreSQL's text of a time in UTC, which it sends when the session's TimeZone is UTC (the default of
+// PGlite and of most servers): "2026-11-21 10:00:00.123456+00", the fraction cut short of trailing zeros.
+const UTC_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/
+
+/**
+ * Equal to `new Date(value).toISOString()` (which truncates to milliseconds), without parsing a date:
+ * the reads of the API convert every time of every row, and Date's parsing of this text costs ~0.7 µs,
+ * 70 µs for a page of 100 checks (bench/). Other forms (another TimeZone, a Date) take the slow way.
+ */
+export function isoTime (value: string | Date): string {
+  if (typeof value === 'string') {
+    const match = UTC_TEXT.exec(value)
+    if (match) return `${match[1]}T${match[2]}.${match[3] === undefined ? '000' : (match[3] + '00').slice(0, 3)}Z`
+  }
+  return new Date(value).toISOString()
+}
