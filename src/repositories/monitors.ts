@@ -37,7 +37,8 @@ const ownedLive = (userId: string | Placeholder, id: string | Placeholder) =>
   and(eq(monitors.id, id), eq(monitors.userId, userId), isNull(monitors.deletedAt))
 
 /**
- * The statement of listMonitors (a backward scan of monitors_user_created_idx). Plain SQL whose rows
+ * The statement of listMonitors (monitors_user_created_idx, then a sort in memory: ~1 ms for 1,000
+ * monitors, most of it reading the rows, on the bench/ database). Plain SQL whose rows
  * need no mapping by drizzle: for a list of 1,000 monitors its generic row mapping and the garbage it
  * left were a third of the request's CPU time (bench/). No row: the owner is gone; one row of nulls: no
  * monitors.
