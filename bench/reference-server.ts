@@ -4,7 +4,7 @@
 import Fastify from 'fastify'
 import postgres from 'postgres'
 import { PGlite } from '@electric-sql/pglite'
-import { NO_PIPELINING } from '../src/db/client.ts'
+import { QueryGate } from '../src/db/query-gate.ts'
 import {
   CHECKS_SQL, checksParams, INSERT_SQL, insertParams, LIST_SQL, listParams, MONITOR_SQL, monitorParams, type CreateBody,
 } from './reference-sql.ts'
@@ -36,10 +36,11 @@ async function main (): Promise<void> {
   let query: (text: string, params: unknown[]) => Promise<Row[]>
   let close: () => Promise<void>
   if (process.env.DATABASE_URL) {
-    // The same pool size and pipelining as Pingward's (src/db/client.ts); prepared statements, as
-    // postgres.js does by default.
-    const sql = postgres(process.env.DATABASE_URL, { max: 10, onnotice: () => {}, ...NO_PIPELINING })
-    query = (text, params) => sql.unsafe(text, params as never[], { prepare: true })
+    // The same pool size as Pingward's, and its gate (src/db/query-gate.ts) against postgres.js's slowdown
+    // under sustained pipelining; prepared statements, as postgres.js does by default.
+    const sql = postgres(process.env.DATABASE_URL, { max: 10, onnotice: () => {} })
+    const gate = new QueryGate(10)
+    query = (text, params) => gate.run(sql.unsafe(text, params as never[], { prepare: true }))
     close = () => sql.end({ timeout: 5 })
   } else {
     const db = await PGlite.create(process.env.DATA_DIR!)

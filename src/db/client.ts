@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
+import { QueryGate } from './query-gate.ts'
 import * as schema from './schema.ts'
 import { lockDataDir } from './data-dir-lock.ts'
 
@@ -35,13 +36,17 @@ function once (close: () => Promise<void>): () => Promise<void> {
  * before every execution: two round trips per query. Through this wrapper each distinct statement is
  * prepared once per connection and then executed in one round trip (bench/ measured 2-3x fewer
  * database round trips per API request). drizzle's statements are a fixed set of texts, all values
- * are parameters, so the per-connection statement cache stays small.
+ * are parameters, so the per-connection statement cache stays small. Outside transactions (whose
+ * queries run on the connection they hold), queries go through the gate (query-gate.ts).
  */
-function preparing (sql: postgres.Sql): postgres.Sql {
+function preparing (sql: postgres.Sql, gate?: QueryGate): postgres.Sql {
   return new Proxy(sql, {
     get (target, property, receiver) {
       if (property === 'unsafe') {
-        return (query: string, args?: unknown[], options?: object) => target.unsafe(query, args as never, { ...options, prepare: true })
+        return (query: string, args?: unknown[], options?: object) => {
+          const pending = target.unsafe(query, args as never, { ...options, prepare: true })
+          return gate ? gate.wrap(pending) : pending
+        }
       }
       // Transactions and savepoints run their queries on a handle of their own: wrap that one too.
       if (property === 'begin' || property === 'savepoint') {
@@ -56,27 +61,16 @@ function preparing (sql: postgres.Sql): postgres.Sql {
   })
 }
 
-/**
- * postgres.js (3.4.9) pipelines a query onto a busy connection when none is idle, and keeps busy
- * connections in a queue that only shrinks when it empties: under sustained load it grows with every
- * query, and each query scans it (indexOf). bench/ measured that scan at a fifth of the server's CPU,
- * and growing, on GET /monitors/{id} at 50 connections. With one query in flight per connection (plus
- * the one queued behind it), queries wait in postgres.js's own queue instead, which costs nothing to
- * scan. `max_pipeline` is an option of postgres.js that its types do not declare; 0 would also stop
- * sql.begin() from reserving its connection.
- */
-export const NO_PIPELINING: object = { max_pipeline: 1 }
-
 export async function openDatabase (options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.DATABASE_URL) {
+    const poolSize = options.poolSize ?? 10
     const client = postgres(options.DATABASE_URL, {
-      max: options.poolSize ?? 10,
+      max: poolSize,
       onnotice: () => {},
       connect_timeout: 5,
       idle_timeout: 60,
-      ...NO_PIPELINING,
     })
-    const db = drizzlePostgres({ client: preparing(client), schema }) as unknown as Database
+    const db = drizzlePostgres({ client: preparing(client, new QueryGate(poolSize)), schema }) as unknown as Database
     return {
       db,
       kind: 'postgres',
