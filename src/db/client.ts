@@ -25,6 +25,10 @@ export interface DatabaseOptions {
   poolSize?: number
 }
 
+/** The rows of a result as drizzle answers it: an array on postgres.js, {rows} on PGlite. */
+export const rowsOf = <T = Record<string, unknown>>(result: unknown): T[] =>
+  Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows
+
 /** Makes close() safe to call more than once (the app, a test and a signal handler may all call it). */
 function once (close: () => Promise<void>): () => Promise<void> {
   let closing: Promise<void> | undefined

@@ -1,7 +1,7 @@
 // Check summaries for the dashboard: the newest response times of every monitor of a user (sparklines)
 // and uptime over the last 24 hours and 7 days, each in one query.
 import { and, eq, gte, sql } from 'drizzle-orm'
-import type { Database } from '../db/client.ts'
+import { rowsOf, type Database } from '../db/client.ts'
 import { checks, monitors } from '../db/schema.ts'
 
 export interface SparkPoint {
@@ -10,8 +10,6 @@ export interface SparkPoint {
 }
 
 export const SPARKLINE_CHECKS = 20
-
-const rowsOf = <T>(result: unknown): T[] => Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows
 
 /**
  * The newest `perMonitor` checks of each of the user's live monitors, oldest first, keyed by monitor id.

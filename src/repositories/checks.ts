@@ -1,12 +1,12 @@
 // Check result data access: the newest results of a monitor, and inserting results.
 import { and, desc, eq, lt, sql, type Placeholder, type SQL } from 'drizzle-orm'
-import type { Database } from '../db/client.ts'
+import { rowsOf, type Database } from '../db/client.ts'
 import { isoTime } from '../db/timestamps.ts'
 import { checks, monitors } from '../db/schema.ts'
 import type { Check } from '../schemas/check.ts'
 import { preparedSql } from '../db/prepared.ts'
 import {
-  assertOwnerFound, ownerRow, ownerValue, perOwnerKind, rowsOf, type Owner, type OwnerKind,
+  assertOwnerFound, ownerRow, ownerValue, perOwnerKind, type Owner, type OwnerKind,
 } from './owner.ts'
 
 export const MAX_CHECKS_PER_PAGE = 100
@@ -118,5 +118,5 @@ export async function deleteExpiredChecks (db: Database, cutoff: Date, batch: nu
           order by k.checked_at desc, k.id desc offset ${MAX_CHECKS_PER_PAGE - 1} limit 1)
       limit ${batch})
     returning 1`)
-  return Array.isArray(deleted) ? deleted.length : (deleted as { rows: unknown[] }).rows.length
+  return rowsOf(deleted).length
 }

@@ -1,6 +1,6 @@
 // Monitor data access for the API: list, read, create, update and soft-delete, scoped to one user.
 import { and, eq, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm'
-import type { Database } from '../db/client.ts'
+import { rowsOf, type Database } from '../db/client.ts'
 import { isoTime } from '../db/timestamps.ts'
 import { preparedPerDatabase, preparedSql } from '../db/prepared.ts'
 import { monitors } from '../db/schema.ts'
@@ -8,7 +8,7 @@ import type { CreateMonitor, Monitor, MonitorListItem, UpdateMonitor } from '../
 import { MONITOR_DEFAULTS } from '../schemas/monitor-defaults.ts'
 import { resolveOpenIncident } from './incidents.ts'
 import {
-  assertOwnerFound, ownerRow, ownerValue, perOwnerKind, rowsOf, type Owner, type OwnerKind,
+  assertOwnerFound, ownerRow, ownerValue, perOwnerKind, type Owner, type OwnerKind,
 } from './owner.ts'
 
 type MonitorRow = typeof monitors.$inferSelect

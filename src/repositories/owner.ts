@@ -48,6 +48,3 @@ export function perOwnerKind<T> (build: (kind: OwnerKind) => T): (owner: Owner) 
 export function assertOwnerFound (owner: Owner, rows: readonly unknown[]): void {
   if (rows.length === 0 && 'keyId' in owner) throw new ApiKeyGoneError(owner.keyId)
 }
-
-// drizzle answers an array on postgres.js and {rows} on PGlite.
-export const rowsOf = <T>(result: unknown): T[] => Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows

@@ -1,6 +1,6 @@
 // Checker data access: claim due monitors (a lease), record a check with its consequences, release leases.
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
-import type { Database } from '../db/client.ts'
+import { rowsOf, type Database } from '../db/client.ts'
 import { checks, monitors } from '../db/schema.ts'
 import { decideOutcome, type MonitorStatus } from '../checker/outcome.ts'
 import { openIncident, resolveOpenIncident } from './incidents.ts'
@@ -23,11 +23,6 @@ export interface CheckResult {
   responseTimeMs: number
   errorMessage: string | null
   checkedAt: Date
-}
-
-// drizzle's execute() answers an array on postgres.js and {rows} on PGlite.
-function rowsOf (result: unknown): Record<string, unknown>[] {
-  return Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows
 }
 
 /**

@@ -3,6 +3,7 @@ import t from 'tap'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { count, sql } from 'drizzle-orm'
+import { rowsOf } from '../../src/db/client.ts'
 import { checks } from '../../src/db/schema.ts'
 import { createMonitor } from '../../src/repositories/monitors.ts'
 import { createUser } from '../../src/repositories/users.ts'
@@ -44,7 +45,7 @@ t.test('two workers never check a monitor twice for one slot and never skip one'
 
   t.equal(await recorded(), 500)
   const perMonitor = await handle.db.execute(sql`select count(*)::int as n from ${checks} group by monitor_id having count(*) <> 1`)
-  t.equal((Array.isArray(perMonitor) ? perMonitor : (perMonitor as { rows: unknown[] }).rows).length, 0, 'exactly one check per monitor')
+  t.equal(rowsOf(perMonitor).length, 0, 'exactly one check per monitor')
   t.equal(hits.size, 500)
   t.ok([...hits.values()].every((n) => n === 1), 'the target saw each monitor once')
 })

@@ -2,6 +2,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { sql } from 'drizzle-orm'
+import { rowsOf } from '../../src/db/client.ts'
 import { isoTime } from '../../src/db/timestamps.ts'
 import { createTestDatabase } from '../helper.ts'
 
@@ -27,7 +28,7 @@ t.test('equals toISOString for what the database really sends', async (t) => {
   const { handle } = await createTestDatabase(t)
   const result = await handle.db.execute(sql`select x::timestamptz::text as text, x::timestamptz as value
     from unnest(array['2026-11-21 10:00:00+00', '2026-11-21 10:00:00.5+00', '2026-11-21 10:00:00.123456+00', now()::text]) x`)
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ text: string, value: string | Date }>
+  const rows = rowsOf<{ text: string, value: string | Date }>(result)
   t.equal(rows.length, 4)
   for (const row of rows) t.equal(isoTime(row.value), new Date(row.text).toISOString(), row.text)
 })

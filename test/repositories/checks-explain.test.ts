@@ -4,7 +4,7 @@
 import t from 'tap'
 import { fillPlaceholders, sql, type SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
-import type { DatabaseHandle } from '../../src/db/client.ts'
+import { rowsOf, type DatabaseHandle } from '../../src/db/client.ts'
 import { checksQuery, ownedChecksQuery } from '../../src/repositories/checks.ts'
 import { createApiKey } from '../../src/repositories/api-keys.ts'
 import { createUser } from '../../src/repositories/users.ts'
@@ -72,7 +72,7 @@ t.test('the check list queries scan checks_monitor_checked_idx backwards', async
     from generate_series(${CHECKS_PER_MONITOR}, 1, -1) g cross join monitors m order by g desc`)
   await db.execute(sql`analyze`)
   const rows = await db.execute(sql`select id from monitors limit 1`)
-  const monitorId = ((Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows)[0] as { id: string }).id
+  const monitorId = rowsOf<{ id: string }>(rows)[0].id
   const before = new Date().toISOString()
   const dialect = new PgDialect()
   // The statement as prepared, with the values of its placeholders.
