@@ -2,11 +2,11 @@
 import { and, desc, eq, lt, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { isoTime } from '../db/timestamps.ts'
-import { checks, monitors } from '../db/schema.ts'
+import { checks } from '../db/schema.ts'
 import type { Check } from '../schemas/check.ts'
 import { preparedSql } from '../db/prepared.ts'
 import {
-  assertOwnerFound, ownerRow, ownerValue, perOwnerKind, type Owner, type OwnerKind,
+  assertOwnerFound, ownedMonitorRow, ownerValue, perOwnerKind, type Owner, type OwnerKind,
 } from './owner.ts'
 
 export const MAX_CHECKS_PER_PAGE = 100
@@ -35,8 +35,7 @@ export function checksQuery (db: Database, monitorId: Param<string>, page: { lim
  */
 export function ownedChecksQuery (kind: OwnerKind, withBefore: boolean): SQL {
   return sql`select c.id, m.id as monitor_id, c.is_up, c.status_code, c.response_time_ms, c.checked_at, c.error_message
-    from ${ownerRow(kind)}
-    left join ${monitors} m on m.id = ${sql.placeholder('monitorId')} and m.user_id = o.user_id and m.deleted_at is null
+    ${ownedMonitorRow(kind, 'monitorId')}
     left join lateral (
       select k.id, k.is_up, k.status_code, k.response_time_ms, k.checked_at, k.error_message
       from ${checks} k

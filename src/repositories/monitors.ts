@@ -8,7 +8,7 @@ import type { CreateMonitor, Monitor, MonitorListItem, UpdateMonitor } from '../
 import { MONITOR_DEFAULTS } from '../schemas/monitor-defaults.ts'
 import { resolveOpenIncident } from './incidents.ts'
 import {
-  assertOwnerFound, ownerRow, ownerValue, perOwnerKind, type Owner, type OwnerKind,
+  assertOwnerFound, ownedMonitorRow, ownerRow, ownerValue, perOwnerKind, type Owner, type OwnerKind,
 } from './owner.ts'
 
 type MonitorRow = typeof monitors.$inferSelect
@@ -66,8 +66,7 @@ export function findMonitorQuery (kind: OwnerKind): SQL {
   return sql`select m.id, m.name, m.url, m.monitor_type, m.method, m.expected_status, m.interval_minutes,
       m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.status, m.is_active, m.last_checked_at,
       m.created_at, m.updated_at
-    from ${ownerRow(kind)}
-    left join ${monitors} m on m.id = ${sql.placeholder('id')} and m.user_id = o.user_id and m.deleted_at is null`
+    ${ownedMonitorRow(kind, 'id')}`
 }
 const findStatement = perOwnerKind((kind) => preparedSql(`find_monitor_${kind}`, () => findMonitorQuery(kind)))
 
@@ -87,8 +86,7 @@ export async function findMonitor (db: Database, owner: Owner, id: string): Prom
 }
 
 const existsStatement = perOwnerKind((kind) => preparedSql(`monitor_exists_${kind}`, () => sql`select m.id
-    from ${ownerRow(kind)}
-    left join ${monitors} m on m.id = ${sql.placeholder('id')} and m.user_id = o.user_id and m.deleted_at is null`))
+    ${ownedMonitorRow(kind, 'id')}`))
 
 /** True when the monitor exists, is not deleted and belongs to the owner. */
 export async function monitorExists (db: Database, owner: Owner, id: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 // Whose data a read returns: a user's (the dashboard), or the user's whose API key made the request.
 import { sql, type SQL } from 'drizzle-orm'
-import { apiKeys } from '../db/schema.ts'
+import { apiKeys, monitors } from '../db/schema.ts'
 import { HttpError } from '../errors.ts'
 
 /**
@@ -33,6 +33,16 @@ export function ownerRow (kind: OwnerKind): SQL {
   return kind === 'key'
     ? sql`(select user_id from ${apiKeys} where id = ${sql.placeholder('owner')}) o`
     : sql`(select ${sql.placeholder('owner')}::uuid as user_id) o`
+}
+
+/**
+ * `from o left join monitors m`: the owner's live monitor whose id is the placeholder `idPlaceholder`,
+ * or a row of nulls (no row at all when the owner's key is gone). The one place that says which
+ * monitors an owner may read.
+ */
+export function ownedMonitorRow (kind: OwnerKind, idPlaceholder: string): SQL {
+  return sql`from ${ownerRow(kind)}
+    left join ${monitors} m on m.id = ${sql.placeholder(idPlaceholder)} and m.user_id = o.user_id and m.deleted_at is null`
 }
 
 /** The statement of each kind of owner, built on first use. */
