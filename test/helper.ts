@@ -118,6 +118,37 @@ export function spawnPingward (script: string, args: string[], vars: Record<stri
   })
 }
 
+/**
+ * Waiting for a child's output: `waitFor` resolves with the first match of a pattern in `text()` from
+ * `from` on, and rejects when the child exits first or after `timeoutMs` (saying `describe()`). The
+ * caller calls `wake` whenever output arrives and when the child closes.
+ */
+export function outputWaiter (child: ChildProcessWithoutNullStreams, text: () => string, describe: () => string) {
+  const waiters = new Set<() => void>()
+  const wake = () => { for (const check of waiters) check() }
+  const waitFor = (pattern: RegExp, timeoutMs = 30_000, from = 0) => new Promise<RegExpExecArray>((resolve, reject) => {
+    // Without the g flag: exec would otherwise start where the previous call stopped.
+    const once = new RegExp(pattern.source, pattern.flags.replace('g', ''))
+    const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern}\n${describe()}`)), timeoutMs)
+    const check = () => {
+      const match = once.exec(text().slice(from))
+      if (match) finish(undefined, match)
+      else if (child.exitCode !== null || child.signalCode !== null) {
+        finish(new Error(`exited (${child.exitCode ?? child.signalCode}) before ${pattern}\n${describe()}`))
+      }
+    }
+    const finish = (err?: Error, match?: RegExpExecArray) => {
+      clearTimeout(timer)
+      waiters.delete(check)
+      if (err) reject(err)
+      else resolve(match!)
+    }
+    waiters.add(check)
+    check()
+  })
+  return { wake, waitFor }
+}
+
 export interface CliRun { code: number | null, stdout: string, stderr: string }
 
 /** Runs the operator CLI (`src/cli.ts`) as a real process; `input` is written to its stdin. */

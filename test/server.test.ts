@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { createTestDatabase, spawnPingward, usingPostgres } from './helper.ts'
+import { createTestDatabase, outputWaiter, spawnPingward, usingPostgres } from './helper.ts'
 
 const LISTENING = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:(\d+))"/
 const CURL = /^ {2}curl -H "Authorization: Bearer (sk_[0-9A-Za-z]{38})" (http:\/\/\S+)\/api\/v1\/monitors$/gm
@@ -23,10 +23,10 @@ function startServer (t: { teardown: (fn: () => unknown) => void }, vars: Record
   let stdout = ''
   let stderr = ''
   let stopSignalAt = 0
-  const waiters = new Set<() => void>()
+  const { wake, waitFor } = outputWaiter(child, () => stdout, () => `stdout: ${stdout}\nstderr: ${stderr}`)
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk
-    for (const wake of waiters) wake()
+    wake()
   })
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
   const origKill = child.kill.bind(child)
@@ -36,29 +36,11 @@ function startServer (t: { teardown: (fn: () => unknown) => void }, vars: Record
   }
   const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null, ms: number }>((resolve) => {
     child.on('close', (code, signal) => {
-      for (const wake of waiters) wake()
+      wake()
       resolve({ code, signal, ms: stopSignalAt ? Date.now() - stopSignalAt : 0 })
     })
   })
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) origKill('SIGKILL') })
-  const waitFor = (pattern: RegExp, timeoutMs = 30_000) => new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`)), timeoutMs)
-    const check = () => {
-      const match = new RegExp(pattern.source, pattern.flags.replace('g', '')).exec(stdout)
-      if (match) finish(undefined, match)
-      else if (child.exitCode !== null || child.signalCode !== null) {
-        finish(new Error(`exited (${child.exitCode ?? child.signalCode}) before ${pattern}\nstdout: ${stdout}\nstderr: ${stderr}`))
-      }
-    }
-    const finish = (err?: Error, match?: RegExpExecArray) => {
-      clearTimeout(timer)
-      waiters.delete(check)
-      if (err) reject(err)
-      else resolve(match!)
-    }
-    waiters.add(check)
-    check()
-  })
   return { child, output: () => ({ stdout, stderr }), waitFor, exited }
 }
 

@@ -6,7 +6,7 @@ import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
-import { spawnPingward } from '../helper.ts'
+import { outputWaiter, spawnPingward } from '../helper.ts'
 
 interface Teardown { teardown: (fn: () => unknown) => void }
 
@@ -88,30 +88,14 @@ const LISTENING = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/
 export async function startPingward (t: Teardown, vars: Record<string, string>, script = 'src/server.ts'): Promise<PingwardProcess> {
   const child = spawnPingward(script, [], { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...vars })
   let out = ''
-  const waiters = new Set<() => void>()
-  const onData = (chunk: string) => { out += chunk; for (const wake of waiters) wake() }
+  const { wake, waitFor } = outputWaiter(child, () => out, () => out.slice(-4000))
+  const onData = (chunk: string) => { out += chunk; wake() }
   child.stdout.setEncoding('utf8').on('data', onData)
   child.stderr.setEncoding('utf8').on('data', onData)
   const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('close', (code, signal) => { for (const wake of waiters) wake(); resolve({ code, signal }) })
+    child.on('close', (code, signal) => { wake(); resolve({ code, signal }) })
   })
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
-  const waitFor = (pattern: RegExp, timeoutMs = 30_000, from = 0) => new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern}\n${out.slice(-4000)}`)), timeoutMs)
-    const check = () => {
-      const match = pattern.exec(out.slice(from))
-      if (match) finish(undefined, match)
-      else if (child.exitCode !== null || child.signalCode !== null) finish(new Error(`exited before ${pattern}\n${out.slice(-4000)}`))
-    }
-    const finish = (err?: Error, match?: RegExpExecArray) => {
-      clearTimeout(timer)
-      waiters.delete(check)
-      if (err) reject(err)
-      else resolve(match!)
-    }
-    waiters.add(check)
-    check()
-  })
   const base = script === 'src/server.ts' ? (await waitFor(LISTENING, 60_000))[1] : ''
   return { child, base, output: () => out, waitFor, exited }
 }
