@@ -1,5 +1,5 @@
 // Checks that the reference server sends the very statements Pingward sends: runs the repository
-// functions of the four routes through a drizzle instance whose logger records the SQL text.
+// functions of the four routes through a postgres.js client that records the SQL text it is given.
 import postgres from 'postgres'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import * as schema from '../src/db/schema.ts'
@@ -14,7 +14,14 @@ import type { Seeded } from './seed.ts'
 export async function verifyReferenceSql (url: string, seeded: Seeded): Promise<void> {
   const client = postgres(url, { max: 1, onnotice: () => {} })
   let sent: string[] = []
-  const db = drizzle({ client, schema, logger: { logQuery: (query) => { sent.push(query) } } }) as unknown as Database
+  // Every statement reaches postgres.js through unsafe(): drizzle's queries, and the hot reads that run
+  // on db.$client directly (src/db/prepared.ts).
+  const recording = new Proxy(client, {
+    get: (target, property, receiver) => property === 'unsafe'
+      ? (query: string, ...rest: unknown[]) => { sent.push(query); return (target.unsafe as (...a: unknown[]) => unknown)(query, ...rest) }
+      : Reflect.get(target, property, receiver),
+  })
+  const db = drizzle({ client: recording, schema }) as unknown as Database
   const capture = async (run: () => Promise<unknown>) => {
     sent = []
     await run()

@@ -8,13 +8,15 @@ import { openDatabase } from './db/client.ts'
 import { DataDirLockedError } from './db/data-dir-lock.ts'
 import { migrate } from './db/migrate.ts'
 import { startChecker } from './checker/index.ts'
+import { batchedLogStream } from './log-stream.ts'
 
 async function main (): Promise<void> {
   const config = loadConfig()
   // Opened here, not by the app, so that it outlives both the app and the checker at shutdown.
   const database = await openDatabase(config)
   await migrate(database, config.DATABASE_URL)
-  const app = await buildApp({ config, database })
+  const logs = batchedLogStream()
+  const app = await buildApp({ config, database, logger: { level: config.LOG_LEVEL, stream: logs.stream } })
 
   const checker = config.CHECKER === 'on' ? startChecker({ config, db: app.db, log: app.log }) : undefined
 
@@ -25,6 +27,7 @@ async function main (): Promise<void> {
     // database closes after both, so that everything they write gets written.
     await Promise.all([checker?.stop(), app.close()])
     await database.close()
+    logs.stop()
   })
 
   await app.listen({ port: config.PORT, host: config.HOST })
@@ -34,6 +37,8 @@ async function main (): Promise<void> {
   const { port } = app.server.address() as AddressInfo
   const baseUrl = `http://${config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST}:${port}`
   const setupUrl = await passwordSetupUrl(app, config.ADMIN_EMAIL, baseUrl)
+  // The banner follows the log lines before it ("Server listening ..."), which may still be in the batch.
+  await new Promise<void>((resolve) => { logs.flush(resolve) })
   if (key) process.stdout.write(firstKeyBanner(config.ADMIN_EMAIL, key, baseUrl, setupUrl))
   else if (setupUrl) process.stdout.write(setupBanner(config.ADMIN_EMAIL, setupUrl))
 }

@@ -1,6 +1,6 @@
 // Statements of the API's hot paths, built once per database and sent as prepared statements.
 import { PgDialect } from 'drizzle-orm/pg-core'
-import type { SQL } from 'drizzle-orm'
+import { is, Placeholder, type SQL } from 'drizzle-orm'
 import type { Database } from './client.ts'
 
 /**
@@ -27,11 +27,30 @@ export interface PreparedSql {
   execute: (values: Record<string, unknown>) => Promise<unknown>
 }
 
+// What drizzle's PGlite session passes with every query: date and time types stay text, as on postgres.js
+// (where drizzle sets this on the client). The type OIDs, so that PGlite is not loaded to name them.
+const PGLITE_TEXT_TIMES = { parsers: Object.fromEntries([1082, 1114, 1184, 1186].map((oid) => [oid, (value: string) => value])) }
+
+type Client = { unsafe: (text: string, params: unknown[]) => Promise<unknown> } | { query: (text: string, params: unknown[], options: object) => Promise<unknown> }
+
 /**
- * Plain SQL (drizzle's sql`` with sql.placeholder()s) turned into text once per database, like the
- * query builder's prepare(): bench/ measured building the text of an sql`` on every request at ~10 µs,
- * a tenth of GET /monitors/{id}.
+ * Plain SQL (drizzle's sql`` with sql.placeholder()s) turned into text once per database, and run on
+ * drizzle's own client (db.$client: on PostgreSQL the preparing, gated one of client.ts) without its
+ * prepared-query layers. bench/ measured building the text of an sql`` on every request at ~10 µs, and
+ * drizzle's execute() (placeholders, tracing spans, cache, three nested promises) at ~5 µs of the ~230
+ * of GET /monitors/{id}: both are per request on the API's hottest reads.
  */
 export function preparedSql (name: string, build: () => SQL): (db: Database) => PreparedSql {
-  return preparedPerDatabase((db) => db._.session.prepareQuery(dialect.sqlToQuery(build()), undefined, name, false))
+  return preparedPerDatabase((db) => {
+    const { sql: text, params } = dialect.sqlToQuery(build())
+    const names = params.map((param) => {
+      if (!is(param, Placeholder)) throw new Error(`${name}: every value must be a sql.placeholder()`)
+      return param.name
+    })
+    const client = (db as unknown as { $client: Client }).$client
+    const valuesOf = (values: Record<string, unknown>) => names.map((placeholder) => values[placeholder])
+    return 'unsafe' in client
+      ? { execute: (values) => client.unsafe(text, valuesOf(values)) }
+      : { execute: (values) => client.query(text, valuesOf(values), PGLITE_TEXT_TIMES) }
+  })
 }
