@@ -1,4 +1,5 @@
 // The batched log stream: lines wait for a full batch or the timer, and none is lost.
+import { once, type EventEmitter } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -44,4 +45,16 @@ t.test('without the timer, lines wait for a full batch, then all are written in 
   await new Promise<void>((resolve) => { logs.flush(resolve) })
   const all = read(file)
   t.equal(all, Array.from({ length: count }, (_, i) => line(i)).join(''), 'flush writes the rest; nothing lost or reordered')
+})
+
+t.test('a flush during a write also writes what came after it', async (t) => {
+  const file = tempFile(t)
+  const logs = batchedLogStream({ dest: file, flushMs: 3_600_000 })
+  t.teardown(logs.stop)
+  const count = Math.ceil(LOG_BATCH_BYTES / line(0).length) + 5
+  await once(logs.stream as unknown as EventEmitter, 'ready')
+  // The line that fills the batch starts a write; the last five wait behind it while flush() is called.
+  for (let i = 0; i < count; i++) logs.stream.write(line(i))
+  await new Promise<void>((resolve) => { logs.flush(resolve) })
+  t.equal(read(file), Array.from({ length: count }, (_, i) => line(i)).join(''), 'every line, in order')
 })
