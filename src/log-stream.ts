@@ -5,11 +5,9 @@ import pino from 'pino'
 export const LOG_BATCH_BYTES = 4096
 
 export interface LogStream {
-  stream: pino.DestinationStream
+  stream: ReturnType<typeof pino.destination>
   /** Writes everything batched before the call; `done` runs once it is written. */
   flush: (done: () => void) => void
-  /** Stops the timer; pino writes what is left when the process exits. */
-  stop: () => void
 }
 
 /**
@@ -20,13 +18,12 @@ export interface LogStream {
  * synchronously when the process exits.
  */
 export function batchedLogStream ({ dest = 1, flushMs = 1000 }: { dest?: number | string, flushMs?: number } = {}): LogStream {
-  const stream = pino.destination({ dest, sync: false, minLength: LOG_BATCH_BYTES })
-  const timer = setInterval(() => { stream.flush() }, flushMs).unref()
+  // periodicFlush: sonic-boom's own timer (unref'd, cleared when the stream closes).
+  const stream = pino.destination({ dest, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: flushMs })
   return {
     stream,
     // sonic-boom's flush() during a write only waits for that write: what came after it stays in the
     // batch. A second flush, once the first is done, writes that too.
     flush: (done) => { stream.flush(() => { stream.flush(() => done()) }) },
-    stop: () => clearInterval(timer),
   }
 }

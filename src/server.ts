@@ -27,7 +27,6 @@ async function main (): Promise<void> {
     // database closes after both, so that everything they write gets written.
     await Promise.all([checker?.stop(), app.close()])
     await database.close()
-    logs.stop()
   })
 
   await app.listen({ port: config.PORT, host: config.HOST })

@@ -1,5 +1,5 @@
 // The batched log stream: lines wait for a full batch or the timer, and none is lost.
-import { once, type EventEmitter } from 'node:events'
+import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,7 +26,7 @@ const line = (i: number) => `{"n":${i},"msg":"${'x'.repeat(90)}"}\n`
 t.test('a quiet stream is written by the timer', async (t) => {
   const file = tempFile(t)
   const logs = batchedLogStream({ dest: file, flushMs: 50 })
-  t.teardown(logs.stop)
+  t.teardown(() => { logs.stream.end() })
   logs.stream.write(line(1))
   t.equal(await untilLength(file, line(1).length), line(1), 'written without a full batch')
 })
@@ -34,7 +34,7 @@ t.test('a quiet stream is written by the timer', async (t) => {
 t.test('without the timer, lines wait for a full batch, then all are written in order', async (t) => {
   const file = tempFile(t)
   const logs = batchedLogStream({ dest: file, flushMs: 3_600_000 })
-  t.teardown(logs.stop)
+  t.teardown(() => { logs.stream.end() })
   logs.stream.write(line(0))
   await new Promise((resolve) => setTimeout(resolve, 200))
   t.equal(read(file), '', 'one line is held back')
@@ -50,9 +50,9 @@ t.test('without the timer, lines wait for a full batch, then all are written in 
 t.test('a flush during a write also writes what came after it', async (t) => {
   const file = tempFile(t)
   const logs = batchedLogStream({ dest: file, flushMs: 3_600_000 })
-  t.teardown(logs.stop)
+  t.teardown(() => { logs.stream.end() })
   const count = Math.ceil(LOG_BATCH_BYTES / line(0).length) + 5
-  await once(logs.stream as unknown as EventEmitter, 'ready')
+  await once(logs.stream, 'ready')
   // The line that fills the batch starts a write; the last five wait behind it while flush() is called.
   for (let i = 0; i < count; i++) logs.stream.write(line(i))
   await new Promise<void>((resolve) => { logs.flush(resolve) })
