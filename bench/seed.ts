@@ -1,5 +1,5 @@
 // Seeds a benchmark database in SQL (generate_series): users with keys, monitors, and check history.
-import { generateApiKey, hashApiKey, keyPrefix } from '../src/keys.ts'
+import { generateApiKey, hashApiKey, keyPrefix } from '../src/auth/keys.ts'
 
 export interface Scale {
   name: string

@@ -1,14 +1,14 @@
 // Operator command line: users, API keys, migrations and the OpenAPI document.
 import { parseArgs } from 'node:util'
-import { loadConfig } from './config.ts'
-import { openDatabase, type DatabaseHandle } from './db/client.ts'
-import { DataDirLockedError } from './db/data-dir-lock.ts'
-import { migrate } from './db/migrate.ts'
+import { loadConfig } from './runtime/config.ts'
+import type { DatabaseHandle } from './db/client.ts'
+import { runMain } from './runtime/run-main.ts'
+import { openMigratedDatabase } from './db/migrate.ts'
 import { createApiKey, deleteApiKey, listApiKeys, type ApiKeyScope } from './repositories/api-keys.ts'
-import { createUser, DuplicateUserError, findUserByEmail, setPasswordHash } from './repositories/users.ts'
+import { createUser, findUserByEmail, setPasswordHash } from './repositories/users.ts'
 import { deleteSessionsOfUser } from './repositories/sessions.ts'
-import { hashPassword, passwordProblem } from './passwords.ts'
-import { readNewPassword } from './cli-password.ts'
+import { hashPassword, passwordProblem } from './auth/passwords.ts'
+import { readNewPassword } from './cli/password-input.ts'
 
 const USAGE = `Usage: npm run -s cli -- <command>
 
@@ -31,9 +31,8 @@ const log = (line: string) => process.stderr.write(`${line}\n`)
 
 async function withDatabase<T> (fn: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
   const config = loadConfig()
-  const handle = await openDatabase({ ...config, poolSize: 1 })
+  const handle = await openMigratedDatabase({ ...config, poolSize: 1 })
   try {
-    await migrate(handle, config.DATABASE_URL)
     return await fn(handle)
   } finally {
     await handle.close()
@@ -116,7 +115,7 @@ async function run (argv: string[]): Promise<void> {
     case 'migrate':
       return withDatabase(async () => { log('Database is up to date') })
     case 'openapi': {
-      const { renderOpenApi } = await import('./openapi-document.ts')
+      const { renderOpenApi } = await import('./http/openapi-document.ts')
       process.stdout.write(await renderOpenApi())
       return
     }
@@ -125,8 +124,9 @@ async function run (argv: string[]): Promise<void> {
   }
 }
 
-run(process.argv.slice(2)).then(() => process.exit(0), (err: unknown) => {
-  if (err instanceof UsageError) log(`pingward: ${err.message}\n\n${USAGE}`)
-  else if (err instanceof DataDirLockedError || err instanceof DuplicateUserError || err instanceof Error) log(`pingward: ${err.message}`)
-  process.exit(err instanceof UsageError ? 2 : 1)
+// Every failure of a command is the operator's to read: its message, without a stack.
+runMain('pingward', () => run(process.argv.slice(2)), {
+  exitOnSuccess: true,
+  message: (err) => err instanceof UsageError ? `${err.message}\n\n${USAGE}` : (err as Error).message,
+  exitCode: (err) => err instanceof UsageError ? 2 : 1,
 })

@@ -1,20 +1,18 @@
 // The API process: load config, open and migrate the database, build the app, listen, stop gracefully.
 import type { AddressInfo } from 'node:net'
 import closeWithGrace from 'close-with-grace'
-import { buildApp } from './app.ts'
-import { bootstrapFirstUser, firstKeyBanner, passwordSetupUrl, setupBanner } from './bootstrap.ts'
-import { loadConfig } from './config.ts'
-import { openDatabase } from './db/client.ts'
-import { DataDirLockedError } from './db/data-dir-lock.ts'
-import { migrate } from './db/migrate.ts'
+import { buildApp } from './http/app.ts'
+import { bootstrapFirstUser, firstKeyBanner, passwordSetupUrl, setupBanner } from './services/first-user.ts'
+import { loadConfig } from './runtime/config.ts'
+import { runMain } from './runtime/run-main.ts'
+import { openMigratedDatabase } from './db/migrate.ts'
 import { startChecker } from './checker/index.ts'
-import { batchedLogStream } from './log-stream.ts'
+import { batchedLogStream } from './http/log-stream.ts'
 
 async function main (): Promise<void> {
   const config = loadConfig()
   // Opened here, not by the app, so that it outlives both the app and the checker at shutdown.
-  const database = await openDatabase(config)
-  await migrate(database, config.DATABASE_URL)
+  const database = await openMigratedDatabase(config)
   const logs = batchedLogStream()
   const app = await buildApp({ config, database, logger: { level: config.LOG_LEVEL, stream: logs.stream } })
 
@@ -42,8 +40,4 @@ async function main (): Promise<void> {
   else if (setupUrl) process.stdout.write(setupBanner(config.ADMIN_EMAIL, setupUrl))
 }
 
-main().catch((err: unknown) => {
-  const known = err instanceof DataDirLockedError || (err instanceof Error && err.message.startsWith('Invalid configuration'))
-  process.stderr.write(`pingward: ${known ? (err as Error).message : (err as Error).stack ?? String(err)}\n`)
-  process.exit(1)
-})
+runMain('pingward', main)

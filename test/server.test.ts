@@ -88,7 +88,7 @@ t.test('first start prints one key, the key works, SIGTERM stops it; a restart p
   t.equal(created.status, 201, 'it has write scope')
   const noKey = await fetch(`${baseUrl}/api/v1/monitors`)
   t.equal(noKey.status, 401)
-  // Log lines are batched (src/log-stream.ts): on a quiet server the timer writes them.
+  // Log lines are batched (src/http/log-stream.ts): on a quiet server the timer writes them.
   const requestLine = await first.waitFor(/^\{.*"url":"\/api\/v1\/monitors".*"statusCode":401.*"msg":"request completed"\}$/m)
   t.ok(requestLine, 'the request\'s log line is written without more traffic')
 

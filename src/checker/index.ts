@@ -1,7 +1,7 @@
 // Starts a checker (probes, scheduling, retention) on an open database; stop() ends it cleanly.
 import type { FastifyBaseLogger } from 'fastify'
-import { systemClock, type Clock } from '../clock.ts'
-import type { Config } from '../config.ts'
+import { systemClock, type Clock } from '../runtime/clock.ts'
+import type { Config } from '../runtime/config.ts'
 import type { Database } from '../db/client.ts'
 import { createProber } from './probe.ts'
 import { startRetention } from './retention.ts'

@@ -1,6 +1,6 @@
 // Retention: deletes check rows older than CHECK_RETENTION_DAYS in small batches, in the background.
 import type { FastifyBaseLogger } from 'fastify'
-import type { Clock } from '../clock.ts'
+import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
 import { deleteExpiredChecks } from '../repositories/checks.ts'
 

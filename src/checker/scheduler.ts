@@ -1,6 +1,6 @@
 // The checker loop: claim due monitors in batches, probe them concurrently, record each result.
 import type { FastifyBaseLogger } from 'fastify'
-import type { Clock } from '../clock.ts'
+import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
 import { isDatabaseUnavailable } from '../errors.ts'
 import { claimDueMonitors, nextDueAt, recordCheck, releaseMonitors, type ClaimedMonitor } from '../repositories/scheduling.ts'

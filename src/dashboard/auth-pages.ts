@@ -1,5 +1,5 @@
 // Sign-in and first-password setup pages.
-import { PASSWORD_MIN_LENGTH } from '../passwords.ts'
+import { PASSWORD_MIN_LENGTH } from '../auth/passwords.ts'
 import { errorSummary, inputField, type FieldError } from './forms.ts'
 import { html, type SafeHtml } from './html.ts'
 import { csrfField, page, type PageContext } from './layout.ts'

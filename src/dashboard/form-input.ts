@@ -6,7 +6,7 @@ import { HttpError } from '../errors.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
 import { CreateMonitorSchema, UpdateMonitorSchema, type CreateMonitor, type UpdateMonitor } from '../schemas/monitor.ts'
-import { createValidatorCompiler, schemaErrorFormatter } from '../validation.ts'
+import { createValidatorCompiler, schemaErrorFormatter } from '../http/validation.ts'
 import type { FieldError } from './forms.ts'
 
 export type FormFields = Record<string, string | undefined>

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
-import type { DatabaseHandle } from './client.ts'
+import { openDatabase, type DatabaseHandle, type DatabaseOptions } from './client.ts'
 
 export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
 const MIGRATION_LOCK = 720_011_001
@@ -22,4 +22,16 @@ export async function migrate (handle: DatabaseHandle, databaseUrl?: string): Pr
   } finally {
     await lock.end({ timeout: 5 })
   }
+}
+
+/** Opens the configured database and brings its schema up to date: what every process does first. */
+export async function openMigratedDatabase (options: DatabaseOptions): Promise<DatabaseHandle> {
+  const handle = await openDatabase(options)
+  try {
+    await migrate(handle, options.DATABASE_URL)
+  } catch (err) {
+    await handle.close()
+    throw err
+  }
+  return handle
 }

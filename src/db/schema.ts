@@ -9,7 +9,7 @@ const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date',
 export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),
   email: text('email').notNull().unique(),
-  // scrypt$N$r$p$salt$hash (src/passwords.ts); null until a password is set: such a user cannot sign in.
+  // scrypt$N$r$p$salt$hash (src/auth/passwords.ts); null until a password is set: such a user cannot sign in.
   passwordHash: text('password_hash'),
   createdAt: ts('created_at').notNull().defaultNow(),
 })

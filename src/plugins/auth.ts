@@ -4,7 +4,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import { HttpError } from '../errors.ts'
-import { isWellFormedKey } from '../keys.ts'
+import { isWellFormedKey } from '../auth/keys.ts'
 import { findActiveKey, lastUseIsStale, touchApiKey, type ApiKeyPrincipal } from '../repositories/api-keys.ts'
 import { ApiKeyGoneError, type Owner } from '../repositories/owner.ts'
 

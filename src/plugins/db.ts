@@ -1,8 +1,8 @@
 // The database plugin: opens (or borrows) the database, applies migrations, closes it with the app.
 import fp from 'fastify-plugin'
-import { openDatabase, type Database, type DatabaseHandle } from '../db/client.ts'
-import { migrate } from '../db/migrate.ts'
-import type { Clock } from '../clock.ts'
+import type { Database, DatabaseHandle } from '../db/client.ts'
+import { openMigratedDatabase } from '../db/migrate.ts'
+import type { Clock } from '../runtime/clock.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -21,11 +21,8 @@ export interface DbPluginOptions {
 }
 
 export default fp<DbPluginOptions>(async (app, options) => {
-  const database = options.database ?? await openDatabase(options)
-  if (!options.database) {
-    app.addHook('onClose', () => database.close())
-    await migrate(database, options.DATABASE_URL)
-  }
+  const database = options.database ?? await openMigratedDatabase(options)
+  if (!options.database) app.addHook('onClose', () => database.close())
   app.decorate('database', database)
   app.decorate('db', database.db)
   app.decorate('clock', options.clock)

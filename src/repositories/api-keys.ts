@@ -3,7 +3,7 @@ import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { preparedPerDatabase } from '../db/prepared.ts'
 import { apiKeys } from '../db/schema.ts'
-import { generateApiKey, hashApiKey, keyPrefix } from '../keys.ts'
+import { generateApiKey, hashApiKey, keyPrefix } from '../auth/keys.ts'
 
 export type ApiKeyScope = 'read' | 'write'
 export type ApiKeyRecord = Omit<typeof apiKeys.$inferSelect, 'keyHash'>

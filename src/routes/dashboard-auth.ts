@@ -5,7 +5,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { signInPage, setupPage } from '../dashboard/auth-pages.ts'
 import { errorPage } from '../dashboard/layout.ts'
 import { localPath, pageContext, seeOther, sendPage } from '../dashboard/respond.ts'
-import { hashPassword, passwordProblem, verifyDecoy, verifyPassword } from '../passwords.ts'
+import { hashPassword, passwordProblem, verifyDecoy, verifyPassword } from '../auth/passwords.ts'
 import { anyUserHasPassword, findUserByEmail, findUserById, setFirstPasswordHash } from '../repositories/users.ts'
 
 type Form = Record<string, string | undefined>

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { chromium, type Page } from 'playwright-core'
 import { startChecker } from '../../src/checker/index.ts'
-import { hashPassword } from '../../src/passwords.ts'
+import { hashPassword } from '../../src/auth/passwords.ts'
 import { createUser, setPasswordHash } from '../../src/repositories/users.ts'
 import { buildTestApp, testConfig } from '../helper.ts'
 

@@ -2,7 +2,7 @@
 import t from 'tap'
 import { eq } from 'drizzle-orm'
 import { apiKeys } from '../../src/db/schema.ts'
-import { generateApiKey } from '../../src/keys.ts'
+import { generateApiKey } from '../../src/auth/keys.ts'
 import { openDatabase } from '../../src/db/client.ts'
 import { deleteApiKey } from '../../src/repositories/api-keys.ts'
 import { buildTestApp, makeKey, makeMonitor, makeUser, request } from '../helper.ts'

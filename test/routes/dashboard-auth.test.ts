@@ -4,7 +4,7 @@ import t from 'tap'
 import { SIGN_IN_FAILURES_PER_EMAIL } from '../../src/routes/dashboard-auth.ts'
 import { SESSION_TTL_MS } from '../../src/plugins/session.ts'
 import { createUser, findUserByEmail } from '../../src/repositories/users.ts'
-import { verifyPassword } from '../../src/passwords.ts'
+import { verifyPassword } from '../../src/auth/passwords.ts'
 import { buildTestApp } from '../helper.ts'
 import { cookieOf, csrfOf, encode, FORM, makeDashboardUser, PASSWORD, signedIn, signInForm } from './dashboard-helper.ts'
 

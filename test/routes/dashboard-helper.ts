@@ -1,7 +1,7 @@
 // Dashboard test helpers: a user signed in through the real sign-in form, and GET/POST of pages with its cookie.
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { hashPassword } from '../../src/passwords.ts'
+import { hashPassword } from '../../src/auth/passwords.ts'
 import { createUser, setPasswordHash } from '../../src/repositories/users.ts'
 
 export const PASSWORD = 'correct horse battery staple'

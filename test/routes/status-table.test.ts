@@ -1,7 +1,7 @@
 // Every row of the contract's status table, on every route it applies to, with the exact {error} body.
 import t from 'tap'
 import { sql } from 'drizzle-orm'
-import { buildApp } from '../../src/app.ts'
+import { buildApp } from '../../src/http/app.ts'
 import { buildTestApp, createTestDatabase, makeMonitor, makeUser, request, testConfig } from '../helper.ts'
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'

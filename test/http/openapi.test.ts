@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript'
 import t from 'tap'
-import { renderOpenApi } from '../src/openapi-document.ts'
-import { OPENAPI_PATH } from '../src/plugins/openapi.ts'
-import { buildTestApp } from './helper.ts'
+import { renderOpenApi } from '../../src/http/openapi-document.ts'
+import { OPENAPI_PATH } from '../../src/plugins/openapi.ts'
+import { buildTestApp } from '../helper.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const COMMITTED_PATH = 'openapi/openapi.json'

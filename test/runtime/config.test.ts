@@ -1,6 +1,6 @@
 // Configuration from the environment: defaults, parsing of every variable, one error naming every bad one, window forms.
 import t from 'tap'
-import { ConfigSchema, loadConfig, parseWindowMs } from '../src/config.ts'
+import { ConfigSchema, loadConfig, parseWindowMs } from '../../src/runtime/config.ts'
 
 const DEFAULTS = {
   PORT: 3000,

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { batchedLogStream, LOG_BATCH_BYTES } from '../src/log-stream.ts'
+import { batchedLogStream, LOG_BATCH_BYTES } from '../../src/http/log-stream.ts'
 
 function tempFile (t: { teardown: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'pingward-log-'))

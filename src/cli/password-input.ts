@@ -1,5 +1,5 @@
 // Reading a new password for the CLI: from a terminal without echo (asked twice), or the first line of stdin.
-import { PASSWORD_MAX_LENGTH } from './passwords.ts'
+import { PASSWORD_MAX_LENGTH } from '../auth/passwords.ts'
 
 // What arrived after the Enter that ended one answer (typed ahead, or pasted): the start of the next.
 let typedAhead = ''

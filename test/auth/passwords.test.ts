@@ -1,6 +1,6 @@
 // Dashboard password hashing: scrypt with the stored parameters, per-password salt, and refusal of bad hashes.
 import t from 'tap'
-import { hashPassword, passwordProblem, verifyDecoy, verifyPassword, PASSWORD_MAX_LENGTH } from '../src/passwords.ts'
+import { hashPassword, passwordProblem, verifyDecoy, verifyPassword, PASSWORD_MAX_LENGTH } from '../../src/auth/passwords.ts'
 
 t.test('hash and verify', async (t) => {
   const hash = await hashPassword('correct horse battery staple')

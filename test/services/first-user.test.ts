@@ -1,8 +1,8 @@
 // First start: one user and one write key on an empty database, never again.
 import t from 'tap'
-import { bootstrapFirstUser, firstKeyBanner, passwordSetupUrl, setupBanner } from '../src/bootstrap.ts'
-import { findUserByEmail, setPasswordHash } from '../src/repositories/users.ts'
-import { buildTestApp, request } from './helper.ts'
+import { bootstrapFirstUser, firstKeyBanner, passwordSetupUrl, setupBanner } from '../../src/services/first-user.ts'
+import { findUserByEmail, setPasswordHash } from '../../src/repositories/users.ts'
+import { buildTestApp, request } from '../helper.ts'
 
 t.test('the first user and key are made once, even when two processes race', async (t) => {
   const { app } = await buildTestApp(t)

@@ -26,6 +26,9 @@ export const ConfigSchema = Type.Object({
 
 export type Config = Static<typeof ConfigSchema>
 
+/** The environment is not valid: the message lists every bad variable, for the operator. */
+export class ConfigError extends Error {}
+
 const booleans: Record<string, boolean> = { true: true, '1': true, yes: true, on: true, false: false, '0': false, no: false, off: false }
 
 /** Parses and validates the environment; throws one Error listing every bad variable. */
@@ -47,7 +50,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   } catch (err) {
     lines.push(...(err as Error).message.split('\n').slice(1))
   }
-  if (lines.length > 0) throw new Error(`Invalid configuration:\n${lines.join('\n')}`)
+  if (lines.length > 0) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`)
   return withDefaults
 }
 
@@ -59,7 +62,7 @@ export function parseWindowMs (text: string): number {
   const unit = match?.[2].toLowerCase() ?? ''
   const factor = match && (unit === '' ? 1 : units[unit] ?? units[unit.replace(/s$/, '')])
   if (!match || !factor || Number(match[1]) <= 0) {
-    throw new Error(`Invalid configuration:\n  RATE_LIMIT_WINDOW=${JSON.stringify(text)}: expected e.g. "1 minute", "30 seconds" or milliseconds`)
+    throw new ConfigError(`Invalid configuration:\n  RATE_LIMIT_WINDOW=${JSON.stringify(text)}: expected e.g. "1 minute", "30 seconds" or milliseconds`)
   }
   return Number(match[1]) * factor
 }

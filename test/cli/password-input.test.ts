@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { openDatabase, type DatabaseHandle } from '../src/db/client.ts'
-import { hashPassword, verifyPassword } from '../src/passwords.ts'
-import { createSession } from '../src/repositories/sessions.ts'
-import { findUserByEmail } from '../src/repositories/users.ts'
-import { createTestDatabase, runCli, usingPostgres } from './helper.ts'
+import { openDatabase, type DatabaseHandle } from '../../src/db/client.ts'
+import { hashPassword, verifyPassword } from '../../src/auth/passwords.ts'
+import { createSession } from '../../src/repositories/sessions.ts'
+import { findUserByEmail } from '../../src/repositories/users.ts'
+import { createTestDatabase, runCli, usingPostgres } from '../helper.ts'
 
 
 t.test('users password sets the dashboard password from stdin', async (t) => {

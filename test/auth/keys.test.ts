@@ -1,7 +1,7 @@
 // API key format: sk_ + 32 base62 + 6-character checksum, the checksum check, the stored hash and the display prefix.
 import { createHash } from 'node:crypto'
 import t from 'tap'
-import { generateApiKey, hashApiKey, isWellFormedKey, keyPrefix } from '../src/keys.ts'
+import { generateApiKey, hashApiKey, isWellFormedKey, keyPrefix } from '../../src/auth/keys.ts'
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 

@@ -1,9 +1,9 @@
 // First start on an empty database: create the first user and print one write key, once; and while that
 // user has no dashboard password, a one-time link to set it.
 import type { FastifyInstance } from 'fastify'
-import type { Database } from './db/client.ts'
-import { createApiKey } from './repositories/api-keys.ts'
-import { createFirstUser, findUserByEmail } from './repositories/users.ts'
+import type { Database } from '../db/client.ts'
+import { createApiKey } from '../repositories/api-keys.ts'
+import { createFirstUser, findUserByEmail } from '../repositories/users.ts'
 
 /** Returns the new key, or undefined when the database already had a user. */
 export async function bootstrapFirstUser (db: Database, email: string): Promise<string | undefined> {

@@ -1,0 +1,20 @@
+// The one way an entry point runs: its main(), then a known failure as one line, anything else with its stack.
+import { DataDirLockedError } from '../db/data-dir-lock.ts'
+import { ConfigError } from './config.ts'
+
+// Errors whose message is meant for the operator as it is, without a stack trace.
+const isKnown = (err: unknown) => err instanceof DataDirLockedError || err instanceof ConfigError
+
+/**
+ * Runs `main`; on failure prints `<name>: <message>` (the stack only for unexpected errors) and exits
+ * with `exitCode(err)` (1 by default). `exitOnSuccess` ends one-shot commands whose handles would keep
+ * the process alive; servers return from main() while they keep running.
+ */
+export function runMain (name: string, main: () => Promise<void>, options: { exitOnSuccess?: boolean, exitCode?: (err: unknown) => number, message?: (err: unknown) => string | undefined } = {}): void {
+  main().then(() => { if (options.exitOnSuccess) process.exit(0) }, (err: unknown) => {
+    const text = options.message?.(err) ??
+      (isKnown(err) ? (err as Error).message : (err instanceof Error ? err.stack ?? err.message : String(err)))
+    process.stderr.write(`${name}: ${text}\n`)
+    process.exit(options.exitCode?.(err) ?? 1)
+  })
+}
