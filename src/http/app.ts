@@ -8,6 +8,7 @@ import type { DatabaseHandle } from '../db/client.ts'
 import { createValidatorCompiler, schemaErrorFormatter } from './validation.ts'
 import { OneLineRequestLog } from './request-log.ts'
 import dbPlugin from '../plugins/db.ts'
+import backgroundWritesPlugin from '../plugins/background-writes.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors, setNotFoundHandler } from '../plugins/errors.ts'
 import authPlugin from '../plugins/auth.ts'
 import rateLimitPlugin from '../plugins/rate-limit.ts'
@@ -59,6 +60,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
 
   await app.register(errorsPlugin)
   await app.register(dbPlugin, { DATABASE_URL: config.DATABASE_URL, DATA_DIR: config.DATA_DIR, clock, database })
+  await app.register(backgroundWritesPlugin)
   await app.register(authPlugin)
   await app.register(rateLimitPlugin, {
     max: config.RATE_LIMIT_MAX,

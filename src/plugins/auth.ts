@@ -61,7 +61,7 @@ export default fp(async (app) => {
     if (lastUseIsStale(principal, now)) {
       principal.lastUsedAt = now
       // Not awaited: recording the last use must not slow down or fail the request.
-      touchApiKey(app.db, principal.keyId, now).catch((err) => request.log.warn({ err }, 'could not record key use'))
+      app.backgroundWrites.track(touchApiKey(app.db, principal.keyId, now), 'record key use', request.log)
     }
   }
 
@@ -103,7 +103,7 @@ export default fp(async (app) => {
   app.addHook('onError', async (request, _reply, error) => {
     if (error instanceof ApiKeyGoneError) remembered.delete(bearerKey(request)!)
   })
-}, { name: 'auth', fastify: '5.x', dependencies: ['db'] })
+}, { name: 'auth', fastify: '5.x', dependencies: ['db', 'background-writes'] })
 
 /** The id of the user whose key made the request (only on routes behind requireApiKey). */
 export function callerId (request: FastifyRequest): string {

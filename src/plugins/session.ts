@@ -103,7 +103,7 @@ export default fp(async (app) => {
       request.session = session
       if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_RESOLUTION_MS) {
         // Not awaited: recording the visit must not slow down or fail the page.
-        touchSession(app.db, session.id, now).catch((err) => request.log.warn({ err }, 'could not record session use'))
+        app.backgroundWrites.track(touchSession(app.db, session.id, now), 'record session use', request.log)
       }
     },
 
@@ -153,4 +153,4 @@ export default fp(async (app) => {
     },
   }
   app.decorate('sessions', manager)
-}, { name: 'session', fastify: '5.x', dependencies: ['db'] })
+}, { name: 'session', fastify: '5.x', dependencies: ['db', 'background-writes'] })

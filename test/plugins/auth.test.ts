@@ -113,8 +113,8 @@ t.test('API keys', async (t) => {
   await t.test('last_used_at is recorded, at most once a minute', async (t) => {
     const key = await makeKey(app, owner.user.id)
     const lastUsed = async () => {
-      // The update is not awaited by the request: give it a moment.
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      // The update is not awaited by the request: wait for it.
+      await app.backgroundWrites.settled()
       const [row] = await app.db.select({ at: apiKeys.lastUsedAt }).from(apiKeys).where(eq(apiKeys.id, key.keyId))
       return row.at?.toISOString() ?? null
     }
