@@ -2,7 +2,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
-import { isDatabaseUnavailable } from '../errors.ts'
+import { isDatabaseUnavailable } from '../db/unavailable.ts'
 import { claimDueMonitors, nextDueAt, recordCheck, releaseMonitors, type ClaimedMonitor } from '../repositories/scheduling.ts'
 import type { Prober } from './probe.ts'
 

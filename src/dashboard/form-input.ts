@@ -2,7 +2,7 @@
 // validator and message formatter, and the API's target rule, so the dashboard has no rules of its own.
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifySchemaValidationError } from 'fastify'
-import { HttpError } from '../errors.ts'
+import { InvalidInputError } from '../domain/errors.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
 import { CreateMonitorSchema, UpdateMonitorSchema, type CreateMonitor, type UpdateMonitor } from '../schemas/monitor.ts'
@@ -64,8 +64,8 @@ function withTargetRule<T extends { url?: string }> (result: FormResult<T>, allo
     assertTargetAllowed(result.value.url, allowPrivateTargets)
     return result
   } catch (err) {
-    if (!(err instanceof HttpError)) throw err
-    return { ok: false, error: { field: fieldOfMessage(err.message), message: err.message } }
+    if (!(err instanceof InvalidInputError)) throw err
+    return { ok: false, error: { field: err.field, message: err.message } }
   }
 }
 

@@ -3,10 +3,11 @@
 // scope (403). Keys seen valid are remembered, but a remembered key is never trusted alone: see below.
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
-import { HttpError } from '../errors.ts'
+import { ApiKeyGoneError } from '../domain/errors.ts'
+import { HttpError } from '../http/error-catalog.ts'
 import { isWellFormedKey } from '../auth/keys.ts'
 import { findActiveKey, lastUseIsStale, touchApiKey, type ApiKeyPrincipal } from '../repositories/api-keys.ts'
-import { ApiKeyGoneError, type Owner } from '../repositories/owner.ts'
+import type { Owner } from '../repositories/owner.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -89,13 +90,13 @@ export default fp(async (app) => {
   })
 
   app.decorate('requireApiKey', async (request: FastifyRequest) => {
-    if (!request.principal) throw new HttpError(401, 'Unauthorized')
+    if (!request.principal) throw new HttpError(401)
     if (!request.keyConfirmed && !request.routeOptions.config.keyCheckedByQuery) {
-      if (!await lookUp(bearerKey(request)!, app.clock())) throw new HttpError(401, 'Unauthorized')
+      if (!await lookUp(bearerKey(request)!, app.clock())) throw new HttpError(401)
       request.keyConfirmed = true
     }
     if (request.principal.scope !== 'write' && !READ_METHODS.has(request.method)) {
-      throw new HttpError(403, 'API key does not have access to this resource')
+      throw new HttpError(403)
     }
   })
 

@@ -4,24 +4,8 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError, isDatabaseUnavailable } from '../errors.ts'
-
-const MESSAGES: Record<number, string> = {
-  400: 'Bad request',
-  401: 'Unauthorized',
-  403: 'API key does not have access to this resource',
-  404: 'Not found',
-  405: 'Method not allowed',
-  406: 'Not acceptable',
-  408: 'Request timeout',
-  413: 'Request body is too large',
-  414: 'URI too long',
-  415: 'Unsupported media type',
-  429: 'Rate limit exceeded',
-  431: 'Request header fields too large',
-  500: 'Internal server error',
-  503: 'Service unavailable',
-}
+import { isDatabaseUnavailable } from '../db/unavailable.ts'
+import { clientErrorOf, entryOf, ERROR_CATALOG, errorBody, HttpError, reasonPhrase } from '../http/error-catalog.ts'
 
 const PARSER_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'Body is not valid JSON',
@@ -39,23 +23,23 @@ export default fp(async (app) => {
     reply.header('x-request-id', request.id)
     if (!closing) return done()
     reply.header('connection', 'close')
-    done(new HttpError(503, MESSAGES[503]))
+    done(new HttpError(503))
   })
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    let status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
+    const known = clientErrorOf(error)
+    let status: number
     let message: string
-    if (error.validation || error instanceof HttpError) {
-      message = error.message
-    } else if (status < 500) {
-      message = PARSER_MESSAGES[error.code] ?? MESSAGES[status] ?? 'Bad request'
+    if (known) {
+      status = known.status
+      message = known.message ?? PARSER_MESSAGES[error.code] ?? entryOf(status).message
     } else if (isDatabaseUnavailable(error)) {
       status = 503
-      message = MESSAGES[503]
+      message = ERROR_CATALOG[503].message
       request.log.warn({ err: error }, 'database unavailable')
     } else {
       status = 500
-      message = MESSAGES[500]
+      message = ERROR_CATALOG[500].message
       request.log.error({ err: error }, 'request failed')
     }
     if (status === 401) reply.header('www-authenticate', 'Bearer')
@@ -69,7 +53,7 @@ export default fp(async (app) => {
  */
 export function setNotFoundHandler (app: FastifyInstance): void {
   app.setNotFoundHandler(app.hasDecorator('rateLimit') ? { preHandler: app.rateLimit() } : {}, (_request, reply) => {
-    reply.code(404).send({ error: MESSAGES[404] })
+    reply.code(404).send({ error: ERROR_CATALOG[404].message })
   })
 }
 
@@ -84,8 +68,6 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
   reply.code(400).header('x-request-id', request.id).type('application/json; charset=utf-8').send({ error: message })
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }
-
 /**
  * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before Fastify sees a request (headers
  * or URL too large, malformed HTTP, a client too slow to send its request within requestTimeout).
@@ -97,8 +79,8 @@ export function clientErrorHandler (this: { log: FastifyRequest['log'] }, err: E
   // Like Node's own handler: only when no response has started on this socket.
   const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
   if (socket.writable && !pending?.headersSent) {
-    const body = JSON.stringify({ error: MESSAGES[status] })
-    socket.write(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    const body = errorBody(status)
+    socket.write(`HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\n\r\n${body}`)
   }
   socket.destroy(err)

@@ -2,7 +2,7 @@
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
-import { HttpError } from '../errors.ts'
+import { HttpError } from '../http/error-catalog.ts'
 
 export interface RateLimitOptions {
   max: number
@@ -27,6 +27,6 @@ export default fp<RateLimitOptions>(async (app, options) => {
     // An unreachable Redis must not take the API down with it: requests pass, the error is logged.
     skipOnError: true,
     keyGenerator: (request) => request.principal ? `key:${request.principal.keyId}` : `ip:${request.ip}`,
-    errorResponseBuilder: () => new HttpError(429, 'Rate limit exceeded'),
+    errorResponseBuilder: () => new HttpError(429),
   })
 }, { name: 'rate-limit', fastify: '5.x', dependencies: ['auth'] })

@@ -3,7 +3,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { HttpError } from '../errors.ts'
+import { HttpError } from '../http/error-catalog.ts'
 import {
   createSession, deleteExpiredSessions, deleteSession, findSession, touchSession, type SessionRecord,
 } from '../repositories/sessions.ts'

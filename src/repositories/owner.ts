@@ -1,7 +1,7 @@
 // Whose data a read returns: a user's (the dashboard), or the user's whose API key made the request.
 import { sql, type SQL } from 'drizzle-orm'
 import { apiKeys, monitors } from '../db/schema.ts'
-import { HttpError } from '../errors.ts'
+import { ApiKeyGoneError } from '../domain/errors.ts'
 
 /**
  * The owner of the rows a read may return. The API passes the request's key, not its user: the statement
@@ -16,13 +16,6 @@ export type OwnerKind = 'key' | 'user'
 export const ownerKind = (owner: Owner): OwnerKind => 'keyId' in owner ? 'key' : 'user'
 /** The value of the `owner` placeholder of ownerRow(). */
 export const ownerValue = (owner: Owner): string => 'keyId' in owner ? owner.keyId : owner.userId
-
-/** A read found that its owner, an API key, no longer exists: the API answers 401. */
-export class ApiKeyGoneError extends HttpError {
-  constructor (readonly keyId: string) {
-    super(401, 'Unauthorized')
-  }
-}
 
 /**
  * `o(user_id)`, the row reads start from, for the placeholder `owner`: one row with the owner's user

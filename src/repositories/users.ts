@@ -1,11 +1,12 @@
 // User data access: create, find by email, the first user of an empty database, and dashboard passwords.
+import { ConflictError } from '../domain/errors.ts'
 import { and, eq, isNotNull, isNull } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { users } from '../db/schema.ts'
 
 export type User = typeof users.$inferSelect
 
-export class DuplicateUserError extends Error {}
+export class DuplicateUserError extends ConflictError {}
 
 export async function createUser (db: Database, email: string): Promise<User> {
   const [row] = await db.insert(users).values({ email: email.trim().toLowerCase() }).onConflictDoNothing().returning()

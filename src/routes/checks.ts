@@ -1,7 +1,8 @@
 // Check result routes: the newest results of one of the caller's monitors.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ownerOf } from '../plugins/auth.ts'
-import { errorResponses, MonitorIdParams, PageQuery } from '../schemas/common.ts'
+import { errorResponses } from '../http/error-catalog.ts'
+import { MonitorIdParams, PageQuery } from '../schemas/common.ts'
 import { CheckListEnvelope } from '../schemas/check.ts'
 import { listOwnedChecks } from '../repositories/checks.ts'
 import { monitorNotFound } from './monitors.ts'

@@ -1,7 +1,7 @@
 // Settings, then API Keys: list the signed-in user's keys, create one (shown once), delete (revoke) one.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { HttpError } from '../errors.ts'
+import { HttpError } from '../http/error-catalog.ts'
 import { parseCreateKey, type FormFields } from '../dashboard/form-input.ts'
 import type { FieldError } from '../dashboard/forms.ts'
 import { keysPage } from '../dashboard/keys-page.ts'

@@ -2,7 +2,7 @@
 // and delete forms, through the API's repositories, schemas and target rule, scoped to the signed-in user.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { HttpError } from '../errors.ts'
+import { HttpError } from '../http/error-catalog.ts'
 import { parseCreateMonitor, parseUpdateMonitor, type FormFields } from '../dashboard/form-input.ts'
 import { defaultMonitorValues, monitorValues } from '../dashboard/monitor-form.ts'
 import { editMonitorPage, monitorPage } from '../dashboard/monitor-page.ts'

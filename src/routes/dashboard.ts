@@ -2,7 +2,8 @@
 // This encapsulated plugin alone parses HTML forms (the API keeps answering 415 to them), loads the session,
 // checks CSRF on every POST, sets strict browser headers, and answers errors with HTML pages.
 import type { FastifyError, FastifyPluginAsync } from 'fastify'
-import { HttpError, isDatabaseUnavailable } from '../errors.ts'
+import { isDatabaseUnavailable } from '../db/unavailable.ts'
+import { clientErrorOf, entryOf, ERROR_CATALOG, HttpError } from '../http/error-catalog.ts'
 import { ASSETS } from '../dashboard/assets.ts'
 import { errorPage } from '../dashboard/layout.ts'
 import { pageContext, seeOther, sendPage } from '../dashboard/respond.ts'
@@ -56,21 +57,19 @@ const dashboardRoutes: FastifyPluginAsync<DashboardOptions> = async (app, option
   })
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    let status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
+    const known = clientErrorOf(error)
+    let status: number
     let message: string
-    if (error instanceof HttpError || error.validation) {
-      message = error.message
-    } else if (status === 413) {
-      message = 'The form is larger than 1 MiB.'
-    } else if (status < 500) {
-      message = 'The request could not be understood.'
+    if (known) {
+      status = known.status
+      message = known.message ?? entryOf(status).page
     } else if (isDatabaseUnavailable(error)) {
       status = 503
-      message = 'The database cannot be reached right now. Try again in a moment.'
+      message = ERROR_CATALOG[503].page
       request.log.warn({ err: error }, 'database unavailable')
     } else {
       status = 500
-      message = `Something went wrong on our side. The log has the details under request id ${request.id}.`
+      message = `${ERROR_CATALOG[500].page} The log has the details under request id ${request.id}.`
       request.log.error({ err: error }, 'request failed')
     }
     return sendPage(request, reply, errorPage(pageContext(app, request, reply), status, message), status)

@@ -1,7 +1,8 @@
 // Incident routes: every incident of one of the caller's monitors.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ownerOf } from '../plugins/auth.ts'
-import { errorResponses, MonitorIdParams, PageQuery } from '../schemas/common.ts'
+import { errorResponses } from '../http/error-catalog.ts'
+import { MonitorIdParams, PageQuery } from '../schemas/common.ts'
 import { IncidentListEnvelope } from '../schemas/incident.ts'
 import { listIncidents } from '../repositories/incidents.ts'
 import { monitorExists } from '../repositories/monitors.ts'

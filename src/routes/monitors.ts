@@ -2,9 +2,10 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { callerId, ownerOf } from '../plugins/auth.ts'
-import { HttpError } from '../errors.ts'
+import { HttpError } from '../http/error-catalog.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
-import { errorResponses, MonitorIdParams } from '../schemas/common.ts'
+import { errorResponses } from '../http/error-catalog.ts'
+import { MonitorIdParams } from '../schemas/common.ts'
 import {
   CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, UpdateMonitorSchema,
 } from '../schemas/monitor.ts'

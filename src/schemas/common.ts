@@ -1,4 +1,4 @@
-// Shared schema pieces: ids, timestamps, the error body, paging query and the error responses of a route.
+// Shared schema pieces: ids, timestamps, the error body, the paging query and the success envelope.
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 
 export const Uuid = (description: string) =>
@@ -29,40 +29,6 @@ export const PageQuery = (what: string, defaultLimit?: number) => Type.Object({
   })),
   before: Type.Optional(Timestamp(`Only ${what} strictly older than this time, for paging back`)),
 }, { additionalProperties: false })
-
-const errorDescriptions: Record<number, string> = {
-  400: 'Invalid request body or parameters; the message names the field and the rule',
-  401: 'Missing or invalid API key (`Unauthorized`)',
-  403: 'The API key may not do this (a read-only key on a write)',
-  404: 'No such monitor for this caller',
-  413: 'Request body larger than 1 MiB',
-  415: 'Request body is not JSON',
-  429: 'Rate limit exceeded; see `retry-after`',
-  500: 'Internal server error',
-  503: 'Database unreachable or shutting down',
-}
-
-const errorExamples: Record<number, string> = {
-  400: 'body/interval_minutes must be <= 1440',
-  401: 'Unauthorized',
-  403: 'API key does not have access to this resource',
-  404: 'Monitor not found',
-  413: 'Request body is too large',
-  415: 'Unsupported media type',
-  429: 'Rate limit exceeded',
-  500: 'Internal server error',
-  503: 'Service unavailable',
-}
-
-/** The error responses a route can give: always 401, 429, 500 and 503, plus the ones named. */
-export function errorResponses (...statuses: number[]) {
-  const all = [...new Set([...statuses, 401, 429, 500, 503])].sort()
-  return Object.fromEntries(all.map((status) => [status, {
-    ...Type.Ref(ErrorSchema),
-    description: errorDescriptions[status],
-    examples: [{ error: errorExamples[status] }],
-  }]))
-}
 
 /** A success body `{data: T}`. */
 export const Envelope = <T extends TSchema>(data: T, description: string) =>

@@ -8,7 +8,7 @@ import { renderOpenApi } from '../../src/http/openapi-document.ts'
 import { OPENAPI_PATH } from '../../src/plugins/openapi.ts'
 import { buildTestApp } from '../helper.ts'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const COMMITTED_PATH = 'openapi/openapi.json'
 const CLIENT_TYPES_PATH = 'test/client/pingward-api.d.ts'
 const GENERATED_PATH = 'test-output/generated/pingward-api.d.ts'

@@ -1,4 +1,4 @@
-// Error classification shared by the HTTP error handler and the checker.
+// Whether an error means the database cannot be reached right now (the edge answers 503, the checker retries).
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
   'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
@@ -12,11 +12,4 @@ export function isDatabaseUnavailable (err: unknown): boolean {
     if (e instanceof Error && /PGlite is closed|database system is shutting down/.test(e.message)) return true
   }
   return false
-}
-
-/** An error that is safe to show to the client as it is. */
-export class HttpError extends Error {
-  constructor (readonly statusCode: number, message: string) {
-    super(message)
-  }
 }

@@ -1,0 +1,35 @@
+// Errors of the domain, in words for the caller and without HTTP: the edge maps each kind to a status
+// (src/http/error-catalog.ts), so repositories, services, the checker and net/ never speak HTTP.
+
+/** What kind of failure a domain error is; the edge turns it into a status. */
+export type DomainErrorKind = 'invalid' | 'not-found' | 'unauthenticated' | 'conflict'
+
+export abstract class DomainError extends Error {
+  abstract readonly kind: DomainErrorKind
+}
+
+/** An input value breaks a rule: `field` is its name (`url`), `message` names it as the API does (`body/url must ...`). */
+export class InvalidInputError extends DomainError {
+  readonly kind = 'invalid'
+  constructor (readonly field: string, message: string) {
+    super(message)
+  }
+}
+
+/** The thing asked for does not exist for this caller (another user's looks exactly the same). */
+export class NotFoundError extends DomainError {
+  readonly kind = 'not-found'
+}
+
+/** A read found that its owner, an API key, no longer exists. */
+export class ApiKeyGoneError extends DomainError {
+  readonly kind = 'unauthenticated'
+  constructor (readonly keyId: string) {
+    super('Unauthorized')
+  }
+}
+
+/** The thing to create exists already. */
+export class ConflictError extends DomainError {
+  readonly kind = 'conflict'
+}

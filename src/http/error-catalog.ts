@@ -1,0 +1,101 @@
+// The one catalog of error statuses: the API's `{error}` message, the dashboard's wording, the OpenAPI
+// description and example of each, and the status of each kind of domain error. The JSON error handler,
+// the dashboard's HTML handler, the raw-socket answers and `errorResponses()` all read it.
+import { STATUS_CODES } from 'node:http'
+import { Type } from '@sinclair/typebox'
+import { DomainError, type DomainErrorKind } from '../domain/errors.ts'
+import { ErrorSchema } from '../schemas/common.ts'
+
+interface CatalogEntry {
+  /** The API's message when nothing more specific is said. */
+  message: string
+  /** The dashboard's sentence for the same status. */
+  page: string
+  /** The OpenAPI description of the response. */
+  description?: string
+  /** The OpenAPI example message (a specific one where `message` is only the fallback). */
+  example?: string
+}
+
+export const ERROR_CATALOG = {
+  400: {
+    message: 'Bad request',
+    page: 'The request could not be understood.',
+    description: 'Invalid request body or parameters; the message names the field and the rule',
+    example: 'body/interval_minutes must be <= 1440',
+  },
+  401: { message: 'Unauthorized', page: 'Sign in to continue.', description: 'Missing or invalid API key (`Unauthorized`)' },
+  403: {
+    message: 'API key does not have access to this resource',
+    page: 'This form has expired or did not come from this site. Reload the page and try again.',
+    description: 'The API key may not do this (a read-only key on a write)',
+  },
+  404: { message: 'Not found', page: 'There is no such page.', description: 'No such monitor for this caller', example: 'Monitor not found' },
+  405: { message: 'Method not allowed', page: 'The request could not be understood.' },
+  406: { message: 'Not acceptable', page: 'The request could not be understood.' },
+  408: { message: 'Request timeout', page: 'The request took too long to arrive.' },
+  409: { message: 'Conflict', page: 'That exists already.' },
+  413: { message: 'Request body is too large', page: 'The form is larger than 1 MiB.', description: 'Request body larger than 1 MiB' },
+  414: { message: 'URI too long', page: 'The address is too long.' },
+  415: { message: 'Unsupported media type', page: 'The request could not be understood.', description: 'Request body is not JSON' },
+  429: { message: 'Rate limit exceeded', page: 'Too many requests. Wait a moment and try again.', description: 'Rate limit exceeded; see `retry-after`' },
+  431: { message: 'Request header fields too large', page: 'The request could not be understood.' },
+  500: { message: 'Internal server error', page: 'Something went wrong on our side.', description: 'Internal server error' },
+  503: {
+    message: 'Service unavailable',
+    page: 'The database cannot be reached right now. Try again in a moment.',
+    description: 'Database unreachable or shutting down',
+  },
+} as const satisfies Record<number, CatalogEntry>
+
+export type ErrorStatus = keyof typeof ERROR_CATALOG
+
+/** The status of each kind of domain error. */
+const STATUS_OF_KIND: Record<DomainErrorKind, ErrorStatus> = {
+  invalid: 400,
+  unauthenticated: 401,
+  'not-found': 404,
+  conflict: 409,
+}
+
+/** An error whose status and message are meant for the client as they are. */
+export class HttpError extends Error {
+  constructor (readonly statusCode: ErrorStatus, message: string = ERROR_CATALOG[statusCode].message) {
+    super(message)
+  }
+}
+
+const isErrorStatus = (status: unknown): status is ErrorStatus => typeof status === 'number' && status in ERROR_CATALOG
+
+/** The catalog's entry of a status; a 4xx the catalog does not name reads as a 400. */
+export const entryOf = (status: number): CatalogEntry => isErrorStatus(status) ? ERROR_CATALOG[status] : ERROR_CATALOG[400]
+
+/**
+ * The status and client message of an error whose message may be shown (an HttpError, a domain error, a
+ * validation error), or, for any other error with a 4xx status, that status without a message (the
+ * caller takes the catalog's); undefined for a server-side failure (the caller logs it, answers 500 or 503).
+ */
+export function clientErrorOf (error: Error & { statusCode?: number, validation?: unknown }): { status: number, message?: string } | undefined {
+  if (error instanceof DomainError) return { status: STATUS_OF_KIND[error.kind], message: error.message }
+  const status = error.statusCode
+  const is4xx = typeof status === 'number' && status >= 400 && status < 500
+  if (error instanceof HttpError || error.validation) return { status: is4xx || status === 503 ? status! : 400, message: error.message }
+  return is4xx ? { status } : undefined
+}
+
+/** The reason phrase of a status line (`Request Timeout`). */
+export const reasonPhrase = (status: number) => STATUS_CODES[status] ?? 'Error'
+
+/** The `{error}` body of a status, as JSON text. */
+export const errorBody = (status: ErrorStatus, message: string = ERROR_CATALOG[status].message) => JSON.stringify({ error: message })
+
+type DocumentedStatus = { [S in ErrorStatus]: (typeof ERROR_CATALOG)[S] extends { description: string } ? S : never }[ErrorStatus]
+
+/** The error responses a route can give: always 401, 429, 500 and 503, plus the ones named. */
+export function errorResponses (...statuses: DocumentedStatus[]) {
+  const all = [...new Set<DocumentedStatus>([...statuses, 401, 429, 500, 503])].sort()
+  return Object.fromEntries(all.map((status) => {
+    const entry: CatalogEntry = ERROR_CATALOG[status]
+    return [status, { ...Type.Ref(ErrorSchema), description: entry.description, examples: [{ error: entry.example ?? entry.message }] }]
+  }))
+}
