@@ -6,7 +6,7 @@ import { POST_BODY } from './reference-sql.ts'
 import type { Seeded } from './seed.ts'
 
 export type Endpoint = 'checks' | 'monitor' | 'list' | 'create'
-export type ServerName = 'pingward' | 'reference'
+type ServerName = 'pingward' | 'reference'
 
 export const ENDPOINT_LABELS: Record<Endpoint, string> = {
   checks: 'GET /monitors/{id}/checks',
@@ -71,7 +71,10 @@ async function startServer (name: ServerName, options: ApiBenchOptions, seeded: 
   const logFile = join(options.logDir, `${name}.log`)
   const child = name === 'pingward'
     ? startNode('src/server.ts', {
-      ...options.database, PORT: String(port), CHECKER: 'off', LOG_LEVEL: 'info',
+      ...options.database,
+      PORT: String(port),
+      CHECKER: 'off',
+      LOG_LEVEL: 'info',
       // Far above the load (the maximum), so the limiter counts every request but refuses none.
       RATE_LIMIT_MAX: '1000000',
     }, { logFile, nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [] })

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Runner } from './database.ts'
 import { freePort, machineCpu, processStats, startNode, waitForHttp, type Child } from './processes.ts'
 
-export interface CheckerPhaseResult {
+interface CheckerPhaseResult {
   label: string
   workers: number
   monitors: number
@@ -27,7 +27,7 @@ export interface CheckerPhaseResult {
   windowSeconds: number
 }
 
-export interface DrainResult {
+interface DrainResult {
   monitors: number
   seconds: number
   checksPerSecond: number
@@ -97,7 +97,7 @@ async function drain (options: CheckerBenchOptions, target: string): Promise<Dra
     const deadline = Date.now() + 180_000
     for (;;) {
       await sleep(1000)
-      const [row] = await options.db.query(`select count(distinct monitor_id)::int as n from checks where checked_at >= $1`, [start.toISOString()])
+      const [row] = await options.db.query('select count(distinct monitor_id)::int as n from checks where checked_at >= $1', [start.toISOString()])
       if (row.n >= options.monitors || Date.now() > deadline) break
     }
   } finally {

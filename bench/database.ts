@@ -30,15 +30,6 @@ export async function createPostgresDatabase (adminUrl: string, name: string): P
   return url
 }
 
-export async function dropPostgresDatabase (adminUrl: string, name: string): Promise<void> {
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
-  try {
-    await admin.unsafe(`drop database if exists ${name} with (force)`)
-  } finally {
-    await admin.end()
-  }
-}
-
 export interface Runner extends SqlRunner {
   close: () => Promise<void>
 }

@@ -72,15 +72,14 @@ export function startNode (
 /** Polls `url` until it answers 200 (or the child exits, or the time is up). */
 export async function waitForHttp (url: string, child: Child, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
-  let exited = false
-  void child.exited.then(() => { exited = true })
-  while (Date.now() < deadline && !exited) {
+  const hasExited = () => child.process.exitCode !== null || child.process.signalCode !== null
+  while (Date.now() < deadline && !hasExited()) {
     try {
       if ((await fetch(url)).status === 200) return
     } catch {}
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
-  throw new Error(`${url} did not come up${exited ? ' (the process exited)' : ''}`)
+  throw new Error(`${url} did not come up${hasExited() ? ' (the process exited)' : ''}`)
 }
 
 /** Runs the load generator in a process of its own and returns its summary. */

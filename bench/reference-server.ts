@@ -15,19 +15,35 @@ const iso = (value: Date | null): string | null => value === null ? null : value
 
 // Objects built in the order of Pingward's response schemas, so JSON.stringify gives the same bytes.
 const checkJson = (r: Row) => ({
-  id: r.id, monitor_id: r.monitor_id, is_up: r.is_up, status_code: r.status_code, response_time_ms: r.response_time_ms,
-  checked_at: iso(r.checked_at), error_message: r.error_message,
+  id: r.id,
+  monitor_id: r.monitor_id,
+  is_up: r.is_up,
+  status_code: r.status_code,
+  response_time_ms: r.response_time_ms,
+  checked_at: iso(r.checked_at),
+  error_message: r.error_message,
 })
 
 const listItemJson = (r: Row) => ({
-  id: r.id, name: r.name, url: r.url, monitor_type: r.monitor_type, status: r.status, is_active: r.is_active,
-  interval_minutes: r.interval_minutes, last_checked_at: iso(r.last_checked_at),
+  id: r.id,
+  name: r.name,
+  url: r.url,
+  monitor_type: r.monitor_type,
+  status: r.status,
+  is_active: r.is_active,
+  interval_minutes: r.interval_minutes,
+  last_checked_at: iso(r.last_checked_at),
 })
 
 const monitorJson = (r: Row) => ({
-  ...listItemJson(r), method: r.method, expected_status: r.expected_status, timeout_seconds: r.timeout_seconds,
-  failure_threshold: r.failure_threshold, recovery_threshold: r.recovery_threshold,
-  created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+  ...listItemJson(r),
+  method: r.method,
+  expected_status: r.expected_status,
+  timeout_seconds: r.timeout_seconds,
+  failure_threshold: r.failure_threshold,
+  recovery_threshold: r.recovery_threshold,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
 })
 
 async function main (): Promise<void> {
@@ -63,7 +79,7 @@ async function main (): Promise<void> {
     if (row.id === null) return reply.code(404).type(json).send('{"error":"Monitor not found"}')
     return reply.type(json).send(JSON.stringify({ data: monitorJson(row) }))
   })
-  app.get('/api/v1/monitors', async (request, reply) => {
+  app.get('/api/v1/monitors', async (_request, reply) => {
     const rows = await query(LIST_SQL, listParams(keyId))
     if (rows.length === 0) return reply.code(401).type(json).send('{"error":"Unauthorized"}')
     return reply.type(json).send(JSON.stringify({ data: rows[0].id === null ? [] : rows.map(listItemJson) }))
@@ -78,8 +94,8 @@ async function main (): Promise<void> {
     await close()
     process.exit(0)
   }
-  process.once('SIGTERM', () => { void stop() })
-  process.once('SIGINT', () => { void stop() })
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
   await app.listen({ port: Number(process.env.PORT ?? 3001), host: '127.0.0.1' })
 }
 

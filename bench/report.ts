@@ -18,7 +18,7 @@ const rps = (runs: Run[]) => runs.reduce((a, r) => a + r.requests, 0) / Math.max
 const int = (n: number) => Math.round(n).toLocaleString('en-US')
 const ms = (n: number) => n < 10 ? n.toFixed(1) : String(Math.round(n))
 
-export interface ApiSummary {
+interface ApiSummary {
   endpoint: Endpoint
   pingwardRps: number
   referenceRps: number
@@ -30,7 +30,7 @@ export interface ApiSummary {
   referenceCpuUs: number
 }
 
-export function summarizeApi (results: ApiResults): ApiSummary[] {
+function summarizeApi (results: ApiResults): ApiSummary[] {
   return (Object.keys(results) as Endpoint[]).map((endpoint) => {
     const { pingward, reference } = results[endpoint]
     const pingwardP99 = mean(pingward.map((r) => r.latencyMs.p99))

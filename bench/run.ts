@@ -132,8 +132,13 @@ async function main (): Promise<void> {
         'monitors of one user; POST creates for another user.')
       log('API on PostgreSQL')
       report.api = await runApiBench({
-        database: { DATABASE_URL: postgres.url }, seeded: postgres.seeded, endpoints: ['checks', 'monitor', 'list', 'create'],
-        ...a, logDir, cpuProfDir, log,
+        database: { DATABASE_URL: postgres.url },
+        seeded: postgres.seeded,
+        endpoints: ['checks', 'monitor', 'list', 'create'],
+        ...a,
+        logDir,
+        cpuProfDir,
+        log,
       })
     }
     if (args.parts.has('checker') && postgres && runner) {
@@ -176,7 +181,7 @@ async function main (): Promise<void> {
       'PostgreSQL, the load generator and everything else running.',
     'Both servers hold back queries beyond the pool\'s size (src/db/query-gate.ts): postgres.js 3.4.9 otherwise pipelines them onto ' +
       'busy connections and keeps those in a queue that grows with every query and is scanned by every query, which made both servers ' +
-      'slower from round to round (about a fifth of their CPU on GET /monitors/{id} by the end of a run).',
+      'slower from round to round (about a fifth of their CPU on GET /monitors/{id} by the end of a run).'
   )
   const markdown = renderReport(report)
   const full = args.parts.size === PARTS.length

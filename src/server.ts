@@ -33,7 +33,7 @@ async function main (): Promise<void> {
   const key = await bootstrapFirstUser(app.db, config.ADMIN_EMAIL)
   const { port } = app.server.address() as AddressInfo
   const baseUrl = `http://${config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST}:${port}`
-  const setupUrl = await passwordSetupUrl(app, config.ADMIN_EMAIL, baseUrl)
+  const setupUrl = await passwordSetupUrl(app.db, app.sessions.setupLinks, config.ADMIN_EMAIL, baseUrl)
   // The banner follows the log lines before it ("Server listening ..."), which may still be in the batch.
   await new Promise<void>((resolve) => { logs.flush(resolve) })
   if (key) process.stdout.write(firstKeyBanner(config.ADMIN_EMAIL, key, baseUrl, setupUrl))

@@ -5,7 +5,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
 import { openDatabase, type DatabaseHandle, type DatabaseOptions } from './client.ts'
 
-export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
+const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
 const MIGRATION_LOCK = 720_011_001
 
 export async function migrate (handle: DatabaseHandle, databaseUrl?: string): Promise<void> {

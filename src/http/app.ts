@@ -29,7 +29,7 @@ export interface BuildAppOptions {
   logger?: boolean | object
 }
 
-export const BODY_LIMIT = 1024 * 1024
+const BODY_LIMIT = 1024 * 1024
 
 export async function buildApp ({ config, clock = systemClock, database, logger }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({

@@ -12,7 +12,7 @@ declare module 'fastify' {
   }
 }
 
-export interface DbPluginOptions {
+interface DbPluginOptions {
   DATABASE_URL?: string
   DATA_DIR: string
   clock: Clock

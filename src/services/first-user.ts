@@ -1,6 +1,5 @@
 // First start on an empty database: create the first user and print one write key, once; and while that
 // user has no dashboard password, a one-time link to set it.
-import type { FastifyInstance } from 'fastify'
 import type { Database } from '../db/client.ts'
 import { createApiKey } from '../repositories/api-keys.ts'
 import { createFirstUser, findUserByEmail } from '../repositories/users.ts'
@@ -15,12 +14,15 @@ export async function bootstrapFirstUser (db: Database, email: string): Promise<
 
 /**
  * A link to set the dashboard password of the user, while the user exists and has none; valid until used
- * or this process ends (the token lives in its memory only).
+ * or this process ends (the token lives in its memory only). `setupLinks` is the session plugin's
+ * (app.sessions.setupLinks), passed in so that this service does not depend on Fastify.
  */
-export async function passwordSetupUrl (app: FastifyInstance, email: string, baseUrl: string): Promise<string | undefined> {
-  const user = await findUserByEmail(app.db, email)
+export async function passwordSetupUrl (
+  db: Database, setupLinks: { issue: (userId: string) => string }, email: string, baseUrl: string
+): Promise<string | undefined> {
+  const user = await findUserByEmail(db, email)
   if (!user || user.passwordHash) return undefined
-  return `${baseUrl}/setup?token=${app.sessions.setupLinks.issue(user.id)}`
+  return `${baseUrl}/setup?token=${setupLinks.issue(user.id)}`
 }
 
 function setupLines (email: string, setupUrl: string | undefined): string[] {

@@ -7,10 +7,9 @@ import { createUser } from '../../src/repositories/users.ts'
 import { createTestDatabase, usingPostgres } from '../helper.ts'
 
 function deferred<T> () {
-  let resolve!: (value: T) => void
-  let reject!: (err: unknown) => void
-  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej })
-  return { promise, resolve, reject }
+  let settle!: { resolve: (value: T) => void, reject: (err: unknown) => void }
+  const promise = new Promise<T>((resolve, reject) => { settle = { resolve, reject } })
+  return { promise, ...settle }
 }
 
 t.test('runs at most max at once, the others in order, through failures', async (t) => {

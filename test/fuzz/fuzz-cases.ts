@@ -43,13 +43,13 @@ export const rawBodies: fc.Arbitrary<{ text: string | Buffer }> = fc.oneof(
   fc.integer({ min: 1, max: 100_000 }).chain((depth) => fc.constantFrom(
     '['.repeat(depth) + ']'.repeat(depth),
     '{"name":'.repeat(depth) + '1' + '}'.repeat(depth),
-    '['.repeat(depth),
+    '['.repeat(depth)
   )).map((text) => ({ text })),
   fc.constantFrom(MiB - 64, MiB + 1, 2 * MiB).map((size) => ({ text: JSON.stringify({ name: 'x'.repeat(size), url: 'https://example.com' }) })),
   // Invalid UTF-8 is read as U+FFFD, so this one may well be accepted.
   fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => ({
     text: Buffer.concat([Buffer.from('{"name":"x'), Buffer.from(bytes.filter((b) => b !== 0x22 && b !== 0x5c && b >= 0x20)), Buffer.from('","url":"https://example.com"}')]),
-  })),
+  }))
 )
 
 /** encodeURIComponent, except that a lone surrogate becomes its (invalid) three UTF-8-style bytes instead of throwing. */

@@ -70,14 +70,14 @@ const fuzzCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 0, max: operations.le
     { arbitrary: fc.constant(undefined), weight: 3 },
     { arbitrary: validValue(p.schema).map((v) => [String(v)]), weight: 3 },
     { arbitrary: fc.oneof(invalidValue(p.schema), oddString).map((v) => [typeof v === 'string' ? v : JSON.stringify(v)]), weight: 2 },
-    { arbitrary: fc.array(validValue(p.schema).map(String), { minLength: 2, maxLength: 3 }), weight: 1 },
+    { arbitrary: fc.array(validValue(p.schema).map(String), { minLength: 2, maxLength: 3 }), weight: 1 }
   )
   const body = op.body
     ? fc.oneof(
       { arbitrary: validValue(op.body).map((v) => ({ text: JSON.stringify(v) })), weight: 6 },
       { arbitrary: mutatedObject(op.body).map((v) => ({ text: JSON.stringify(v) })), weight: 6 },
       { arbitrary: rawBodies, weight: 2 },
-      { arbitrary: fc.constant(undefined), weight: 1 },
+      { arbitrary: fc.constant(undefined), weight: 1 }
     )
     // A body the operation does not take: ignored on GET, parsed (and maybe refused) on DELETE; never the point.
     : fc.oneof({ arbitrary: fc.constant(undefined), weight: 12 }, rawBodies)
@@ -86,7 +86,7 @@ const fuzzCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 0, max: operations.le
     auth: fc.oneof(
       { arbitrary: fc.constant('a-write' as const), weight: 10 },
       { arbitrary: fc.constantFrom('a-read', 'b-write', 'b-read') as fc.Arbitrary<FuzzCase['auth']>, weight: 4 },
-      { arbitrary: fc.constantFrom('none', 'unknown', 'revoked', 'expired', 'junk') as fc.Arbitrary<FuzzCase['auth']>, weight: 3 },
+      { arbitrary: fc.constantFrom('none', 'unknown', 'revoked', 'expired', 'junk') as fc.Arbitrary<FuzzCase['auth']>, weight: 3 }
     ),
     junkAuth: fc.oneof(fc.constantFrom('Bearer', 'Bearer ', 'Basic YTpi', 'Token x', 'bearer sk_short', `Bearer ${'sk_'.padEnd(41, 'A')}`, 'Bearer \u00ff\u00fe'),
       fc.string({ unit: 'binary-ascii', maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, ''))),
@@ -94,7 +94,7 @@ const fuzzCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 0, max: operations.le
       { arbitrary: fc.constant('mine' as const), weight: 6 },
       { arbitrary: fc.constant('theirs' as const), weight: 2 },
       { arbitrary: fc.constant('unknown' as const), weight: 1 },
-      { arbitrary: fc.constant('bad' as const), weight: 2 },
+      { arbitrary: fc.constant('bad' as const), weight: 2 }
     ),
     pick: fc.nat(),
     unknownId: fc.uuid(),
@@ -105,7 +105,7 @@ const fuzzCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 0, max: operations.le
     contentType: fc.oneof(
       { arbitrary: fc.constant('application/json'), weight: 12 },
       fc.constantFrom(undefined, 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded',
-        'multipart/form-data; boundary=x', 'application/xml', 'application/json-patch+json', 'application/json; charset=latin1', '*/*', ''),
+        'multipart/form-data; boundary=x', 'application/xml', 'application/json-patch+json', 'application/json; charset=latin1', '*/*', '')
     ),
   }) as fc.Arbitrary<FuzzCase>
 })
@@ -155,8 +155,14 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     (await app.inject({ url: `/api/v1/monitors/${id}${suffix}`, headers: bobRead.auth })).body)))
   const bobBefore = await bobView()
   const authHeader: Record<string, string | undefined> = {
-    'a-write': `Bearer ${alice.key}`, 'a-read': `Bearer ${aliceRead.key}`, 'b-write': `Bearer ${bob.key}`, 'b-read': `Bearer ${bobRead.key}`,
-    none: undefined, unknown: `Bearer ${generateApiKey()}`, revoked: `Bearer ${revoked.key}`, expired: `Bearer ${expired.key}`,
+    'a-write': `Bearer ${alice.key}`,
+    'a-read': `Bearer ${aliceRead.key}`,
+    'b-write': `Bearer ${bob.key}`,
+    'b-read': `Bearer ${bobRead.key}`,
+    none: undefined,
+    unknown: `Bearer ${generateApiKey()}`,
+    revoked: `Bearer ${revoked.key}`,
+    expired: `Bearer ${expired.key}`,
   }
 
   const stats = { sent: 0, byStatus: new Map<number, number>(), okByOp: new Map<string, number>() }
@@ -251,4 +257,3 @@ function describeFailure (details: fc.RunDetails<[FuzzCase]>): string {
   const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)
   return `${error}\ncase: ${JSON.stringify(details.counterexample?.[0], cut)}\nreplay: FUZZ_SEED=${details.seed} (path ${details.counterexamplePath})`
 }
-

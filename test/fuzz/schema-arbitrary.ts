@@ -24,8 +24,9 @@ export const oddString: fc.Arbitrary<string> = fc.oneof(
   {
     arbitrary: fc.constantFrom(
       '', ' ', '\u0000', 'a\u0000b', '\u202eevil', '\u200b', '\ufeff', '\u0301', '😀', '👨‍👩‍👧', 'ǅ', '\r\n', '\t',
+      // eslint-disable-next-line no-template-curly-in-string -- a log4shell-style input, meant literally
       "'; drop table monitors; --", '%00', '%', '${jndi:x}', '../../etc/passwd', '<script>', 'null', 'undefined',
-      '__proto__', 'constructor', '1e309', '-0', 'NaN', '\\u0000', ...LONE_SURROGATES,
+      '__proto__', 'constructor', '1e309', '-0', 'NaN', '\\u0000', ...LONE_SURROGATES
     ),
     weight: 4,
   },
@@ -33,7 +34,7 @@ export const oddString: fc.Arbitrary<string> = fc.oneof(
     arbitrary: fc.tuple(fc.constantFrom('x', 'é', '😀', '\u0000', '\ud800'), fc.integer({ min: 256, max: 100_000 }))
       .map(([unit, n]) => unit.repeat(n)),
     weight: 1,
-  },
+  }
 )
 
 /** Any JSON value, odd strings included, nested a little. */
@@ -43,7 +44,7 @@ export const anyJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.constant(null), fc.boolean(), fc.integer(), fc.double(), oddString,
     fc.constantFrom(1.5, -1, 0, 2 ** 53 + 2, 1e308, -1e308, Number.MIN_VALUE),
     fc.array(tie('value'), { maxLength: 3 }),
-    fc.dictionary(oddString, tie('value'), { maxKeys: 3 }),
+    fc.dictionary(oddString, tie('value'), { maxKeys: 3 })
   ),
 })).value
 
@@ -61,6 +62,7 @@ function matchesType (value: unknown, type: string): boolean {
     case 'number': return typeof value === 'number'
     case 'array': return Array.isArray(value)
     case 'object': return value !== null && typeof value === 'object' && !Array.isArray(value)
+    // eslint-disable-next-line valid-typeof -- the other JSON Schema type names (string, boolean) are typeof's own
     default: return typeof value === type
   }
 }
@@ -74,13 +76,13 @@ function validString (schema: Schema): fc.Arbitrary<string> {
   if (schema.format === 'date-time') {
     return fc.oneof(
       { arbitrary: fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()), weight: 4 },
-      fc.constantFrom('0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2026-11-21T09:30:00+14:00', '2026-11-21t09:30:00z', '2026-11-21T09:30:00.123456789Z', '2024-02-29T00:00:00-00:00'),
+      fc.constantFrom('0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2026-11-21T09:30:00+14:00', '2026-11-21t09:30:00z', '2026-11-21T09:30:00.123456789Z', '2024-02-29T00:00:00-00:00')
     )
   }
   if (schema.format === 'uri') {
     return fc.oneof(
       { arbitrary: fc.constantFrom(...PUBLIC_URLS), weight: 3 },
-      fc.webUrl({ validSchemes: ['http', 'https'], withQueryParameters: true, withFragments: true }),
+      fc.webUrl({ validSchemes: ['http', 'https'], withQueryParameters: true, withFragments: true })
     ).filter((url) => url.length <= maxLength)
   }
   const pattern = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined
@@ -139,13 +141,13 @@ export const badUuid: fc.Arbitrary<string> = fc.oneof(
   fc.uuid().map((u) => u.replace(/-/g, '')),
   fc.uuid().map((u) => `${u}x`),
   // Not "." or "..": clients resolve those dot segments away before a request is sent.
-  oddString.filter((s) => s.length > 0 && s !== '.' && s !== '..'),
+  oddString.filter((s) => s.length > 0 && s !== '.' && s !== '..')
 )
 
 export const badDateTime: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('2026-12-31T23:59:60Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59-23:59', '2026-02-30T00:00:00Z', '2026-11-21', '2026-11-21T09:30:00',
     '2026-11-21 09:30:00Z', '+275760-09-13T00:00:00Z', 'yesterday', '1700000000000', '2026-13-01T00:00:00Z', '2026-11-21T24:00:00Z', '2026-11-21T09:30:00+24:00'),
-  oddString,
+  oddString
 )
 
 export const badUrl: fc.Arbitrary<string> = fc.oneof(
@@ -153,5 +155,5 @@ export const badUrl: fc.Arbitrary<string> = fc.oneof(
     'http://127.0.0.1/', 'http://localhost:3000/', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:10.0.0.1]/', 'http://10.1.2.3/', 'http://0x7f000001/',
     'http://2130706433/', 'http://[fe80::1%25eth0]/', 'http://printer.local/', 'https://exa mple.com', 'https://example.com/\u0000', 'file:///etc/passwd',
     `https://example.com/${'a'.repeat(2100)}`, 'https://a.b:99999/', 'http://[::]/', 'http://0.0.0.0/'),
-  oddString,
+  oddString
 )

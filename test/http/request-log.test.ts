@@ -16,8 +16,14 @@ t.test('one line per request, flat, with method, URL, host, address, status, tim
   const requests = lines.filter((l) => l.msg === 'request completed')
   t.equal(requests.length, 2, 'one line each')
   t.match(requests[0], {
-    level: 30, reqId: ok.headers['x-request-id'], method: 'GET', url: '/api/v1/monitors?x=1', host: 'pingward.test',
-    remoteAddress: '127.0.0.1', statusCode: 200, responseTime: Number,
+    level: 30,
+    reqId: ok.headers['x-request-id'],
+    method: 'GET',
+    url: '/api/v1/monitors?x=1',
+    host: 'pingward.test',
+    remoteAddress: '127.0.0.1',
+    statusCode: 200,
+    responseTime: Number,
   })
   t.match(requests[1], { reqId: missing.headers['x-request-id'], statusCode: 404 })
   t.notOk(lines.some((l) => JSON.stringify(l).includes(user.key)), 'the key is never logged')

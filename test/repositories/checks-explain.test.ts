@@ -82,7 +82,7 @@ t.test('the check list queries scan checks_monitor_checked_idx backwards', async
   }
 
   const queries = {
-    'listChecks': () => checksQuery(db, monitorId, { limit: 100 }).toSQL(),
+    listChecks: () => checksQuery(db, monitorId, { limit: 100 }).toSQL(),
     'listChecks with before': () => checksQuery(db, monitorId, { limit: 100, before: new Date(before) }).toSQL(),
     'listOwnedChecks (dashboard)': () => toQuery(ownedChecksQuery('user', false), { owner: user.id }),
     'listOwnedChecks with before (dashboard)': () => toQuery(ownedChecksQuery('user', true), { owner: user.id, before }),

@@ -43,6 +43,7 @@ t.test('SIGTERM under load', { skip: SKIP_WITHOUT_POSTGRES }, async (t) => {
   let loading = true
   let signalAt = 0
   const client = async (n: number) => {
+    // eslint-disable-next-line no-unmodified-loop-condition -- cleared by the test once the server has exited
     for (let i = 0; loading; i++) {
       const sentAt = Date.now()
       const write = i % 2 === 0

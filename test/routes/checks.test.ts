@@ -31,8 +31,13 @@ t.test('checks of a monitor', async (t) => {
     t.same(data.map((c: { response_time_ms: number }) => c.response_time_ms), Array.from({ length: 100 }, (_, i) => 149 - i))
     for (const c of data) t.same(Object.keys(c).sort(), CHECK_FIELDS)
     t.same(data[0], {
-      id: data[0].id, monitor_id: monitor.id, is_up: true, status_code: 200, response_time_ms: 149,
-      checked_at: new Date(base + 149 * 60_000).toISOString(), error_message: null,
+      id: data[0].id,
+      monitor_id: monitor.id,
+      is_up: true,
+      status_code: 200,
+      response_time_ms: 149,
+      checked_at: new Date(base + 149 * 60_000).toISOString(),
+      error_message: null,
     })
     const down = data.find((c: { response_time_ms: number }) => c.response_time_ms === 147)
     t.match(down, { is_up: false, status_code: null, error_message: 'timeout after 10000 ms' })

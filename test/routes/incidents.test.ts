@@ -23,12 +23,24 @@ t.test('incidents of a monitor', async (t) => {
   t.equal(data.length, 5)
   t.same(data.map((i: { status_code: number }) => i.status_code), [504, 503, 502, 501, 500])
   t.same(data[0], {
-    id: data[0].id, monitor_id: monitor.id, status: 'open', cause: 'expected status 200, got 504', status_code: 504,
-    started_at: at(400).toISOString(), resolved_at: null, duration_seconds: null,
+    id: data[0].id,
+    monitor_id: monitor.id,
+    status: 'open',
+    cause: 'expected status 200, got 504',
+    status_code: 504,
+    started_at: at(400).toISOString(),
+    resolved_at: null,
+    duration_seconds: null,
   })
   t.same(data[1], {
-    id: data[1].id, monitor_id: monitor.id, status: 'resolved', cause: 'expected status 200, got 503', status_code: 503,
-    started_at: at(300).toISOString(), resolved_at: at(307.5).toISOString(), duration_seconds: 450,
+    id: data[1].id,
+    monitor_id: monitor.id,
+    status: 'resolved',
+    cause: 'expected status 200, got 503',
+    status_code: 503,
+    started_at: at(300).toISOString(),
+    resolved_at: at(307.5).toISOString(),
+    duration_seconds: 450,
   })
 
   const page = (await request(app, auth, { url: `/api/v1/monitors/${monitor.id}/incidents?limit=2&before=${encodeURIComponent(data[1].started_at)}` })).json().data

@@ -108,4 +108,3 @@ t.test('no response of any documented route carries a key, a key hash or the oth
   t.same(await Promise.all(people.map(async (p) => (await request(app, p.read.auth, { url: `/api/v1/monitors/${p.monitor.id}` })).json().data)),
     people.map((p) => p.monitor), 'both monitors are unchanged')
 })
-

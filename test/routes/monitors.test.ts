@@ -22,9 +22,18 @@ t.test('monitor routes', async (t) => {
     t.equal(res.headers.location, `/api/v1/monitors/${m.id}`)
     t.same(Object.keys(m).sort(), FULL_FIELDS)
     t.match(m, {
-      name: 'Homepage', url: 'https://example.com', monitor_type: 'site', method: 'GET', expected_status: 200,
-      interval_minutes: 5, is_active: true, timeout_seconds: 10, failure_threshold: 2, recovery_threshold: 1,
-      status: 'pending', last_checked_at: null,
+      name: 'Homepage',
+      url: 'https://example.com',
+      monitor_type: 'site',
+      method: 'GET',
+      expected_status: 200,
+      interval_minutes: 5,
+      is_active: true,
+      timeout_seconds: 10,
+      failure_threshold: 2,
+      recovery_threshold: 1,
+      status: 'pending',
+      last_checked_at: null,
     })
     t.match(m.id, /^[0-9a-f-]{36}$/)
     t.match(m.created_at, ISO)
@@ -36,8 +45,16 @@ t.test('monitor routes', async (t) => {
 
   await t.test('create accepts every writable field', async (t) => {
     const input = {
-      name: 'All', url: 'http://example.org/x?y=1', monitor_type: 'site', method: 'HEAD', expected_status: 204,
-      interval_minutes: 1440, is_active: false, timeout_seconds: 60, failure_threshold: 10, recovery_threshold: 10,
+      name: 'All',
+      url: 'http://example.org/x?y=1',
+      monitor_type: 'site',
+      method: 'HEAD',
+      expected_status: 204,
+      interval_minutes: 1440,
+      is_active: false,
+      timeout_seconds: 60,
+      failure_threshold: 10,
+      recovery_threshold: 10,
     }
     const res = await post(input)
     t.equal(res.statusCode, 201)

@@ -18,9 +18,9 @@ t.test('the first user and key are made once, even when two processes race', asy
 
 t.test('the first start offers a one-time link to set the dashboard password', async (t) => {
   const { app } = await buildTestApp(t)
-  t.equal(await passwordSetupUrl(app, 'nobody@example.com', 'http://127.0.0.1:3000'), undefined, 'no such user')
+  t.equal(await passwordSetupUrl(app.db, app.sessions.setupLinks, 'nobody@example.com', 'http://127.0.0.1:3000'), undefined, 'no such user')
   const key = await bootstrapFirstUser(app.db, 'first@example.com')
-  const url = await passwordSetupUrl(app, 'first@example.com', 'http://127.0.0.1:3000')
+  const url = await passwordSetupUrl(app.db, app.sessions.setupLinks, 'first@example.com', 'http://127.0.0.1:3000')
   t.match(url, /^http:\/\/127\.0\.0\.1:3000\/setup\?token=[\w-]{43}$/)
   const banner = firstKeyBanner('first@example.com', key!, 'http://127.0.0.1:3000', url)
   t.match(banner, `Dashboard: set the password of first@example.com with this link (it works once, until this process stops):\n  ${url}\n`)
@@ -29,6 +29,6 @@ t.test('the first start offers a one-time link to set the dashboard password', a
   t.equal(page.statusCode, 200, 'the link opens the setup page')
   const user = await findUserByEmail(app.db, 'first@example.com')
   await setPasswordHash(app.db, user!.id, 'scrypt$x')
-  t.equal(await passwordSetupUrl(app, 'first@example.com', 'http://127.0.0.1:3000'), undefined, 'none once a password is set')
+  t.equal(await passwordSetupUrl(app.db, app.sessions.setupLinks, 'first@example.com', 'http://127.0.0.1:3000'), undefined, 'none once a password is set')
   t.notMatch(firstKeyBanner('first@example.com', key!, 'http://127.0.0.1:3000'), 'Dashboard:', 'and none in the banner without one')
 })
