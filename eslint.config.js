@@ -8,9 +8,9 @@ const LAYERS = 'routes -> services/checker -> repositories -> db; schemas, net a
 // The HTTP framework: only the edge (src/http, src/plugins, src/routes, src/dashboard) and the entry points know it.
 const fastify = { regex: '^(fastify|fastify-plugin|@fastify/[^/]+)(/.*)?$' }
 
-/** A relative import of one of these folders of src/, from any depth: `../checker/outcome.ts`. */
+/** A relative import of one of these folders of src/ (`../checker/outcome.ts`, `../../checker/` from a subfolder). */
 function folders (names) {
-  return { regex: `^(\\.\\.?/)+(.*/)?(${names.join('|')})(/|$)` }
+  return { regex: `^(\\.\\./)+(${names.join('|')})(/|$)` }
 }
 
 /**
@@ -52,7 +52,7 @@ export default [
   layerRule(['src/repositories/**'], 'src/repositories', [...EDGE, 'checker', 'services']),
   layerRule(['src/db/**'], 'src/db', [...EDGE, 'checker', 'services', 'repositories']),
   layerRule(['src/schemas/**', 'src/net/**'], 'src/schemas and src/net (domain only)', [...EDGE, 'checker', 'services', 'repositories', 'db']),
-  layerRule(['src/domain/**'], 'src/domain (imports no other layer)', [...EDGE, 'checker', 'services', 'repositories', 'db', 'schemas', 'net']),
+  layerRule(['src/domain/**'], 'src/domain (the bottom layer)', [...EDGE, 'checker', 'services', 'repositories', 'db', 'schemas', 'net']),
   // The checker logs through the logger the process hands it (app.log in the API process): its type is
   // Fastify's, since pino 10's own BaseLogger type is not one that app.log (typed on Fastify's pino) satisfies.
   layerRule(['src/checker/**', 'src/services/**'], 'src/checker and src/services', EDGE, ['FastifyBaseLogger']),

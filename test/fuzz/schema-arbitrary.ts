@@ -144,13 +144,13 @@ export const badUuid: fc.Arbitrary<string> = fc.oneof(
   oddString.filter((s) => s.length > 0 && s !== '.' && s !== '..')
 )
 
-export const badDateTime: fc.Arbitrary<string> = fc.oneof(
+const badDateTime: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('2026-12-31T23:59:60Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59-23:59', '2026-02-30T00:00:00Z', '2026-11-21', '2026-11-21T09:30:00',
     '2026-11-21 09:30:00Z', '+275760-09-13T00:00:00Z', 'yesterday', '1700000000000', '2026-13-01T00:00:00Z', '2026-11-21T24:00:00Z', '2026-11-21T09:30:00+24:00'),
   oddString
 )
 
-export const badUrl: fc.Arbitrary<string> = fc.oneof(
+const badUrl: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('javascript:alert(1)', 'ftp://example.com', '//example.com', '/relative', 'https://', 'http://[::1', 'https://user:pass@example.com/',
     'http://127.0.0.1/', 'http://localhost:3000/', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:10.0.0.1]/', 'http://10.1.2.3/', 'http://0x7f000001/',
     'http://2130706433/', 'http://[fe80::1%25eth0]/', 'http://printer.local/', 'https://exa mple.com', 'https://example.com/\u0000', 'file:///etc/passwd',
