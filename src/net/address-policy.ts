@@ -1,65 +1,64 @@
 // Which addresses a monitor may target: only public unicast, unless the operator allows private targets.
 import { isIP } from 'node:net'
+import ipaddr from 'ipaddr.js'
 
-type Range = [bigint, number] // network as a 128-bit number, prefix length in the IPv6 space
+// Of ipaddr.js's range names (its IANA special-purpose tables), the IPv4 ones that are globally reachable
+// unicast; an IPv6 address must be plain 'unicast' (its AS112 and AMT blocks, which nobody monitors, stay
+// refused with 2001::/23). Every other name is refused: private, loopback, linkLocal (169.254.169.254, the cloud
+// metadata address), uniqueLocal (fd00:ec2::254, its IPv6 twin), carrierGradeNat, reserved (documentation,
+// benchmarking, 2001::/23, 3fff::/20), segmentRouting, multicast, ...
+const PUBLIC_IPV4 = new Set(['unicast', 'as112', 'amt'])
 
-function ipv4ToBigInt (ip: string): bigint {
-  return ip.split('.').reduce((n, part) => (n << 8n) | BigInt(Number(part)), 0n)
-}
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96')
 
-function ipv6ToBigInt (ip: string): bigint {
-  let text = ip.toLowerCase()
-  const zone = text.indexOf('%')
-  if (zone >= 0) text = text.slice(0, zone)
-  // A trailing dotted IPv4 part (::ffff:1.2.3.4) becomes two hextets.
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
-  if (dotted) {
-    const v4 = ipv4ToBigInt(dotted[1])
-    text = text.slice(0, dotted.index) + `${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`
+/**
+ * The IPv4 address an IPv6 address of `range` leads to, for the forms that carry it in a known place; null for
+ * the forms that embed one where it cannot be read safely, which are refused whatever they carry; undefined for
+ * addresses that embed none.
+ */
+function embeddedIpv4 (address: ipaddr.IPv6, range: string): ipaddr.IPv4 | null | undefined {
+  const bytes = address.toByteArray()
+  const at = (offset: number) => new ipaddr.IPv4(bytes.slice(offset, offset + 4))
+  switch (range) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d, where the socket layer connects over IPv4
+    case 'rfc6145': // ::ffff:0:a.b.c.d, IPv4-translated (SIIT)
+      return at(12)
+    // 64:ff9b::a.b.c.d is the well-known NAT64 prefix. The local-use 64:ff9b:1::/48 (RFC 8215) is routed only
+    // inside its operator's network, and the operator picks the prefix length (/48 to /96, RFC 6052), so where
+    // the IPv4 sits is not known: refused outright.
+    case 'rfc6052':
+      return address.match(NAT64_WELL_KNOWN) ? at(12) : null
+    case '6to4': // 2002:AABB:CCDD::/48 carries its relay's IPv4 in bits 16-48
+      return at(2)
+    // Teredo (2001::/32) reaches its client's NAT mapping (the last 32 bits, XORed) through a relay chosen by
+    // whoever routes it, via a server (bits 32-64): neither is the address we connect to. It was refused with
+    // the rest of 2001::/23 before, and stays refused outright, whatever it carries.
+    case 'teredo':
+      return null
+    // ::a.b.c.d, the deprecated IPv4-compatible form, which ipaddr.js counts as plain unicast.
+    case 'unicast':
+      return bytes.slice(0, 12).every((byte) => byte === 0) ? at(12) : undefined
+    default:
+      return undefined
   }
-  const [head, tail] = text.split('::')
-  const headParts = head ? head.split(':') : []
-  const tailParts = tail !== undefined && tail !== '' ? tail.split(':') : []
-  const missing = 8 - headParts.length - tailParts.length
-  const parts = tail === undefined ? headParts : [...headParts, ...Array(missing).fill('0'), ...tailParts]
-  return parts.reduce((n, part) => (n << 16n) | BigInt(parseInt(part, 16)), 0n)
-}
-
-const v4Range = (cidr: string): Range => {
-  const [ip, bits] = cidr.split('/')
-  return [(0xffffn << 32n) | ipv4ToBigInt(ip), 96 + Number(bits)]
-}
-const v6Range = (cidr: string): Range => {
-  const [ip, bits] = cidr.split('/')
-  return [ipv6ToBigInt(ip), Number(bits)]
-}
-
-// IPv4 ranges are kept as IPv4-mapped IPv6 (::ffff:a.b.c.d), so one table serves both families.
-const BLOCKED: Range[] = [
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12',
-  '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15',
-  '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
-].map(v4Range).concat([
-  '::/128', '::1/128', '100::/64', '2001::/23', '2001:db8::/32', 'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8',
-].map(v6Range))
-
-const inRange = (n: bigint, [network, bits]: Range) => (n >> BigInt(128 - bits)) === (network >> BigInt(128 - bits))
-
-/** Maps addresses that embed an IPv4 address (mapped, compatible, NAT64, 6to4) to that IPv4 address. */
-function embeddedIpv4 (n: bigint): bigint | undefined {
-  if (n >> 32n === 0xffffn || (n >> 32n === 0n && n > 1n)) return (0xffffn << 32n) | (n & 0xffffffffn)
-  if (inRange(n, v6Range('64:ff9b::/96'))) return (0xffffn << 32n) | (n & 0xffffffffn)
-  if (inRange(n, v6Range('2002::/16'))) return (0xffffn << 32n) | ((n >> 80n) & 0xffffffffn)
-  return undefined
 }
 
 /** True when the IP address (v4 or v6, without brackets) is not public unicast. */
 export function isPrivateAddress (ip: string): boolean {
-  const family = isIP(ip)
-  if (family === 0) return true
-  const n = family === 4 ? (0xffffn << 32n) | ipv4ToBigInt(ip) : ipv6ToBigInt(ip)
-  const v4 = family === 6 ? embeddedIpv4(n) : undefined
-  return BLOCKED.some((range) => inRange(n, range) || (v4 !== undefined && inRange(v4, range)))
+  // node's parser is the strict one: ipaddr.js would also read '127.1' or '0x7f.1' as addresses.
+  if (isIP(ip) === 0) return true
+  let address: ipaddr.IPv4 | ipaddr.IPv6
+  try {
+    address = ipaddr.parse(ip)
+  } catch {
+    return true // e.g. a zone id that ipaddr.js does not take: not an address we can vouch for
+  }
+  if (address instanceof ipaddr.IPv4) return !PUBLIC_IPV4.has(address.range())
+  const range = address.range()
+  const embedded = embeddedIpv4(address, range)
+  if (embedded === null) return true
+  if (embedded !== undefined) return !PUBLIC_IPV4.has(embedded.range())
+  return range !== 'unicast'
 }
 
 const PRIVATE_NAMES = /(^|\.)(localhost|localdomain|internal|local|home\.arpa)$|^metadata$/i

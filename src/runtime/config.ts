@@ -1,5 +1,6 @@
 // The process configuration: read from the environment once, validated, then passed down.
-import { Type, type Static } from '@sinclair/typebox'
+import { parse as parseDuration } from '@lukeed/ms'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
 const Int = (min: number, max: number, dflt: number, description: string) =>
@@ -29,19 +30,30 @@ export type Config = Static<typeof ConfigSchema>
 /** The environment is not valid: the message lists every bad variable, for the operator. */
 export class ConfigError extends Error {}
 
-const booleans: Record<string, boolean> = { true: true, '1': true, yes: true, on: true, false: false, '0': false, no: false, off: false }
+// Value.Convert reads an environment differently from an operator: it takes "80.5" and "1e3" for integers
+// (80 and 1), "-0" for false, and knows no yes/no/on/off. So a value reaches it only in a spelling it reads as
+// meant; any other is kept as written, for Value.Errors to report it so.
+const BOOLEAN_WORDS: Record<string, string> = { true: 'true', 1: 'true', yes: 'true', on: 'true', false: 'false', 0: 'false', no: 'false', off: 'false' }
+
+function spellingForConvert (schema: TSchema, value: string): string | undefined {
+  const text = value.trim()
+  if (schema.type === 'integer') return /^-?\d+$/.test(text) ? text : undefined
+  if (schema.type === 'boolean') return BOOLEAN_WORDS[text.toLowerCase()]
+  return value
+}
 
 /** Parses and validates the environment; throws one Error listing every bad variable. */
 export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
-  const raw: Record<string, unknown> = {}
+  const convertible: Record<string, string> = {}
+  const asWritten: Record<string, string> = {}
   for (const [key, schema] of Object.entries(ConfigSchema.properties)) {
     const value = env[key]
-    if (value === undefined || value === '') continue
-    if (schema.type === 'integer') raw[key] = /^-?\d+$/.test(value.trim()) ? Number(value) : value
-    else if (schema.type === 'boolean') raw[key] = booleans[value.trim().toLowerCase()] ?? value
-    else raw[key] = value
+    if (value === undefined || value === '') continue // empty counts as unset
+    const spelling = spellingForConvert(schema, value)
+    if (spelling === undefined) asWritten[key] = value
+    else convertible[key] = spelling
   }
-  const withDefaults = Value.Default(ConfigSchema, raw) as Config
+  const withDefaults = Value.Default(ConfigSchema, { ...Value.Convert(ConfigSchema, convertible) as object, ...asWritten }) as Config
   const lines = [...Value.Errors(ConfigSchema, withDefaults)]
     .map((e) => `  ${e.path.slice(1) || '(root)'}=${JSON.stringify(e.value)}: ${e.message}`)
   // The window's form is checked here too, so that one error lists it with every other bad variable.
@@ -54,15 +66,16 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   return withDefaults
 }
 
-const units: Record<string, number> = { ms: 1, millisecond: 1, s: 1000, second: 1000, m: 60_000, minute: 60_000, h: 3_600_000, hour: 3_600_000 }
+// @lukeed/ms also reads fractions, signs, days, weeks, years and run-together units ("5 sm"). A window is a
+// whole number of milliseconds, seconds, minutes or hours (days and longer are refused), so only those forms reach it.
+const WINDOW = /^\d+\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)?$/i
 
 /** "1 minute", "30 seconds", "500ms" or a bare number of milliseconds. */
 export function parseWindowMs (text: string): number {
-  const match = /^\s*(\d+)\s*([a-z]*)\s*$/i.exec(text)
-  const unit = match?.[2].toLowerCase() ?? ''
-  const factor = match && (unit === '' ? 1 : units[unit] ?? units[unit.replace(/s$/, '')])
-  if (!match || !factor || Number(match[1]) <= 0) {
+  const trimmed = text.trim()
+  const ms = WINDOW.test(trimmed) ? parseDuration(trimmed.replace(/\s+/g, '')) : undefined
+  if (!ms) {
     throw new ConfigError(`Invalid configuration:\n  RATE_LIMIT_WINDOW=${JSON.stringify(text)}: expected e.g. "1 minute", "30 seconds" or milliseconds`)
   }
-  return Number(match[1]) * factor
+  return ms
 }
