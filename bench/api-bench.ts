@@ -1,7 +1,8 @@
 // The API benchmark: Pingward and the reference server, driven in turn (never at once) by the same load.
 import { join } from 'node:path'
 import type { LoadOptions, LoadResult } from './load.ts'
-import { machineCpu, processStats, freePort, runLoad, startNode, waitForHttp, type Child } from './processes.ts'
+import { freePort } from '../test/support/target-server.ts'
+import { machineCpu, processStats, runLoad, startNode, waitForHttp, type Child } from './processes.ts'
 import { POST_BODY } from './reference-sql.ts'
 import type { Seeded } from './seed.ts'
 

@@ -2,7 +2,8 @@
 // a local target, measured from the database (lateness = probe start minus due time) and from /proc.
 import { join } from 'node:path'
 import type { Runner } from './database.ts'
-import { freePort, machineCpu, processStats, startNode, waitForHttp, type Child } from './processes.ts'
+import { freePort } from '../test/support/target-server.ts'
+import { machineCpu, processStats, startNode, waitForHttp, type Child } from './processes.ts'
 
 interface CheckerPhaseResult {
   label: string

@@ -1,20 +1,10 @@
 // Child processes of the benchmark: servers, workers and the load generator; their CPU time and memory.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { openSync, readFileSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { LoadOptions, LoadResult } from './load.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
-
-/** A free TCP port on 127.0.0.1. */
-export async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** The environment of a child: ours without Pingward's settings, plus `vars`. */
 function childEnv (vars: Record<string, string | undefined>): NodeJS.ProcessEnv {

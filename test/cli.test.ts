@@ -1,6 +1,5 @@
 // The operator command line as a real process: users, keys, usage errors, the data-dir lock, and keys that work in the API.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { buildApp } from '../src/http/app.ts'
@@ -8,7 +7,7 @@ import { lockDataDir } from '../src/db/data-dir-lock.ts'
 import { hashApiKey } from '../src/auth/keys.ts'
 import { listApiKeys } from '../src/repositories/api-keys.ts'
 import { findUserByEmail } from '../src/repositories/users.ts'
-import { createTestDatabase, runCli, testConfig, usingPostgres, type CliRun } from './helper.ts'
+import { createTestDatabase, runCli, tempDir, testConfig, usingPostgres, type CliRun } from './helper.ts'
 
 const KEY_LINE = /^sk_[0-9A-Za-z]{38}\n$/
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
@@ -42,8 +41,7 @@ t.test('users and keys through the command line, and a key it made works in the 
     vars = { DATABASE_URL: DATABASE_URL! }
     openApp = () => buildApp({ config: testConfig({ DATABASE_URL: DATABASE_URL! }), logger: false })
   } else {
-    const dir = mkdtempSync(join(tmpdir(), 'pingward-cli-'))
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const dir = tempDir(t, 'pingward-cli-')
     vars = { DATA_DIR: dir }
     // The CLI has exited before each of these: on PGlite only one process may hold the directory.
     openApp = () => buildApp({ config: testConfig({ DATA_DIR: dir }), logger: false })

@@ -1,7 +1,12 @@
 // Test helpers: an app on a fresh database per test file (PGlite, or PostgreSQL when DATABASE_URL is set),
-// and small factories for users, keys and monitors.
+// small factories for users, keys and monitors, Pingward child processes, temp dirs and waiting for a state.
+// (Local target servers and free ports: test/support/target-server.ts.)
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as pause } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import postgres from 'postgres'
@@ -13,7 +18,8 @@ import { migrate } from '../src/db/migrate.ts'
 import { createApiKey, type ApiKeyScope } from '../src/repositories/api-keys.ts'
 import { createUser } from '../src/repositories/users.ts'
 
-interface Teardown { teardown: (fn: () => unknown) => void }
+/** All a helper needs of a tap test: somewhere to register cleanup. */
+export interface Teardown { teardown: (fn: () => unknown) => void }
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL)
 
@@ -120,16 +126,19 @@ export function spawnPingward (script: string, args: string[], vars: Record<stri
 
 /**
  * Waiting for a child's output: `waitFor` resolves with the first match of a pattern in `text()` from
- * `from` on, and rejects when the child exits first or after `timeoutMs` (saying `describe()`). The
- * caller calls `wake` whenever output arrives and when the child closes.
+ * `from` on, and rejects when the child exits first (saying `describe()`), or after `timeoutMs` when one
+ * is given: by default the test's own timeout is the only bound, so a slow machine cannot fail the wait.
+ * The caller calls `wake` whenever output arrives and when the child closes.
  */
 export function outputWaiter (child: ChildProcessWithoutNullStreams, text: () => string, describe: () => string) {
   const waiters = new Set<() => void>()
   const wake = () => { for (const check of waiters) check() }
-  const waitFor = (pattern: RegExp, timeoutMs = 30_000, from = 0) => new Promise<RegExpExecArray>((resolve, reject) => {
+  const waitFor = (pattern: RegExp, timeoutMs?: number, from = 0) => new Promise<RegExpExecArray>((resolve, reject) => {
     // Without the g flag: exec would otherwise start where the previous call stopped.
     const once = new RegExp(pattern.source, pattern.flags.replace('g', ''))
-    const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern}\n${describe()}`)), timeoutMs)
+    const timer = timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => finish(new Error(`timed out waiting for ${pattern}\n${describe()}`)), timeoutMs)
     const check = () => {
       const match = once.exec(text().slice(from))
       if (match) finish(undefined, match)
@@ -149,9 +158,33 @@ export function outputWaiter (child: ChildProcessWithoutNullStreams, text: () =>
   return { wake, waitFor }
 }
 
+/** A new empty directory under the system's temp dir, named `<prefix>XXXXXX`; removed with its contents at teardown. */
+export function tempDir (t: Teardown, prefix = 'pingward-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/**
+ * Waits for a state the test can only observe by asking (a row in the database, an answer of the API):
+ * resolves with the first truthy value of `read()`, asked every `everyMs` (a pause between questions,
+ * not a guess at how long anything takes). No deadline of its own: the test's timeout is the only bound,
+ * so a slow machine makes the test slower, never wrong. A read that throws fails the wait.
+ */
+export async function until<T> (read: () => T | Promise<T>, everyMs = 50): Promise<NonNullable<T>> {
+  for (;;) {
+    const value = await read()
+    if (value) return value as NonNullable<T>
+    await pause(everyMs)
+  }
+}
+
 export interface CliRun { code: number | null, stdout: string, stderr: string }
 
-/** Runs the operator CLI (`src/cli.ts`) as a real process; `input` is written to its stdin. */
+/**
+ * Runs the operator CLI (`src/cli.ts`) as a real process to its end; `input` is written to its stdin, then
+ * closed, so the CLI never waits for more. No time limit of its own: the test's timeout is the bound.
+ */
 export function runCli (args: string[], vars: Record<string, string>, input?: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawnPingward('src/cli.ts', args, vars)
@@ -159,12 +192,8 @@ export function runCli (args: string[], vars: Record<string, string>, input?: st
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
     child.on('error', reject)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
     child.stdin.end(input ?? '')
   })
 }

@@ -1,13 +1,10 @@
 // `users password EMAIL` as a real process: the password from a pipe, the one length rule, and sessions ended.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
 import { openDatabase, type DatabaseHandle } from '../../src/db/client.ts'
 import { hashPassword, verifyPassword } from '../../src/auth/passwords.ts'
 import { createSession } from '../../src/repositories/sessions.ts'
 import { findUserByEmail } from '../../src/repositories/users.ts'
-import { createTestDatabase, runCli, usingPostgres } from '../helper.ts'
+import { createTestDatabase, runCli, tempDir, usingPostgres } from '../helper.ts'
 
 
 t.test('users password sets the dashboard password from stdin', async (t) => {
@@ -18,8 +15,7 @@ t.test('users password sets the dashboard password from stdin', async (t) => {
     vars = { DATABASE_URL: DATABASE_URL! }
     open = () => openDatabase({ DATABASE_URL: DATABASE_URL!, DATA_DIR: 'memory://' })
   } else {
-    const dir = mkdtempSync(join(tmpdir(), 'pingward-cli-password-'))
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const dir = tempDir(t, 'pingward-cli-password-')
     vars = { DATA_DIR: dir }
     // Opened only between CLI runs: on PGlite one process at a time holds the directory.
     open = () => openDatabase({ DATA_DIR: dir })

@@ -1,20 +1,14 @@
 // The embedded database on disk: data survives a restart, and the directory lock keeps a second opener out.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { openDatabase } from '../../src/db/client.ts'
 import { DataDirLockedError, lockDataDir } from '../../src/db/data-dir-lock.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { createUser, findUserByEmail } from '../../src/repositories/users.ts'
+import { tempDir } from '../helper.ts'
 
 const DEAD_PID = 999_999
-
-function tempDataDir (t: { teardown: (fn: () => unknown) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pingward-db-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 function errorOf (fn: () => unknown): unknown {
   try {
@@ -35,7 +29,7 @@ function isAlive (pid: number): boolean {
 }
 
 t.test('on disk: data survives close and reopen, a second opener is refused, a stale lock is taken over', async (t) => {
-  const dir = tempDataDir(t)
+  const dir = tempDir(t, 'pingward-db-')
   const lockFile = join(dir, 'pingward.lock')
 
   const first = await openDatabase({ DATA_DIR: dir })
@@ -69,7 +63,7 @@ t.test('on disk: data survives close and reopen, a second opener is refused, a s
 })
 
 t.test('lockDataDir: live holders refuse, stale and unreadable locks are taken over, release is idempotent', async (t) => {
-  const dir = join(tempDataDir(t), 'nested', 'data')
+  const dir = join(tempDir(t, 'pingward-db-'), 'nested', 'data')
   const lockFile = join(dir, 'pingward.lock')
 
   const release = lockDataDir(dir)

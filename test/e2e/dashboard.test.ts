@@ -1,10 +1,8 @@
 // The dashboard end to end in real headless Chromium (Debian's /usr/bin/chromium via playwright-core): sign in,
 // create a monitor and see it checked against a local target, create a key and use it, delete it and see the API
 // refuse it, sign out. Screenshots of each page go to test-output/screenshots/ (git-ignored).
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:http'
+import { existsSync, mkdirSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
@@ -12,7 +10,8 @@ import { chromium, type Page } from 'playwright-core'
 import { startChecker } from '../../src/checker/index.ts'
 import { hashPassword } from '../../src/auth/passwords.ts'
 import { createUser, setPasswordHash } from '../../src/repositories/users.ts'
-import { buildTestApp, testConfig } from '../helper.ts'
+import { buildTestApp, tempDir, testConfig, until } from '../helper.ts'
+import { targetServer } from '../support/target-server.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const SCREENSHOTS = fileURLToPath(new URL('../../test-output/screenshots/', import.meta.url))
@@ -25,10 +24,8 @@ const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Deb
 t.test('a person runs Pingward from the dashboard, without curl', { skip }, async (t) => {
   // The local target the monitor checks.
   let targetHits = 0
-  const target = createServer((_req, res) => { targetHits++; res.end('ok') })
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => target.close(() => resolve())))
-  const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/health`
+  const target = await targetServer(t, (_req, res) => { targetHits++; res.end('ok') })
+  const targetUrl = `${target.url}/health`
 
   const env = { ALLOW_PRIVATE_TARGETS: 'true' }
   const { app } = await buildTestApp(t, { env })
@@ -41,8 +38,7 @@ t.test('a person runs Pingward from the dashboard, without curl', { skip }, asyn
   await setPasswordHash(app.db, user.id, await hashPassword(PASSWORD))
 
   mkdirSync(SCREENSHOTS, { recursive: true })
-  const profile = mkdtempSync(join(tmpdir(), 'pingward-chromium-'))
-  t.teardown(() => rmSync(profile, { recursive: true, force: true }))
+  const profile = tempDir(t, 'pingward-chromium-')
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 },
   })
@@ -88,14 +84,12 @@ t.test('a person runs Pingward from the dashboard, without curl', { skip }, asyn
   await page.waitForURL(/\/monitors\/[0-9a-f-]{36}\?notice=monitor-created$/)
   t.equal(await heading(), 'Local target')
 
-  // The running checker checks it within seconds: reload until the page says Up.
-  const started = Date.now()
-  let status = await page.locator('.title-row .st').textContent()
-  while (status !== 'Up' && Date.now() - started < 20_000) {
-    await page.waitForTimeout(300)
-    await page.reload()
-    status = await page.locator('.title-row .st').textContent()
-  }
+  // The running checker checks it by itself: reload until the page says Up.
+  const status = await until(async () => {
+    const shown = await page.locator('.title-row .st').textContent()
+    if (shown !== 'Up') await page.reload()
+    return shown === 'Up' && shown
+  }, 300)
   t.equal(status, 'Up', 'the monitor was checked and is up')
   t.ok(targetHits >= 1, 'the local target was requested')
   t.match(await page.locator('.stat-value').first().textContent(), '100%')

@@ -1,24 +1,34 @@
 // The batched log stream: lines wait for a full batch or the timer, and none is lost.
 import { once } from 'node:events'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { batchedLogStream, LOG_BATCH_BYTES } from '../../src/http/log-stream.ts'
+import { batchedLogStream, LOG_BATCH_BYTES, type LogStream } from '../../src/http/log-stream.ts'
+import { tempDir, type Teardown } from '../helper.ts'
 
-function tempFile (t: { teardown: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pingward-log-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  return join(dir, 'out.log')
-}
+const tempFile = (t: Teardown) => join(tempDir(t, 'pingward-log-'), 'out.log')
 
 const read = (file: string) => { try { return readFileSync(file, 'utf8') } catch { return '' } }
 
-/** Polls until `file` holds `length` characters (a write is asynchronous), or fails after 10 s. */
-async function untilLength (file: string, length: number): Promise<string> {
-  const deadline = Date.now() + 10_000
-  while (read(file).length < length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
-  return read(file)
+/**
+ * The sizes of the stream's writes, in order (sonic-boom emits 'write' once each write(2) is done), and
+ * `bytes(n)`: resolves once `n` bytes are written in all. Listens from the call on.
+ */
+function writesOf (stream: LogStream['stream']) {
+  const sizes: number[] = []
+  const waiting = new Set<{ n: number, resolve: () => void }>()
+  const total = () => sizes.reduce((sum, size) => sum + size, 0)
+  stream.on('write', (size: number) => {
+    sizes.push(size)
+    for (const w of waiting) if (total() >= w.n) { waiting.delete(w); w.resolve() }
+  })
+  const bytes = (n: number) => new Promise<void>((resolve) => {
+    if (total() >= n) return resolve()
+    // The flush timer is unref'd (it must not keep a server alive): this keeps the test alive until the write.
+    const hold = setInterval(() => {}, 60_000)
+    waiting.add({ n, resolve: () => { clearInterval(hold); resolve() } })
+  })
+  return { sizes, bytes }
 }
 
 const line = (i: number) => `{"n":${i},"msg":"${'x'.repeat(90)}"}\n`
@@ -27,20 +37,26 @@ t.test('a quiet stream is written by the timer', async (t) => {
   const file = tempFile(t)
   const logs = batchedLogStream({ dest: file, flushMs: 50 })
   t.teardown(() => { logs.stream.end() })
+  const writes = writesOf(logs.stream)
   logs.stream.write(line(1))
-  t.equal(await untilLength(file, line(1).length), line(1), 'written without a full batch')
+  await writes.bytes(line(1).length)
+  t.equal(read(file), line(1), 'written without a full batch')
 })
 
 t.test('without the timer, lines wait for a full batch, then all are written in order', async (t) => {
   const file = tempFile(t)
   const logs = batchedLogStream({ dest: file, flushMs: 3_600_000 })
   t.teardown(() => { logs.stream.end() })
+  const writes = writesOf(logs.stream)
   logs.stream.write(line(0))
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  // Once the file is open, a stream that wrote single lines would start writing this one.
+  await once(logs.stream, 'ready')
   t.equal(read(file), '', 'one line is held back')
   const count = Math.ceil(LOG_BATCH_BYTES / line(0).length) + 5
   for (let i = 1; i < count; i++) logs.stream.write(line(i))
-  const written = await untilLength(file, LOG_BATCH_BYTES)
+  await writes.bytes(LOG_BATCH_BYTES)
+  t.ok(writes.sizes[0] >= LOG_BATCH_BYTES, `the first write is a full batch (${writes.sizes[0]} bytes): the line was held back until then`)
+  const written = read(file)
   t.ok(written.length >= LOG_BATCH_BYTES && written.length < count * line(0).length, 'a full batch is written, the rest waits')
   await new Promise<void>((resolve) => { logs.flush(resolve) })
   const all = read(file)

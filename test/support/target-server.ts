@@ -1,0 +1,66 @@
+// Local servers for tests (and bench/): probe targets on a free port that close with their test, a free
+// port, and a self-signed certificate for HTTPS targets.
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import http from 'node:http'
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Teardown } from '../helper.ts'
+
+export interface Listening {
+  port: number
+  /** `scheme://host:port`, without a trailing slash. */
+  url: string
+}
+
+/**
+ * Starts `server` (http, https or plain TCP) on `host` (127.0.0.1) and `port` (0: a free one); at teardown
+ * it is closed and its open connections destroyed, so that a target that never answers cannot hold a test.
+ * Rejects when the address cannot be used (no IPv6 loopback, a port taken).
+ */
+export async function listen (
+  t: Teardown, server: Server, { host = '127.0.0.1', port = 0, scheme = 'http' }: { host?: string, port?: number, scheme?: string } = {}
+): Promise<Listening> {
+  const sockets = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve))
+  t.teardown(() => new Promise<void>((resolve) => {
+    for (const socket of sockets) socket.destroy()
+    server.close(() => resolve())
+  }))
+  const bound = (server.address() as AddressInfo).port
+  return { port: bound, url: `${scheme}://${host.includes(':') ? `[${host}]` : host}:${bound}` }
+}
+
+/** An HTTP server answering with `handler`, listening until the test ends. */
+export async function targetServer (
+  t: Teardown, handler: http.RequestListener, options: { host?: string, port?: number } = {}
+): Promise<Listening & { server: http.Server }> {
+  const server = http.createServer(handler)
+  return { server, ...await listen(t, server, options) }
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (nothing listens on it). */
+export async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** A fresh self-signed certificate for CN=localhost (openssl), for HTTPS targets. */
+export function selfSignedCertificate (): { key: Buffer, cert: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), 'pingward-tls-'))
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '1',
+      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' })
+    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
