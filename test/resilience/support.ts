@@ -2,13 +2,11 @@
 // machine's shared one), and Pingward processes whose output can be awaited.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
-import { outputWaiter, spawnPingward } from '../helper.ts'
-
-interface Teardown { teardown: (fn: () => unknown) => void }
+import { outputWaiter, spawnPingward, type Teardown } from '../helper.ts'
+import { freePort } from '../support/target-server.ts'
 
 /** The newest PostgreSQL server binaries on this machine, or undefined. */
 export function postgresBinaries (): string | undefined {
@@ -20,14 +18,6 @@ export function postgresBinaries (): string | undefined {
 }
 
 export const SKIP_WITHOUT_POSTGRES = postgresBinaries() ? false : 'no PostgreSQL server binaries in /usr/lib/postgresql/*/bin (initdb, pg_ctl)'
-
-export async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 export interface PrivatePostgres {
   /** postgres://postgres@127.0.0.1:PORT/pingward */
@@ -96,7 +86,7 @@ export async function startPingward (t: Teardown, vars: Record<string, string>, 
     child.on('close', (code, signal) => { wake(); resolve({ code, signal }) })
   })
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
-  const base = script === 'src/server.ts' ? (await waitFor(LISTENING, 60_000))[1] : ''
+  const base = script === 'src/server.ts' ? (await waitFor(LISTENING))[1] : ''
   return { child, base, output: () => out, waitFor, exited }
 }
 
@@ -104,5 +94,3 @@ export async function startPingward (t: Teardown, vars: Record<string, string>, 
 export async function firstKey (server: PingwardProcess): Promise<string> {
   return (await server.waitFor(/^ {2}(sk_[0-9A-Za-z]{38})$/m))[1]
 }
-
-/** Runs `src/cli.ts ...args` to its end. */
