@@ -7,7 +7,7 @@ import { lockDataDir } from '../src/db/data-dir-lock.ts'
 import { hashApiKey } from '../src/auth/keys.ts'
 import { listApiKeys } from '../src/repositories/api-keys.ts'
 import { findUserByEmail } from '../src/repositories/users.ts'
-import { createTestDatabase, runCli, tempDir, testConfig, usingPostgres, type CliRun } from './helper.ts'
+import { childDatabase, runCli, testConfig, usingPostgres, type CliRun } from './helper.ts'
 
 const KEY_LINE = /^sk_[0-9A-Za-z]{38}\n$/
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
@@ -34,18 +34,9 @@ t.test('usage errors exit 2 with the usage on stderr, before touching any databa
 })
 
 t.test('users and keys through the command line, and a key it made works in the API', async (t) => {
-  let vars: Record<string, string>
-  let openApp: () => ReturnType<typeof buildApp>
-  if (usingPostgres) {
-    const { DATABASE_URL } = await createTestDatabase(t)
-    vars = { DATABASE_URL: DATABASE_URL! }
-    openApp = () => buildApp({ config: testConfig({ DATABASE_URL: DATABASE_URL! }), logger: false })
-  } else {
-    const dir = tempDir(t, 'pingward-cli-')
-    vars = { DATA_DIR: dir }
-    // The CLI has exited before each of these: on PGlite only one process may hold the directory.
-    openApp = () => buildApp({ config: testConfig({ DATA_DIR: dir }), logger: false })
-  }
+  const vars = await childDatabase(t, 'pingward-cli-')
+  // On PGlite the CLI has exited before each of these: only one process may hold the directory.
+  const openApp = () => buildApp({ config: testConfig(vars), logger: false })
 
   const created = await runCli(['users', 'create', 'Ops@Example.com'], vars)
   t.equal(created.code, 0, created.stderr)

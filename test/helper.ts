@@ -50,6 +50,16 @@ export async function createTestDatabase (t: Teardown): Promise<{ handle: Databa
   return { handle, DATABASE_URL: url.href }
 }
 
+/**
+ * The database of a Pingward child process (server, worker, CLI) in this test, as the variables to give it:
+ * a fresh PostgreSQL database (DATABASE_URL) when DATABASE_URL is set, else a fresh PGlite data directory
+ * (DATA_DIR, named `<prefix>XXXXXX`), which one process at a time may hold.
+ */
+export async function childDatabase (t: Teardown, prefix: string): Promise<Record<string, string>> {
+  if (usingPostgres) return { DATABASE_URL: (await createTestDatabase(t)).DATABASE_URL! }
+  return { DATA_DIR: tempDir(t, prefix) }
+}
+
 export function testConfig (overrides: Record<string, string> = {}): Config {
   return loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', CHECKER: 'off', RATE_LIMIT_MAX: '100000', ...overrides })
 }

@@ -1,7 +1,7 @@
 // The API server as a real process: first-start banner, the printed key, graceful SIGTERM, the data-dir lock, bad config.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import t from 'tap'
-import { createTestDatabase, outputWaiter, spawnPingward, tempDir, usingPostgres } from './helper.ts'
+import { childDatabase, outputWaiter, spawnPingward, usingPostgres } from './helper.ts'
 
 const LISTENING = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:(\d+))"/
 const CURL = /^ {2}curl -H "Authorization: Bearer (sk_[0-9A-Za-z]{38})" (http:\/\/\S+)\/api\/v1\/monitors$/gm
@@ -42,13 +42,7 @@ async function stop (server: Server) {
 }
 
 t.test('first start prints one key, the key works, SIGTERM stops it; a restart prints none', async (t) => {
-  let vars: Record<string, string>
-  if (usingPostgres) {
-    const { DATABASE_URL } = await createTestDatabase(t)
-    vars = { DATABASE_URL: DATABASE_URL! }
-  } else {
-    vars = { DATA_DIR: tempDir(t, 'pingward-server-') }
-  }
+  const vars = await childDatabase(t, 'pingward-server-')
 
   const first = startServer(t, { ...vars, ADMIN_EMAIL: 'owner@example.com' })
   const [, baseUrl, port] = await first.waitFor(LISTENING)

@@ -7,7 +7,7 @@ import { createServer as createTcpServer, type Server as TcpServer, type Socket 
 import { Checker } from '../../src/checker/scheduler.ts'
 import { createProber } from '../../src/checker/probe.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
-import { listen as listenLocal, selfSignedCertificate } from '../support/target-server.ts'
+import { endlessBody, listen as listenLocal, selfSignedCertificate } from '../support/target-server.ts'
 
 const TIMEOUT_SECONDS = 2
 const MiB = 1024 * 1024
@@ -17,21 +17,9 @@ async function listen (t: Test, server: http.Server | TcpServer, scheme = 'http'
   return `${(await listenLocal(t, server, { scheme })).url}/`
 }
 
-/** Writes 64 KiB chunks as fast as the client takes them, for ever; counts what was written. */
-function endless (status: number, sent: { bytes: number }) {
-  return (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    res.writeHead(status, { 'content-type': 'application/octet-stream', 'content-length': String(10 * 1024 * MiB) })
-    const chunk = Buffer.alloc(64 * 1024, 'x')
-    const pump = () => {
-      while (!res.destroyed) {
-        sent.bytes += chunk.length
-        if (!res.write(chunk)) return
-      }
-    }
-    res.on('drain', pump)
-    pump()
-  }
-}
+/** A body that never ends, though it says it is 10 GiB long; counts what was written. */
+const endless = (status: number, sent: { bytes: number }) =>
+  endlessBody(status, sent, { 'content-type': 'application/octet-stream', 'content-length': String(10 * 1024 * MiB) })
 
 /** Sends `head` at once, then `text` one byte a second, never finishing. */
 function trickle (head: string, text: string) {

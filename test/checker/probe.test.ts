@@ -4,7 +4,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { createProber, USER_AGENT, type ProbeOptions, type ProbeTarget } from '../../src/checker/probe.ts'
 import type { Teardown } from '../helper.ts'
-import { freePort, listen, selfSignedCertificate } from '../support/target-server.ts'
+import { endlessBody, freePort, listen, selfSignedCertificate } from '../support/target-server.ts'
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void
 interface Seen { method: string, url: string, headers: http.IncomingHttpHeaders }
@@ -177,27 +177,20 @@ t.test('redirects', async (t) => {
 
 t.test('bodies', async (t) => {
   t.test('an endless body is cut at the cap and the connection destroyed', async (t) => {
-    let sent = 0
+    const sent = { bytes: 0 }
+    const endless = endlessBody(200, sent)
     let closed: Promise<boolean> = Promise.resolve(false)
-    const { port } = await serve(t, (_req, res) => {
+    const { port } = await serve(t, (req, res) => {
       closed = new Promise((resolve) => res.on('close', () => resolve(true)))
-      const chunk = Buffer.alloc(64 * 1024, 'x')
-      const pump = () => {
-        while (!res.destroyed) {
-          sent += chunk.length
-          if (!res.write(chunk)) return
-        }
-      }
-      res.on('drain', pump)
-      pump()
+      endless(req, res)
     })
     for (const maxBodyBytes of [undefined, 10_000, 0]) {
-      sent = 0
+      sent.bytes = 0
       const result = await prober(t, { maxBodyBytes }).probe(get(`http://127.0.0.1:${port}/`, { timeoutSeconds: 10 }))
       t.match(result, { isUp: true, statusCode: 200, errorMessage: null })
       t.ok(await closed, 'the server saw the connection closed')
       // The cap (1 MiB at most) and the socket buffers; read on until the 10 s deadline, it would be gigabytes.
-      t.ok(sent < 64 * MiB, `cut at the cap, not at the deadline (${(sent / MiB).toFixed(1)} MiB sent)`)
+      t.ok(sent.bytes < 64 * MiB, `cut at the cap, not at the deadline (${(sent.bytes / MiB).toFixed(1)} MiB sent)`)
     }
   })
 

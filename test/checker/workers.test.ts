@@ -5,7 +5,7 @@ import { rowsOf } from '../../src/db/client.ts'
 import { checks, monitors } from '../../src/db/schema.ts'
 import { createMonitor } from '../../src/repositories/monitors.ts'
 import { createUser } from '../../src/repositories/users.ts'
-import { createTestDatabase, spawnPingward, until, usingPostgres } from '../helper.ts'
+import { createTestDatabase, outputWaiter, spawnPingward, until, usingPostgres } from '../helper.ts'
 import { targetServer } from '../support/target-server.ts'
 
 t.test('two workers never check a monitor twice for one slot and never skip one', { skip: usingPostgres ? false : 'needs DATABASE_URL (PostgreSQL)' }, async (t) => {
@@ -17,19 +17,25 @@ t.test('two workers never check a monitor twice for one slot and never skip one'
   })
 
   const user = await createUser(handle.db, 'workers@example.com')
-  // All due a few seconds from now, when both workers are up.
-  const dueAt = new Date(Date.now() + 6000)
+  // Not due before both workers are up (below); then all at once, and the two compete for every one.
+  const dueAt = new Date(Date.now() + 3_600_000)
   for (let i = 0; i < 500; i++) {
     await createMonitor(handle.db, user.id, { name: `m${i}`, url: `${url}/m${i}`, interval_minutes: 1 }, dueAt)
   }
 
   const workers = [0, 1].map(() => {
-    const worker = spawnPingward('src/worker.ts', [], { DATABASE_URL, ALLOW_PRIVATE_TARGETS: 'true', CHECK_CONCURRENCY: '40', LOG_LEVEL: 'warn' })
+    const worker = spawnPingward('src/worker.ts', [], { DATABASE_URL, ALLOW_PRIVATE_TARGETS: 'true', CHECK_CONCURRENCY: '40', LOG_LEVEL: 'info' })
     worker.stderr.pipe(process.stderr)
-    return worker
+    let out = ''
+    const { wake, waitFor } = outputWaiter(worker, () => out, () => out)
+    worker.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; wake() })
+    worker.on('close', wake)
+    return Object.assign(worker, { started: waitFor(/"msg":"checker started"/) })
   })
   const exits = workers.map((w) => new Promise<number | null>((resolve) => w.on('exit', (code) => resolve(code))))
   t.teardown(() => { for (const w of workers) w.kill('SIGKILL') })
+  await Promise.all(workers.map((w) => w.started))
+  await handle.db.update(monitors).set({ nextCheckAt: new Date() })
 
   // Checks recorded, and monitors still claimed: a claim moves next_check_at to the lease's end (90 s on),
   // a recorded check moves it to one interval after the check.

@@ -4,22 +4,13 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/client.ts'
 import { hashPassword, verifyPassword } from '../../src/auth/passwords.ts'
 import { createSession } from '../../src/repositories/sessions.ts'
 import { findUserByEmail } from '../../src/repositories/users.ts'
-import { createTestDatabase, runCli, tempDir, usingPostgres } from '../helper.ts'
+import { childDatabase, runCli } from '../helper.ts'
 
 
 t.test('users password sets the dashboard password from stdin', async (t) => {
-  let vars: Record<string, string>
-  let open: () => Promise<DatabaseHandle>
-  if (usingPostgres) {
-    const { DATABASE_URL } = await createTestDatabase(t)
-    vars = { DATABASE_URL: DATABASE_URL! }
-    open = () => openDatabase({ DATABASE_URL: DATABASE_URL!, DATA_DIR: 'memory://' })
-  } else {
-    const dir = tempDir(t, 'pingward-cli-password-')
-    vars = { DATA_DIR: dir }
-    // Opened only between CLI runs: on PGlite one process at a time holds the directory.
-    open = () => openDatabase({ DATA_DIR: dir })
-  }
+  const vars = await childDatabase(t, 'pingward-cli-password-')
+  // Opened only between CLI runs: on PGlite one process at a time holds the directory.
+  const open = () => openDatabase({ DATA_DIR: 'memory://', ...vars })
   const withDb = async <T>(fn: (handle: DatabaseHandle) => Promise<T>) => {
     const handle = await open()
     try { return await fn(handle) } finally { await handle.close() }

@@ -1,5 +1,5 @@
-// Local servers for tests (and bench/): probe targets on a free port that close with their test, a free
-// port, and a self-signed certificate for HTTPS targets.
+// Local servers for tests (and bench/): probe targets on a free port that close with their test, an
+// endless body, a free port, and a self-signed certificate for HTTPS targets.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import http from 'node:http'
@@ -42,6 +42,25 @@ export async function targetServer (
 ): Promise<Listening & { server: http.Server }> {
   const server = http.createServer(handler)
   return { server, ...await listen(t, server, options) }
+}
+
+/**
+ * A handler whose body never ends: 64 KiB chunks as fast as the client takes them, counted in `sent.bytes`.
+ * `headers` go out first with `status` (a declared length, say; without one the body is chunked).
+ */
+export function endlessBody (status: number, sent: { bytes: number }, headers: http.OutgoingHttpHeaders = {}): http.RequestListener {
+  return (_req, res) => {
+    res.writeHead(status, headers)
+    const chunk = Buffer.alloc(64 * 1024, 'x')
+    const pump = () => {
+      while (!res.destroyed) {
+        sent.bytes += chunk.length
+        if (!res.write(chunk)) return
+      }
+    }
+    res.on('drain', pump)
+    pump()
+  }
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (nothing listens on it). */
