@@ -6,8 +6,7 @@ import { InvalidInputError } from '../domain/errors.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
 import { CreateMonitorSchema, UpdateMonitorSchema, type CreateMonitor, type UpdateMonitor } from '../schemas/monitor.ts'
-import { createValidatorCompiler, schemaErrorFormatter } from '../http/validation.ts'
-import type { FieldError } from './forms.ts'
+import { createValidatorCompiler, firstFieldError, type FieldError } from '../http/validation.ts'
 
 export type FormFields = Record<string, string | undefined>
 export type FormResult<T> = { ok: true, value: T } | { ok: false, error: FieldError }
@@ -16,16 +15,13 @@ const compile = createValidatorCompiler()
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown }
 
-/** The field a message such as `body/url must ...` is about. */
-export const fieldOfMessage = (message: string) => /^body\/(\w+)/.exec(message)?.[1] ?? ''
-
 function validator<T> (schema: TSchema): (input: Record<string, unknown>) => FormResult<T> {
   // The compiler the API uses for bodies: no coercion, no defaults, no dropped fields.
   const validate = compile({ schema, httpPart: 'body' }) as Validate
   return (input) => {
     if (validate(input)) return { ok: true, value: input as T }
-    const { message } = schemaErrorFormatter(validate.errors as FastifySchemaValidationError[], 'body')
-    return { ok: false, error: { field: fieldOfMessage(message), message } }
+    // The field from the error itself (its path, or the missing or extra property), the API's message.
+    return { ok: false, error: firstFieldError(validate.errors as FastifySchemaValidationError[], 'body') }
   }
 }
 
@@ -33,7 +29,7 @@ const validateCreateMonitor = validator<CreateMonitor>(CreateMonitorSchema)
 const validateUpdateMonitor = validator<UpdateMonitor>(UpdateMonitorSchema)
 const validateCreateKey = validator<CreateApiKey>(CreateApiKeySchema)
 
-export const MONITOR_INTEGER_FIELDS = [
+const MONITOR_INTEGER_FIELDS = [
   'expected_status', 'interval_minutes', 'timeout_seconds', 'failure_threshold', 'recovery_threshold',
 ] as const
 
@@ -48,7 +44,7 @@ function putNumber (input: Record<string, unknown>, name: string, value: string 
 }
 
 /** Only the monitor's writable fields are taken from the form; a checkbox that is not sent is false. */
-export function monitorInputFromForm (form: FormFields): Record<string, unknown> {
+function monitorInputFromForm (form: FormFields): Record<string, unknown> {
   const input: Record<string, unknown> = {}
   if (form.name !== undefined) input.name = form.name
   if (form.url !== undefined) input.url = form.url.trim()

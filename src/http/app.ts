@@ -17,8 +17,7 @@ import healthRoutes from '../routes/health.ts'
 import monitorRoutes from '../routes/monitors.ts'
 import checkRoutes from '../routes/checks.ts'
 import incidentRoutes from '../routes/incidents.ts'
-import sessionPlugin from '../plugins/session.ts'
-import dashboardRoutes from '../routes/dashboard.ts'
+import dashboardPlugin from '../dashboard/plugin.ts'
 
 export interface BuildAppOptions {
   config: Config
@@ -77,7 +76,6 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(checkRoutes)
     await api.register(incidentRoutes)
   }, { prefix: '/api/v1' })
-  await app.register(sessionPlugin)
-  await app.register(dashboardRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, adminEmail: config.ADMIN_EMAIL })
+  await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, adminEmail: config.ADMIN_EMAIL })
   return app
 }

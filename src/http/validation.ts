@@ -107,13 +107,27 @@ function describe (error: ErrorObject): string {
   }
 }
 
-/** Turns the first Ajv error into `body/field must ...`. */
-export function schemaErrorFormatter (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar): Error {
+/** An input error as a form shows it: the top-level field it is about ('' for none) and the API's message. */
+export interface FieldError {
+  field: string
+  /** `body/interval_minutes must be <= 1440`: the path, then the rule. */
+  message: string
+}
+
+/** The first Ajv error as the field it names (from its path, or the missing or extra property) and its message. */
+export function firstFieldError (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar): FieldError {
   const error = errors[0] as unknown as ErrorObject
   const params = error.params as Record<string, unknown>
   const child = (params.additionalProperty ?? params.missingProperty) as string | undefined
   const path = dataVar + error.instancePath + (child ? `/${child}` : '')
-  const result = new Error(`${path} ${describe(error)}`) as Error & { statusCode: number, validation: unknown }
+  const top = error.instancePath.split('/')[1]
+  const field = top === undefined ? child ?? '' : top.replace(/~1/g, '/').replace(/~0/g, '~')
+  return { field, message: `${path} ${describe(error)}` }
+}
+
+/** Turns the first Ajv error into `body/field must ...`. */
+export function schemaErrorFormatter (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar): Error {
+  const result = new Error(firstFieldError(errors, dataVar).message) as Error & { statusCode: number, validation: unknown }
   result.statusCode = 400
   result.validation = errors
   return result

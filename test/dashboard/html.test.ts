@@ -3,11 +3,11 @@ import t from 'tap'
 import { escapeHtml, html, raw } from '../../src/dashboard/html.ts'
 import { ago, duration, percent, timeTag, utc } from '../../src/dashboard/format.ts'
 import { msLabel, niceCeiling, responseTimeChart, sparkline } from '../../src/dashboard/charts.ts'
-import { messageFor } from '../../src/dashboard/forms.ts'
+import { messageFor } from '../../src/dashboard/pages/forms.ts'
 import { localPath } from '../../src/dashboard/respond.ts'
 
 t.test('html escapes every value unless it is markup made by html or raw', async (t) => {
-  t.equal(escapeHtml(`<a href="x" onclick='y'>&`), '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;')
+  t.equal(escapeHtml('<a href="x" onclick=\'y\'>&'), '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;')
   const name = '"><script>alert(1)</script>'
   t.equal(html`<input value="${name}">`.value, '<input value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">')
   t.equal(html`<p>${html`<b>${'<i>'}</b>`}</p>`.value, '<p><b>&lt;i&gt;</b></p>', 'nested markup is kept, its values escaped')
@@ -28,9 +28,9 @@ t.test('times, durations and percentages in words', async (t) => {
 })
 
 t.test('field messages start with the field\'s label', async (t) => {
-  t.equal(messageFor('Interval', 'body/interval_minutes must be <= 1440'), 'Interval must be <= 1440')
-  t.equal(messageFor('URL', 'body/url: 10.0.0.1 is not a public address'), 'URL: 10.0.0.1 is not a public address')
-  t.equal(messageFor('Name', 'body/name is required'), 'Name is required')
+  t.equal(messageFor('Interval', { field: 'interval_minutes', message: 'body/interval_minutes must be <= 1440' }), 'Interval must be <= 1440')
+  t.equal(messageFor('URL', { field: 'url', message: 'body/url: 10.0.0.1 is not a public address' }), 'URL: 10.0.0.1 is not a public address')
+  t.equal(messageFor('Name', { field: 'name', message: 'body/name is required' }), 'Name is required')
 })
 
 t.test('local paths only', async (t) => {

@@ -1,15 +1,20 @@
-// Session plugin pieces: cookie parsing, and the last-seen time written at most once a minute.
+// Session plugin pieces: the session cookie among others (read by @fastify/cookie), and the last-seen time
+// written at most once a minute.
 import t from 'tap'
 import { eq } from 'drizzle-orm'
 import { sessions } from '../../src/db/schema.ts'
-import { parseCookies } from '../../src/plugins/session.ts'
 import { deleteSessionsOfUser } from '../../src/repositories/sessions.ts'
 import { buildTestApp } from '../helper.ts'
-import { signedIn } from '../routes/dashboard-helper.ts'
+import { signedIn } from './dashboard-helper.ts'
 
-t.test('parseCookies', async (t) => {
-  t.same(parseCookies(undefined), {})
-  t.same(parseCookies('a=1; b = 2;c=x=y; =z; bare; a=3'), { a: '1', b: '2', c: 'x=y' })
+t.test('the session cookie is found among others, spaces trimmed, and the first of its name wins', async (t) => {
+  const { app } = await buildTestApp(t)
+  const browser = await signedIn(app)
+  const token = browser.cookie.slice('pw_session='.length)
+  const home = async (cookie?: string) => (await app.inject({ url: '/', headers: cookie === undefined ? {} : { cookie } })).statusCode
+  t.equal(await home(), 303, 'no Cookie header')
+  t.equal(await home(`a=1; pw_session = ${token} ;c=x=y; =z; bare; pw_session=made-up`), 200, 'among other and malformed cookies')
+  t.equal(await home(`a=1; pw_session=made-up; pw_session=${token}`), 303, 'the first of a name, as browsers send the most specific path first')
 })
 
 t.test('a session records its last use once a minute, and ends with deleteSessionsOfUser', async (t) => {

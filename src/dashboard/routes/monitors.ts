@@ -1,21 +1,22 @@
 // Dashboard monitor pages: the list (with sparklines), a monitor's page, and the create, edit, pause, resume
 // and delete forms, through the API's repositories, schemas and target rule, scoped to the signed-in user.
 import { Type } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { HttpError } from '../http/error-catalog.ts'
-import { parseCreateMonitor, parseUpdateMonitor, type FormFields } from '../dashboard/form-input.ts'
-import { defaultMonitorValues, monitorValues } from '../dashboard/monitor-form.ts'
-import { editMonitorPage, monitorPage } from '../dashboard/monitor-page.ts'
-import { monitorsPage } from '../dashboard/monitors-page.ts'
-import { localPath, pageContext, seeOther, sendPage } from '../dashboard/respond.ts'
-import { recentChecksByMonitor, uptimeSummary } from '../repositories/check-stats.ts'
-import { listChecks, MAX_CHECKS_PER_PAGE } from '../repositories/checks.ts'
-import { listIncidents } from '../repositories/incidents.ts'
+import { HttpError } from '../../http/error-catalog.ts'
+import { parseCreateMonitor, parseUpdateMonitor, type FormFields } from '../form-input.ts'
+import { defaultMonitorValues, monitorValues } from '../pages/monitor-form.ts'
+import { editMonitorPage, monitorPage } from '../pages/monitor.ts'
+import { monitorsPage } from '../pages/monitors.ts'
+import { localPath, pageContext, seeOther, sendPage } from '../respond.ts'
+import { recentChecksByMonitor, uptimeSummary } from '../../repositories/check-stats.ts'
+import { listChecks, MAX_CHECKS_PER_PAGE } from '../../repositories/checks.ts'
+import { listIncidents } from '../../repositories/incidents.ts'
 import {
   createMonitor, deleteMonitor, findMonitor, listMonitors, updateMonitor,
-} from '../repositories/monitors.ts'
-import { MonitorIdParams, Timestamp } from '../schemas/common.ts'
-import { MONITOR_STATUSES } from '../schemas/monitor.ts'
+} from '../../repositories/monitors.ts'
+import { MonitorIdParams, Timestamp } from '../../schemas/common.ts'
+import { MONITOR_STATUSES } from '../../schemas/monitor.ts'
 
 const INCIDENTS_SHOWN = 50
 
@@ -35,7 +36,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
   const userOf = (request: { session: { userId: string } | null }) => request.session!.userId
 
   async function renderList (
-    request: Parameters<typeof sendPage>[0], reply: Parameters<typeof sendPage>[1],
+    request: FastifyRequest, reply: FastifyReply,
     options: { status?: typeof MONITOR_STATUSES[number], notice?: string, values?: FormFields, error?: ReturnType<typeof parseCreateMonitor> }
   ) {
     const userId = userOf(request)
@@ -49,7 +50,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
       values: options.values ?? defaultMonitorValues(),
       error: options.error && !options.error.ok ? options.error.error : null,
     })
-    return sendPage(request, reply, page, options.error ? 400 : 200)
+    return sendPage(reply, page, options.error ? 400 : 200)
   }
 
   app.get('/', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) =>
@@ -74,13 +75,13 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
     const page = monitorPage(pageContext(app, request, reply), {
       monitor, checks, incidents, uptime, before, pageSize: MAX_CHECKS_PER_PAGE, notice: request.query.notice,
     })
-    return sendPage(request, reply, page)
+    return sendPage(reply, page)
   })
 
   app.get('/monitors/:id/edit', { schema: { hide: true, params: MonitorIdParams } }, async (request, reply) => {
     const monitor = await findMonitor(app.db, { userId: userOf(request) }, request.params.id)
     if (!monitor) throw notFound()
-    return sendPage(request, reply, editMonitorPage(pageContext(app, request, reply), { monitor, values: monitorValues(monitor), error: null }))
+    return sendPage(reply, editMonitorPage(pageContext(app, request, reply), { monitor, values: monitorValues(monitor), error: null }))
   })
 
   app.post('/monitors/:id/edit', { schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
@@ -90,7 +91,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
       const monitor = await findMonitor(app.db, { userId }, request.params.id)
       if (!monitor) throw notFound()
       const page = editMonitorPage(pageContext(app, request, reply), { monitor, values: request.body, error: result.error })
-      return sendPage(request, reply, page, 400)
+      return sendPage(reply, page, 400)
     }
     const monitor = await updateMonitor(app.db, userId, request.params.id, result.value, app.clock())
     if (!monitor) throw notFound()

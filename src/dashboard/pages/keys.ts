@@ -1,13 +1,18 @@
 // Settings, then API Keys: create a key (shown once, with a copy button), list keys, delete (revoke) them.
-import type { ApiKeyRecord } from '../repositories/api-keys.ts'
-import { KEY_EXPIRY_MAX_DAYS } from '../schemas/api-key.ts'
-import type { FormFields } from './form-input.ts'
-import { timeTag } from './format.ts'
-import { errorSummary, inputField, selectField, type FieldError } from './forms.ts'
-import { html, type SafeHtml } from './html.ts'
+import type { ApiKeyRecord } from '../../repositories/api-keys.ts'
+import { KEY_EXPIRY_MAX_DAYS } from '../../schemas/api-key.ts'
+import type { FieldError } from '../../http/validation.ts'
+import type { FormFields } from '../form-input.ts'
+import { timeTag } from '../format.ts'
+import { errorSummary, inputField, selectField } from './forms.ts'
+import { html, type SafeHtml } from '../html.ts'
 import { csrfField, page, type PageContext } from './layout.ts'
 
 const KEY_LABELS: Record<string, string> = { name: 'Name', scope: 'Scope', expires_in_days: 'Expires in (days)' }
+const SCOPE_OPTIONS = [
+  { value: 'read', label: 'Read: list and view only' },
+  { value: 'write', label: 'Write: also create, change and delete' },
+]
 
 function newKeyPanel (key: string, record: ApiKeyRecord): SafeHtml {
   return html`<section class="new-key" aria-labelledby="new-key-title" tabindex="-1" id="new-key">
@@ -52,10 +57,7 @@ ${options.created && newKeyPanel(options.created.key, options.created.record)}
 ${errorSummary('The key was not created', error, KEY_LABELS, 'new-key-form')}
 ${csrfField(context.csrfToken)}
 ${inputField({ ...common, name: 'name', label: KEY_LABELS.name, value: values.name ?? '', required: true, autocomplete: 'off', hint: 'What the key is for, e.g. "deploy script".' })}
-${selectField({ ...common, name: 'scope', label: KEY_LABELS.scope, value: values.scope ?? 'read', options: [
-  { value: 'read', label: 'Read: list and view only' },
-  { value: 'write', label: 'Write: also create, change and delete' },
-] })}
+${selectField({ ...common, name: 'scope', label: KEY_LABELS.scope, value: values.scope ?? 'read', options: SCOPE_OPTIONS })}
 ${inputField({ ...common, name: 'expires_in_days', label: KEY_LABELS.expires_in_days, type: 'number', inputmode: 'numeric', value: values.expires_in_days ?? '', hint: `Optional, 1-${KEY_EXPIRY_MAX_DAYS}. Leave empty for a key that does not expire.` })}
 <p class="actions"><button type="submit" class="primary">Create key</button></p>
 </form></section>

@@ -1,17 +1,17 @@
 // A monitor's page: its settings, uptime over 24 hours and 7 days, the response-time chart, incidents and checks;
 // and the edit page with the full form.
-import type { Check } from '../schemas/check.ts'
-import type { Incident } from '../schemas/incident.ts'
-import type { Monitor } from '../schemas/monitor.ts'
-import type { UptimeWindow } from '../repositories/check-stats.ts'
-import { responseTimeChart } from './charts.ts'
-import type { FormFields } from './form-input.ts'
-import { count, duration, percent, statusBadge, timeTag } from './format.ts'
-import type { FieldError } from './forms.ts'
-import { html, type SafeHtml } from './html.ts'
+import type { Check } from '../../schemas/check.ts'
+import type { Incident } from '../../schemas/incident.ts'
+import type { Monitor } from '../../schemas/monitor.ts'
+import type { UptimeWindow } from '../../repositories/check-stats.ts'
+import { responseTimeChart } from '../charts.ts'
+import type { FormFields } from '../form-input.ts'
+import { count, duration, percent, statusBadge, timeTag } from '../format.ts'
+import type { FieldError } from '../../http/validation.ts'
+import { html, type SafeHtml } from '../html.ts'
 import { page, type PageContext } from './layout.ts'
 import { monitorForm } from './monitor-form.ts'
-import { monitorActions, rowActionForm } from './monitors-page.ts'
+import { monitorActions, rowActionForm } from './monitors.ts'
 
 function uptimeBox (label: string, w: UptimeWindow): SafeHtml {
   return html`<div class="stat"><p class="stat-label">${label}</p><p class="stat-value">${percent(w.percent)}</p>

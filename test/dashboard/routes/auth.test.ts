@@ -1,12 +1,12 @@
 // Dashboard sign-in, sessions, CSRF, sign-out and the first-password setup link, through app.inject.
 import { randomInt } from 'node:crypto'
 import t from 'tap'
-import { SIGN_IN_FAILURES_PER_EMAIL } from '../../src/routes/dashboard-auth.ts'
-import { SESSION_TTL_MS } from '../../src/plugins/session.ts'
-import { createUser, findUserByEmail } from '../../src/repositories/users.ts'
-import { verifyPassword } from '../../src/auth/passwords.ts'
-import { buildTestApp } from '../helper.ts'
-import { cookieOf, csrfOf, encode, FORM, makeDashboardUser, PASSWORD, signedIn, signInForm } from './dashboard-helper.ts'
+import { SIGN_IN_FAILURES_PER_EMAIL } from '../../../src/dashboard/routes/auth.ts'
+import { SESSION_TTL_MS } from '../../../src/dashboard/session.ts'
+import { createUser, findUserByEmail } from '../../../src/repositories/users.ts'
+import { verifyPassword } from '../../../src/auth/passwords.ts'
+import { buildTestApp } from '../../helper.ts'
+import { cookieOf, csrfOf, encode, FORM, makeDashboardUser, PASSWORD, signedIn, signInForm } from '../dashboard-helper.ts'
 
 t.test('sign-in', async (t) => {
   let now = new Date('2026-11-21T09:00:00.000Z')
@@ -35,7 +35,7 @@ t.test('sign-in', async (t) => {
     t.equal(page.headers['cache-control'], 'no-store')
     t.equal(page.headers['x-frame-options'], 'DENY')
     t.match(page.body, /<label for="email">Email<\/label>/)
-    t.match(page.headers['set-cookie'], /^pw_csrf=[\w-]{43}; Path=\/; Max-Age=86400; HttpOnly; SameSite=Lax$/)
+    t.match(page.headers['set-cookie'], /^pw_csrf=[\w-]{43}; Max-Age=86400; Path=\/; HttpOnly; SameSite=Lax$/)
   })
 
   await t.test('a wrong password or an unknown email fail alike, keeping the email', async (t) => {
@@ -53,8 +53,8 @@ t.test('sign-in', async (t) => {
     t.equal(res.statusCode, 303)
     t.equal(res.headers.location, '/settings/api-keys')
     const setCookies = ([] as string[]).concat(res.headers['set-cookie'] as string[])
-    t.match(setCookies[0], /^pw_session=[\w-]{43}; Path=\/; Max-Age=1209600; HttpOnly; SameSite=Lax$/)
-    t.match(setCookies[1], /^pw_csrf=; Path=\/; Max-Age=0/, 'the pre-sign-in token is dropped')
+    t.match(setCookies[0], /^pw_session=[\w-]{43}; Max-Age=1209600; Path=\/; HttpOnly; SameSite=Lax$/)
+    t.match(setCookies[1], /^pw_csrf=; Max-Age=0; Path=\//, 'the pre-sign-in token is dropped')
     const again = await signIn({ email: user.email, password: PASSWORD, next: '/' })
     t.not(cookieOf(again, 'pw_session'), cookieOf(res, 'pw_session'))
     const page = await app.inject({ url: '/', headers: { cookie: `pw_session=${cookieOf(res, 'pw_session')}` } })
@@ -123,7 +123,9 @@ t.test('CSRF: every POST needs the token of its session, from this origin', asyn
   t.equal(signIn.statusCode, 403, 'the sign-in form needs its token too (login CSRF)')
   const form = await signInForm(app)
   const mismatched = await app.inject({
-    method: 'POST', url: '/sign-in', headers: { ...FORM, cookie: 'pw_csrf=' + 'y'.repeat(43) },
+    method: 'POST',
+    url: '/sign-in',
+    headers: { ...FORM, cookie: 'pw_csrf=' + 'y'.repeat(43) },
     payload: encode({ _csrf: form.csrf, email: browser.user.email, password: PASSWORD }),
   })
   t.equal(mismatched.statusCode, 403, 'a token that is not the cookie\'s')
@@ -139,7 +141,9 @@ t.test('the form parser is the dashboard\'s alone, and JSON is not accepted ther
   const api = await app.inject({ method: 'POST', url: '/api/v1/monitors', headers: { ...FORM, cookie: browser.cookie }, payload: 'name=x' })
   t.equal(api.statusCode, 401, 'a session cookie is no API key')
   const json = await app.inject({
-    method: 'POST', url: '/monitors', headers: { cookie: browser.cookie, 'content-type': 'application/json' },
+    method: 'POST',
+    url: '/monitors',
+    headers: { cookie: browser.cookie, 'content-type': 'application/json' },
     payload: JSON.stringify({ _csrf: browser.csrf, name: 'x', url: 'https://example.com' }),
   })
   t.equal(json.statusCode, 415)
@@ -155,7 +159,7 @@ t.test('sign-out deletes the session on the server', async (t) => {
   const res = await browser.post('/sign-out')
   t.equal(res.statusCode, 303)
   t.equal(res.headers.location, '/sign-in?notice=signed-out')
-  t.match(res.headers['set-cookie'], /^pw_session=; Path=\/; Max-Age=0/)
+  t.match(res.headers['set-cookie'], /^pw_session=; Max-Age=0; Path=\//)
   t.equal((await browser.get('/')).statusCode, 303, 'the old cookie is refused')
   const page = await app.inject({ url: '/sign-in?notice=signed-out' })
   t.match(page.body, '<p class="notice" role="status">You have signed out.</p>')
@@ -211,7 +215,10 @@ t.test('failed sign-ins are counted across instances through Redis', { skip: pro
   const signIn = async (instance: typeof app, password: string) => {
     const f = await signInForm(instance)
     return instance.inject({
-      method: 'POST', url: '/sign-in', remoteAddress, headers: { ...FORM, cookie: f.cookie },
+      method: 'POST',
+      url: '/sign-in',
+      remoteAddress,
+      headers: { ...FORM, cookie: f.cookie },
       payload: encode({ _csrf: f.csrf, email: user.email, password }),
     })
   }

@@ -1,11 +1,6 @@
 // Form fields with real labels, hints and an error message tied to the field (aria-describedby, aria-invalid).
-import { html, type SafeHtml } from './html.ts'
-
-export interface FieldError {
-  /** The form field the message is about ('' when it names none). */
-  field: string
-  message: string
-}
+import type { FieldError } from '../../http/validation.ts'
+import { html, type SafeHtml } from '../html.ts'
 
 interface FieldBase {
   name: string
@@ -18,10 +13,13 @@ interface FieldBase {
 
 const fieldId = (f: FieldBase) => `${f.form ? `${f.form}-` : ''}${f.name}`
 
-/** The API's message without its `body/field` prefix, led by the field's label: "Interval must be <= 1440". */
-export function messageFor (label: string, message: string): string {
-  const rest = message.replace(/^body\/\w+:?\s*/, '')
-  return /^(must|is)\b/.test(rest) ? `${label} ${rest}` : `${label}: ${rest}`
+/**
+ * The API's message with the field's label in place of its path: `body/interval_minutes must be <= 1440` reads
+ * "Interval must be <= 1440", `body/url: 10.0.0.1 is ...` reads "URL: 10.0.0.1 is ...".
+ */
+export function messageFor (label: string, error: FieldError): string {
+  const path = `body/${error.field}`
+  return error.message.startsWith(path) ? label + error.message.slice(path.length) : `${label}: ${error.message}`
 }
 
 function describe (f: FieldBase): { attrs: SafeHtml, after: SafeHtml } {
@@ -31,7 +29,7 @@ function describe (f: FieldBase): { attrs: SafeHtml, after: SafeHtml } {
   return {
     attrs: html`${ids && html` aria-describedby="${ids}"`}${error && html` aria-invalid="true" autofocus`}`,
     after: html`${f.hint && html`<p class="hint" id="${id}-hint">${f.hint}</p>`}${error &&
-      html`<p class="error" id="${id}-error">${messageFor(f.label, error.message)}</p>`}`,
+      html`<p class="error" id="${id}-error">${messageFor(f.label, error)}</p>`}`,
   }
 }
 
@@ -68,7 +66,7 @@ export function checkboxField (f: FieldBase & { checked: boolean }): SafeHtml {
 export function errorSummary (title: string, error: FieldError | null, fieldLabels: Record<string, string>, form?: string): SafeHtml {
   if (!error) return html``
   const label = fieldLabels[error.field]
-  const text = label ? messageFor(label, error.message) : error.message
+  const text = label ? messageFor(label, error) : error.message
   return html`<div class="error-summary" role="alert"><h2>${title}</h2><p>${label
     ? html`<a href="#${form ? `${form}-` : ''}${error.field}">${text}</a>`
     : text}</p></div>`

@@ -1,12 +1,12 @@
 // The monitors page: every monitor with its status, last check and a sparkline; add, edit, pause, delete.
 // Built for 1,000 monitors: one row is small, and the per-row actions share one hidden form (one CSRF field).
-import { MONITOR_STATUSES, type MonitorListItem } from '../schemas/monitor.ts'
-import type { SparkPoint } from '../repositories/check-stats.ts'
-import { sparkline } from './charts.ts'
-import type { FormFields } from './form-input.ts'
-import { ago, count, statusBadge } from './format.ts'
-import type { FieldError } from './forms.ts'
-import { html, type SafeHtml } from './html.ts'
+import { MONITOR_STATUSES, type MonitorListItem } from '../../schemas/monitor.ts'
+import type { SparkPoint } from '../../repositories/check-stats.ts'
+import { sparkline } from '../charts.ts'
+import type { FormFields } from '../form-input.ts'
+import { ago, count, statusBadge } from '../format.ts'
+import type { FieldError } from '../../http/validation.ts'
+import { html, type SafeHtml } from '../html.ts'
 import { csrfField, page, type PageContext } from './layout.ts'
 import { monitorForm } from './monitor-form.ts'
 
@@ -17,7 +17,7 @@ const ORDER: Record<Status, number> = { down: 0, pending: 1, up: 2, paused: 3 }
 const FILTER_LABELS: Record<Status, string> = { down: 'Down', pending: 'Pending', up: 'Up', paused: 'Paused' }
 const BY_ORDER = [...MONITOR_STATUSES].sort((a, b) => ORDER[a] - ORDER[b])
 
-export function sortMonitors (monitors: MonitorListItem[]): MonitorListItem[] {
+function sortMonitors (monitors: MonitorListItem[]): MonitorListItem[] {
   const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true })
   return [...monitors].sort((a, b) => ORDER[a.status] - ORDER[b.status] || collator.compare(a.name, b.name))
 }

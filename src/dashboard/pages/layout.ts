@@ -1,7 +1,7 @@
 // The page shell of the dashboard: head, skip link, header with navigation and sign-out, main, notices.
-import { html, type SafeHtml } from './html.ts'
-import { assetPath } from './assets.ts'
-import { CSRF_FIELD } from '../plugins/session.ts'
+import { html, type SafeHtml } from '../html.ts'
+import { assetPath } from '../assets.ts'
+import { CSRF_FIELD } from '../session.ts'
 
 /** What every page needs to know about the request. */
 export interface PageContext {
@@ -14,7 +14,7 @@ export interface PageContext {
 export type Section = 'monitors' | 'settings' | null
 
 /** Messages shown after a redirect, chosen by a fixed code so that no text comes from the URL. */
-export const NOTICES: Record<string, string> = {
+const NOTICES: Record<string, string> = {
   'monitor-created': 'Monitor created. Its first check comes within seconds.',
   'monitor-saved': 'Monitor saved.',
   'monitor-paused': 'Monitor paused: it is not checked until you resume it.',
@@ -74,8 +74,13 @@ ${body}
 
 export function errorPage (context: PageContext, status: number, message: string): SafeHtml {
   const titles: Record<number, string> = {
-    400: 'Bad request', 403: 'Forbidden', 404: 'Not found', 413: 'Too large', 415: 'Unsupported form',
-    429: 'Too many requests', 503: 'Service unavailable',
+    400: 'Bad request',
+    403: 'Forbidden',
+    404: 'Not found',
+    413: 'Too large',
+    415: 'Unsupported form',
+    429: 'Too many requests',
+    503: 'Service unavailable',
   }
   const title = titles[status] ?? (status >= 500 ? 'Something went wrong' : 'Request refused')
   return page({

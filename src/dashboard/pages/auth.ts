@@ -1,7 +1,8 @@
 // Sign-in and first-password setup pages.
-import { PASSWORD_MIN_LENGTH } from '../auth/passwords.ts'
-import { errorSummary, inputField, type FieldError } from './forms.ts'
-import { html, type SafeHtml } from './html.ts'
+import { PASSWORD_MIN_LENGTH } from '../../auth/passwords.ts'
+import type { FieldError } from '../../http/validation.ts'
+import { errorSummary, inputField } from './forms.ts'
+import { html, type SafeHtml } from '../html.ts'
 import { csrfField, page, type PageContext } from './layout.ts'
 
 export function signInPage (context: PageContext, options: {

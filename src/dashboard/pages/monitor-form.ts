@@ -1,12 +1,13 @@
 // The monitor form of the dashboard (create on the monitors page, edit on its own page).
-import { MONITOR_DEFAULTS } from '../schemas/monitor-defaults.ts'
-import { HTTP_METHODS, type Monitor } from '../schemas/monitor.ts'
-import type { FormFields } from './form-input.ts'
-import { checkboxField, errorSummary, inputField, selectField, type FieldError } from './forms.ts'
-import { html, type SafeHtml } from './html.ts'
+import { MONITOR_DEFAULTS } from '../../schemas/monitor-defaults.ts'
+import { HTTP_METHODS, type Monitor } from '../../schemas/monitor.ts'
+import type { FieldError } from '../../http/validation.ts'
+import type { FormFields } from '../form-input.ts'
+import { checkboxField, errorSummary, inputField, selectField } from './forms.ts'
+import { html, type SafeHtml } from '../html.ts'
 import { csrfField } from './layout.ts'
 
-export const MONITOR_LABELS: Record<string, string> = {
+const MONITOR_LABELS: Record<string, string> = {
   name: 'Name',
   url: 'URL',
   method: 'Method',
@@ -24,17 +25,28 @@ const ADVANCED = ['method', 'expected_status', 'interval_minutes', 'timeout_seco
 export function defaultMonitorValues (): FormFields {
   const d = MONITOR_DEFAULTS
   return {
-    name: '', url: '', method: d.method, expected_status: String(d.expected_status), interval_minutes: String(d.interval_minutes),
-    timeout_seconds: String(d.timeout_seconds), failure_threshold: String(d.failure_threshold),
-    recovery_threshold: String(d.recovery_threshold), is_active: d.is_active ? 'on' : undefined,
+    name: '',
+    url: '',
+    method: d.method,
+    expected_status: String(d.expected_status),
+    interval_minutes: String(d.interval_minutes),
+    timeout_seconds: String(d.timeout_seconds),
+    failure_threshold: String(d.failure_threshold),
+    recovery_threshold: String(d.recovery_threshold),
+    is_active: d.is_active ? 'on' : undefined,
   }
 }
 
 export function monitorValues (m: Monitor): FormFields {
   return {
-    name: m.name, url: m.url, method: m.method, expected_status: String(m.expected_status),
-    interval_minutes: String(m.interval_minutes), timeout_seconds: String(m.timeout_seconds),
-    failure_threshold: String(m.failure_threshold), recovery_threshold: String(m.recovery_threshold),
+    name: m.name,
+    url: m.url,
+    method: m.method,
+    expected_status: String(m.expected_status),
+    interval_minutes: String(m.interval_minutes),
+    timeout_seconds: String(m.timeout_seconds),
+    failure_threshold: String(m.failure_threshold),
+    recovery_threshold: String(m.recovery_threshold),
     is_active: m.is_active ? 'on' : undefined,
   }
 }

@@ -1,8 +1,8 @@
 // Settings, then API Keys through app.inject: create (shown once), validation, list, delete (revokes at once), owners only.
 import t from 'tap'
-import { createApiKey, listApiKeys } from '../../src/repositories/api-keys.ts'
-import { buildTestApp, request } from '../helper.ts'
-import { cookieOf, signedIn } from './dashboard-helper.ts'
+import { createApiKey, listApiKeys } from '../../../src/repositories/api-keys.ts'
+import { buildTestApp, request } from '../../helper.ts'
+import { cookieOf, signedIn } from '../dashboard-helper.ts'
 
 t.test('API keys in the dashboard', async (t) => {
   const now = new Date('2026-11-21T12:00:00.000Z')
@@ -37,13 +37,13 @@ t.test('API keys in the dashboard', async (t) => {
   t.equal(created.statusCode, 303)
   t.equal(created.headers.location, '/settings/api-keys')
   const flash = cookieOf(created, 'pw_new_key')!
-  t.match(created.headers['set-cookie'], /^pw_new_key=[0-9a-f-]{36}\.sk_\w{38}; Path=\/settings\/api-keys; Max-Age=300; HttpOnly; SameSite=Strict$/)
+  t.match(created.headers['set-cookie'], /^pw_new_key=[0-9a-f-]{36}\.sk_\w{38}; Max-Age=300; Path=\/settings\/api-keys; HttpOnly; SameSite=Strict$/)
   const shown = await app.inject({ url: '/settings/api-keys', headers: { cookie: `${browser.cookie}; pw_new_key=${flash}` } })
   const key = /id="new-key-value" class="key" type="text" value="(sk_\w{38})"/.exec(shown.body)![1]
   t.equal(flash.split('.')[1], key)
   t.match(shown.body, 'Copy it now: it will not be shown again.')
   t.match(shown.body, 'data-copy="new-key-value">Copy</button>')
-  t.match(shown.headers['set-cookie'], /^pw_new_key=; Path=\/settings\/api-keys; Max-Age=0/, 'the page deletes the cookie')
+  t.match(shown.headers['set-cookie'], /^pw_new_key=; Max-Age=0; Path=\/settings\/api-keys/, 'the page deletes the cookie')
   t.equal(shown.headers['cache-control'], 'no-store')
   t.notMatch((await browser.get('/settings/api-keys')).body, key, 'never shown again')
 

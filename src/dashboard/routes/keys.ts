@@ -1,24 +1,27 @@
 // Settings, then API Keys: list the signed-in user's keys, create one (shown once), delete (revoke) one.
 import { Type } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { HttpError } from '../http/error-catalog.ts'
-import { parseCreateKey, type FormFields } from '../dashboard/form-input.ts'
-import type { FieldError } from '../dashboard/forms.ts'
-import { keysPage } from '../dashboard/keys-page.ts'
-import { pageContext, seeOther, sendPage } from '../dashboard/respond.ts'
-import { isWellFormedKey, keyPrefix } from '../auth/keys.ts'
-import { parseCookies, setCookie } from '../plugins/session.ts'
-import { createApiKey, deleteApiKeyOfUser, listApiKeys } from '../repositories/api-keys.ts'
-import { Uuid } from '../schemas/common.ts'
+import { HttpError } from '../../http/error-catalog.ts'
+import { parseCreateKey, type FormFields } from '../form-input.ts'
+import type { FieldError } from '../../http/validation.ts'
+import { keysPage } from '../pages/keys.ts'
+import { pageContext, seeOther, sendPage } from '../respond.ts'
+import { isWellFormedKey, keyPrefix } from '../../auth/keys.ts'
+import { COOKIE_OPTIONS } from '../session.ts'
+import { createApiKey, deleteApiKeyOfUser, listApiKeys } from '../../repositories/api-keys.ts'
+import { Uuid } from '../../schemas/common.ts'
 
 const KeyIdParams = Type.Object({ id: Uuid('Id of the API key') }, { additionalProperties: false })
 const Form = Type.Record(Type.String(), Type.String())
 const KEYS_PATH = '/settings/api-keys'
 const NEW_KEY_COOKIE = 'pw_new_key'
+/** The new key's cookie: only this page's path, and never sent along from another site. */
+const NEW_KEY_OPTIONS = { ...COOKIE_OPTIONS, path: KEYS_PATH, sameSite: 'strict' } as const
 
 const dashboardKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function render (
-    request: Parameters<typeof sendPage>[0], reply: Parameters<typeof sendPage>[1],
+    request: FastifyRequest, reply: FastifyReply,
     options: { values?: FormFields, error?: FieldError, shown?: string, notice?: string, status?: number }
   ) {
     const keys = await listApiKeys(app.db, request.session!.userId)
@@ -32,7 +35,7 @@ const dashboardKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       error: options.error ?? null,
       notice: options.notice,
     })
-    return sendPage(request, reply, page, options.status)
+    return sendPage(reply, page, options.status)
   }
 
   app.get('/settings', { schema: { hide: true } }, async (_request, reply) => seeOther(reply, '/settings/api-keys'))
@@ -40,8 +43,8 @@ const dashboardKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/settings/api-keys', {
     schema: { hide: true, querystring: Type.Object({ notice: Type.Optional(Type.String({ maxLength: 40 })) }) },
   }, async (request, reply) => {
-    const shown = parseCookies(request.headers.cookie)[NEW_KEY_COOKIE]
-    if (shown !== undefined) setCookie(request, reply, NEW_KEY_COOKIE, '', 0, { path: KEYS_PATH, sameSite: 'Strict' })
+    const shown = request.cookies[NEW_KEY_COOKIE]
+    if (shown !== undefined) reply.clearCookie(NEW_KEY_COOKIE, NEW_KEY_OPTIONS)
     return render(request, reply, { notice: request.query.notice, shown })
   })
 
@@ -58,7 +61,7 @@ const dashboardKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     })
     // Post/redirect/get, so that a reload cannot make a second key. The key rides to the next page in a
     // short-lived cookie of this path, which that page deletes: nothing but its hash is stored anywhere.
-    setCookie(request, reply, NEW_KEY_COOKIE, `${created.record.id}.${created.key}`, 300, { path: KEYS_PATH, sameSite: 'Strict' })
+    reply.setCookie(NEW_KEY_COOKIE, `${created.record.id}.${created.key}`, { ...NEW_KEY_OPTIONS, maxAge: 300 })
     return seeOther(reply, KEYS_PATH)
   })
 

@@ -1,12 +1,12 @@
 // Dashboard monitor pages through app.inject: the API's validation messages next to the field, create, edit,
 // pause, resume, delete, the monitor page's numbers, other users' monitors as 404, and 1,000 monitors.
 import t from 'tap'
-import { insertChecks } from '../../src/repositories/checks.ts'
-import { openIncident, resolveOpenIncident } from '../../src/repositories/incidents.ts'
-import { createMonitor, findMonitor, listMonitors } from '../../src/repositories/monitors.ts'
-import { monitors } from '../../src/db/schema.ts'
-import { buildTestApp, makeKey, request } from '../helper.ts'
-import { signedIn } from './dashboard-helper.ts'
+import { insertChecks } from '../../../src/repositories/checks.ts'
+import { openIncident, resolveOpenIncident } from '../../../src/repositories/incidents.ts'
+import { createMonitor, findMonitor, listMonitors } from '../../../src/repositories/monitors.ts'
+import { monitors } from '../../../src/db/schema.ts'
+import { buildTestApp, makeKey, request } from '../../helper.ts'
+import { signedIn } from '../dashboard-helper.ts'
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/
 
@@ -45,16 +45,31 @@ t.test('the monitor forms use the API\'s rules and messages', async (t) => {
   t.same(await listMonitors(app.db, { userId: browser.user.id }), [], 'nothing was created')
 
   const res = await browser.post('/monitors', {
-    name: '  Shop  ', url: ' https://shop.example.com/health ', method: 'HEAD', expected_status: '204', interval_minutes: '1',
-    timeout_seconds: '5', failure_threshold: '3', recovery_threshold: '2', is_active: 'on',
+    name: '  Shop  ',
+    url: ' https://shop.example.com/health ',
+    method: 'HEAD',
+    expected_status: '204',
+    interval_minutes: '1',
+    timeout_seconds: '5',
+    failure_threshold: '3',
+    recovery_threshold: '2',
+    is_active: 'on',
   })
   t.equal(res.statusCode, 303)
   const id = UUID.exec(res.headers.location as string)![0]
   t.equal(res.headers.location, `/monitors/${id}?notice=monitor-created`)
   const { auth } = await makeKey(app, browser.user.id, 'read')
   t.match((await request(app, auth, { url: `/api/v1/monitors/${id}` })).json().data, {
-    name: 'Shop', url: 'https://shop.example.com/health', method: 'HEAD', expected_status: 204, interval_minutes: 1,
-    timeout_seconds: 5, failure_threshold: 3, recovery_threshold: 2, is_active: true, status: 'pending',
+    name: 'Shop',
+    url: 'https://shop.example.com/health',
+    method: 'HEAD',
+    expected_status: 204,
+    interval_minutes: 1,
+    timeout_seconds: 5,
+    failure_threshold: 3,
+    recovery_threshold: 2,
+    is_active: true,
+    status: 'pending',
   }, 'the API sees what the form made, typed')
 
   const defaults = await browser.post('/monitors', { name: 'Defaults', url: 'https://example.org' })
@@ -183,8 +198,12 @@ t.test('1,000 monitors: one page, two queries, in bounded time', async (t) => {
   const { app } = await buildTestApp(t, { clock: () => now })
   const browser = await signedIn(app)
   const rows = Array.from({ length: 1000 }, (_, i) => ({
-    userId: browser.user.id, name: `Monitor ${String(i).padStart(4, '0')}`, url: `https://m${i}.example.com/health`,
-    status: 'up' as const, lastCheckedAt: now, createdAt: new Date(now.getTime() - i * 1000),
+    userId: browser.user.id,
+    name: `Monitor ${String(i).padStart(4, '0')}`,
+    url: `https://m${i}.example.com/health`,
+    status: 'up' as const,
+    lastCheckedAt: now,
+    createdAt: new Date(now.getTime() - i * 1000),
   }))
   const ids: string[] = []
   for (let i = 0; i < rows.length; i += 250) {

@@ -1,17 +1,17 @@
 // Dashboard sign-in, sign-out and the one-time first-password setup link.
 // Failed sign-ins are counted per email and per address in the rate limiter's store (Redis when configured),
 // so a password cannot be guessed quickly from one address or many.
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { signInPage, setupPage } from '../dashboard/auth-pages.ts'
-import { errorPage } from '../dashboard/layout.ts'
-import { localPath, pageContext, seeOther, sendPage } from '../dashboard/respond.ts'
-import { hashPassword, passwordProblem, verifyDecoy, verifyPassword } from '../auth/passwords.ts'
-import { anyUserHasPassword, findUserByEmail, findUserById, setFirstPasswordHash } from '../repositories/users.ts'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { signInPage, setupPage } from '../pages/auth.ts'
+import { errorPage } from '../pages/layout.ts'
+import { localPath, pageContext, seeOther, sendPage } from '../respond.ts'
+import { hashPassword, passwordProblem, verifyDecoy, verifyPassword } from '../../auth/passwords.ts'
+import { anyUserHasPassword, findUserByEmail, findUserById, setFirstPasswordHash } from '../../repositories/users.ts'
 
 type Form = Record<string, string | undefined>
 
 export const SIGN_IN_FAILURES_PER_EMAIL = 10
-export const SIGN_IN_FAILURES_PER_ADDRESS = 50
+const SIGN_IN_FAILURES_PER_ADDRESS = 50
 const FAILURE_WINDOW_MS = 15 * 60_000
 
 const normalEmail = (text: string | undefined) => (text ?? '').trim().toLowerCase().slice(0, 320)
@@ -39,12 +39,12 @@ const dashboardAuthRoutes: FastifyPluginAsync<{ adminEmail: string }> = async (a
     return Math.ceil(seconds / 60)
   }
 
-  async function renderSignIn (request: FastifyRequest, reply: Parameters<typeof sendPage>[1], options: {
+  async function renderSignIn (request: FastifyRequest, reply: FastifyReply, options: {
     email: string, next: string, error?: string, notice?: string, status?: number
   }) {
     const firstRun = !await anyUserHasPassword(app.db)
     const page = signInPage(pageContext(app, request, reply), { ...options, firstRunEmail: firstRun ? adminEmail : undefined })
-    return sendPage(request, reply, page, options.status)
+    return sendPage(reply, page, options.status)
   }
 
   app.get<{ Querystring: Form }>('/sign-in', publicRoute, async (request, reply) => {
@@ -71,7 +71,7 @@ const dashboardAuthRoutes: FastifyPluginAsync<{ adminEmail: string }> = async (a
       request.log.info({ email }, 'dashboard sign-in failed')
       return renderSignIn(request, reply, { email, next, status: 400, error: 'The email or password is incorrect.' })
     }
-    await app.sessions.start(request, reply, user.id)
+    await app.sessions.start(reply, user.id)
     return seeOther(reply, next)
   })
 
@@ -93,26 +93,26 @@ const dashboardAuthRoutes: FastifyPluginAsync<{ adminEmail: string }> = async (a
   app.get<{ Querystring: Form }>('/setup', publicRoute, async (request, reply) => {
     const user = await setupUser(request.query.token)
     const context = pageContext(app, request, reply)
-    if (!user) return sendPage(request, reply, errorPage(context, 404, invalidLink), 404)
-    return sendPage(request, reply, setupPage(context, { email: user.email, token: request.query.token!, error: null }))
+    if (!user) return sendPage(reply, errorPage(context, 404, invalidLink), 404)
+    return sendPage(reply, setupPage(context, { email: user.email, token: request.query.token!, error: null }))
   })
 
   app.post<{ Body: Form }>('/setup', publicRoute, async (request, reply) => {
     const { token, password = '', confirm = '' } = request.body
     const user = await setupUser(token)
-    if (!user) return sendPage(request, reply, errorPage(pageContext(app, request, reply), 404, invalidLink), 404)
+    if (!user) return sendPage(reply, errorPage(pageContext(app, request, reply), 404, invalidLink), 404)
     const problem = passwordProblem(password)
     const error = problem
       ? { field: 'password', message: `body/password ${problem}` }
       : password !== confirm ? { field: 'confirm', message: 'body/confirm: the two passwords differ' } : null
     if (error) {
-      return sendPage(request, reply, setupPage(pageContext(app, request, reply), { email: user.email, token: token!, error }), 400)
+      return sendPage(reply, setupPage(pageContext(app, request, reply), { email: user.email, token: token!, error }), 400)
     }
     if (!await setFirstPasswordHash(app.db, user.id, await hashPassword(password))) {
-      return sendPage(request, reply, errorPage(pageContext(app, request, reply), 404, invalidLink), 404)
+      return sendPage(reply, errorPage(pageContext(app, request, reply), 404, invalidLink), 404)
     }
     app.sessions.setupLinks.revoke(token!)
-    await app.sessions.start(request, reply, user.id)
+    await app.sessions.start(reply, user.id)
     return seeOther(reply, '/?notice=password-set')
   })
 }

@@ -1,8 +1,10 @@
 // Dashboard sessions: a random token in an HttpOnly cookie, its SHA-256 in the sessions table, a CSRF token
 // per session (and a cookie-bound one before sign-in), and one-time setup links for a first password.
+// Cookies are read and written by @fastify/cookie, registered with the dashboard's routes (plugin.ts).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { CookieSerializeOptions } from '@fastify/cookie'
 import { HttpError } from '../http/error-catalog.ts'
 import {
   createSession, deleteExpiredSessions, deleteSession, findSession, touchSession, type SessionRecord,
@@ -18,9 +20,9 @@ declare module 'fastify' {
   }
 }
 
-export const SESSION_COOKIE = 'pw_session'
+const SESSION_COOKIE = 'pw_session'
 /** Binds the sign-in and setup forms to the browser that loaded them (double submit). */
-export const ANONYMOUS_CSRF_COOKIE = 'pw_csrf'
+const ANONYMOUS_CSRF_COOKIE = 'pw_csrf'
 export const CSRF_FIELD = '_csrf'
 export const SESSION_TTL_MS = 14 * 86_400_000
 const TOUCH_RESOLUTION_MS = 60_000
@@ -28,28 +30,11 @@ const TOUCH_RESOLUTION_MS = 60_000
 const token = () => randomBytes(32).toString('base64url')
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
-export function parseCookies (header: string | undefined): Record<string, string> {
-  const cookies: Record<string, string> = {}
-  for (const raw of (header ?? '').split(';')) {
-    const part = raw.trim()
-    const eq = part.indexOf('=')
-    if (eq < 1) continue
-    const name = part.slice(0, eq).trim()
-    // The first cookie of a name wins, as browsers send the most specific path first.
-    if (!(name in cookies)) cookies[name] = part.slice(eq + 1).trim()
-  }
-  return cookies
-}
-
-/** An HttpOnly cookie, Secure when the request came over https; Max-Age 0 deletes it. */
-export function setCookie (
-  request: FastifyRequest, reply: FastifyReply, name: string, value: string, maxAgeSeconds: number,
-  options: { path?: string, sameSite?: 'Lax' | 'Strict' } = {}
-) {
-  const secure = request.protocol === 'https' ? '; Secure' : ''
-  reply.header('set-cookie',
-    `${name}=${value}; Path=${options.path ?? '/'}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=${options.sameSite ?? 'Lax'}${secure}`)
-}
+/**
+ * Every dashboard cookie: HttpOnly, SameSite=Lax and Path=/ unless said otherwise, Secure when the request
+ * came over https (@fastify/cookie's 'auto' reads request.protocol); Max-Age is given where it is set.
+ */
+export const COOKIE_OPTIONS: CookieSerializeOptions = { path: '/', httpOnly: true, sameSite: 'lax', secure: 'auto' }
 
 function sameToken (a: string | undefined, b: string | undefined): boolean {
   if (!a || !b) return false
@@ -58,11 +43,11 @@ function sameToken (a: string | undefined, b: string | undefined): boolean {
   return left.length === right.length && timingSafeEqual(left, right)
 }
 
-export interface SessionManager {
+interface SessionManager {
   /** Sets request.session from the cookie (null when absent, unknown or expired). */
   load: (request: FastifyRequest) => Promise<void>
   /** Signs the user in: a new session (never a reused id) and its cookie. */
-  start: (request: FastifyRequest, reply: FastifyReply, userId: string) => Promise<void>
+  start: (reply: FastifyReply, userId: string) => Promise<void>
   /** Signs out: deletes the session row and clears the cookie. */
   end: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
   /** The CSRF token to put in a form: the session's, or before sign-in one bound to a cookie. */
@@ -95,7 +80,7 @@ export default fp(async (app) => {
 
   const manager: SessionManager = {
     async load (request) {
-      const raw = parseCookies(request.headers.cookie)[SESSION_COOKIE]
+      const raw = request.cookies[SESSION_COOKIE]
       if (!raw || raw.length > 100) return
       const now = app.clock()
       const session = await findSession(app.db, sha256(raw), now)
@@ -107,36 +92,36 @@ export default fp(async (app) => {
       }
     },
 
-    async start (request, reply, userId) {
+    async start (reply, userId) {
       const now = app.clock()
       await deleteExpiredSessions(app.db, now)
       const raw = token()
       const expiresAt = new Date(now.getTime() + SESSION_TTL_MS)
       await createSession(app.db, { id: sha256(raw), userId, csrfToken: token(), now, expiresAt })
-      setCookie(request, reply, SESSION_COOKIE, raw, SESSION_TTL_MS / 1000)
+      reply.setCookie(SESSION_COOKIE, raw, { ...COOKIE_OPTIONS, maxAge: SESSION_TTL_MS / 1000 })
       // The pre-sign-in token has done its job.
-      setCookie(request, reply, ANONYMOUS_CSRF_COOKIE, '', 0)
+      reply.clearCookie(ANONYMOUS_CSRF_COOKIE, COOKIE_OPTIONS)
     },
 
     async end (request, reply) {
       if (request.session) await deleteSession(app.db, request.session.id)
       request.session = null
-      setCookie(request, reply, SESSION_COOKIE, '', 0)
+      reply.clearCookie(SESSION_COOKIE, COOKIE_OPTIONS)
     },
 
     csrfToken (request, reply) {
       if (request.session) return request.session.csrfToken
-      const existing = parseCookies(request.headers.cookie)[ANONYMOUS_CSRF_COOKIE]
+      const existing = request.cookies[ANONYMOUS_CSRF_COOKIE]
       if (existing && /^[\w-]{43}$/.test(existing)) return existing
       const fresh = token()
-      setCookie(request, reply, ANONYMOUS_CSRF_COOKIE, fresh, 86_400)
+      reply.setCookie(ANONYMOUS_CSRF_COOKIE, fresh, { ...COOKIE_OPTIONS, maxAge: 86_400 })
       return fresh
     },
 
     checkCsrf (request, submitted) {
       const expected = request.session
         ? request.session.csrfToken
-        : parseCookies(request.headers.cookie)[ANONYMOUS_CSRF_COOKIE]
+        : request.cookies[ANONYMOUS_CSRF_COOKIE]
       if (!sameToken(submitted, expected) || !sameOrigin(request)) {
         throw new HttpError(403, 'This form has expired or did not come from this site. Reload the page and try again.')
       }

@@ -1,0 +1,102 @@
+// The dashboard at /: server-rendered pages over the API's repositories and rules, for a signed-in user.
+// The entry src/http/app.ts registers: the session plugin (app.sessions, whose setup links the server prints
+// too), then one encapsulated context of pages that alone reads cookies, parses HTML forms (the API keeps
+// answering 415 to them), loads the session, checks CSRF on every POST, sets strict browser headers, gzips
+// large pages and answers errors with HTML pages. The folder's rules: README.md.
+import fp from 'fastify-plugin'
+import type { FastifyError, FastifyPluginAsync } from 'fastify'
+import fastifyCompress from '@fastify/compress'
+import fastifyCookie from '@fastify/cookie'
+import fastifyFormbody from '@fastify/formbody'
+import fastifyHelmet from '@fastify/helmet'
+import { isDatabaseUnavailable } from '../db/unavailable.ts'
+import { clientErrorOf, entryOf, ERROR_CATALOG, HttpError } from '../http/error-catalog.ts'
+import { ASSETS } from './assets.ts'
+import { HELMET_OPTIONS } from './page-headers.ts'
+import { errorPage } from './pages/layout.ts'
+import { pageContext, seeOther, sendPage } from './respond.ts'
+import authRoutes from './routes/auth.ts'
+import keyRoutes from './routes/keys.ts'
+import monitorRoutes from './routes/monitors.ts'
+import sessionPlugin, { CSRF_FIELD } from './session.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A dashboard route open without signing in (sign-in, setup, assets). */
+    dashboardPublic?: boolean
+  }
+}
+
+interface DashboardOptions {
+  allowPrivateTargets: boolean
+  adminEmail: string
+}
+
+const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
+  await app.register(fastifyCookie)
+  // Forms only: a JSON body is no more use here than a form body is to the API. The server's body limit
+  // (1 MiB) applies, as to JSON. A repeated field keeps its last value (a string, never an array).
+  app.removeContentTypeParser('application/json')
+  await app.register(fastifyFormbody, { parser: (body) => Object.fromEntries(new URLSearchParams(body)) })
+  await app.register(fastifyHelmet, HELMET_OPTIONS)
+  // Below 16 KiB a page goes as it is: compressing would cost more time than it saves. Only gzip, and no
+  // compressed request bodies.
+  await app.register(fastifyCompress, { encodings: ['gzip'], threshold: 16 * 1024, globalDecompression: false })
+
+  // Pages show keys, monitors and tokens: never kept by a browser or proxy cache (assets say otherwise).
+  app.addHook('onRequest', async (_request, reply) => { reply.header('cache-control', 'no-store') })
+  // After the rate limit and the body, before validation: error pages of a signed-in user keep the navigation.
+  app.addHook('preValidation', async (request) => { await app.sessions.load(request) })
+  app.addHook('preHandler', async (request, reply) => {
+    if (!request.routeOptions.config.dashboardPublic && !request.session) {
+      const back = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : ''
+      return seeOther(reply, `/sign-in${back}`)
+    }
+    if (request.method === 'POST') {
+      const body = request.body as Record<string, string | undefined> | undefined
+      app.sessions.checkCsrf(request, body?.[CSRF_FIELD])
+    }
+  })
+
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const known = clientErrorOf(error)
+    let status: number
+    let message: string
+    if (known) {
+      status = known.status
+      message = known.message ?? entryOf(status).page
+    } else if (isDatabaseUnavailable(error)) {
+      status = 503
+      message = ERROR_CATALOG[503].page
+      request.log.warn({ err: error }, 'database unavailable')
+    } else {
+      status = 500
+      message = `${ERROR_CATALOG[500].page} The log has the details under request id ${request.id}.`
+      request.log.error({ err: error }, 'request failed')
+    }
+    return sendPage(reply, errorPage(pageContext(app, request, reply), status, message), status)
+  })
+
+  app.get<{ Params: { file: string } }>('/assets/:file', {
+    schema: { hide: true },
+    config: { dashboardPublic: true, rateLimit: false },
+  }, async (request, reply) => {
+    const asset = ASSETS.get(request.params.file)
+    if (!asset) throw new HttpError(404, 'There is no such file.')
+    const versioned = (request.query as Record<string, string>).v === asset.version
+    return reply.type(asset.type)
+      .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'no-cache')
+      .header('etag', `"${asset.version}"`)
+      .send(asset.body)
+  })
+
+  await app.register(authRoutes, { adminEmail: options.adminEmail })
+  await app.register(monitorRoutes, { allowPrivateTargets: options.allowPrivateTargets })
+  await app.register(keyRoutes)
+}
+
+/** The session plugin at the app's level (app.sessions), and the pages in a context of their own. */
+export default fp<DashboardOptions>(async (app, options) => {
+  await app.register(sessionPlugin)
+  await app.register(pages, options)
+}, { name: 'dashboard', fastify: '5.x', dependencies: ['db', 'background-writes', 'rate-limit'] })
