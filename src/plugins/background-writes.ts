@@ -9,7 +9,7 @@ declare module 'fastify' {
   }
 }
 
-export interface BackgroundWrites {
+interface BackgroundWrites {
   /**
    * Lets `write` run on without the caller: a failure is logged at warn ("could not <what>", on `log`,
    * by default the app's) and never rejects anything.

@@ -9,7 +9,7 @@ import { outputWaiter, spawnPingward, type Teardown } from '../helper.ts'
 import { freePort } from '../support/target-server.ts'
 
 /** The newest PostgreSQL server binaries on this machine, or undefined. */
-export function postgresBinaries (): string | undefined {
+function postgresBinaries (): string | undefined {
   const root = '/usr/lib/postgresql'
   if (!existsSync(root)) return undefined
   const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb')) && existsSync(join(root, v, 'bin', 'pg_ctl')))
