@@ -1,5 +1,6 @@
 // The statements of the reference server: the very text Pingward's repositories send (checked at the
 // start of every run by capturing what the repositories issue), with the parameters in the same order.
+import { MONITOR_DEFAULTS } from '../src/domain/vocabulary.ts'
 
 // The reads start from the request's API key, which they check (src/repositories/owner.ts): no row, the
 // key is gone (401); a row of nulls, no such monitor (404) or no monitors ([]).
@@ -19,9 +20,7 @@ export const CHECKS_SQL = `select c.id, m.id as monitor_id, c.is_up, c.status_co
 export const checksParams = (keyId: string, monitorId: string): unknown[] => [keyId, monitorId, 100]
 
 /** GET /monitors/{id}. */
-export const MONITOR_SQL = `select m.id, m.name, m.url, m.monitor_type, m.method, m.expected_status, m.interval_minutes,
-      m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.status, m.is_active, m.last_checked_at,
-      m.created_at, m.updated_at
+export const MONITOR_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.created_at, m.updated_at
     ${OWNER}
     left join "monitors" m on m.id = $2 and m.user_id = o.user_id and m.deleted_at is null`
 export const monitorParams = (keyId: string, monitorId: string): unknown[] => [keyId, monitorId]
@@ -52,11 +51,14 @@ export interface CreateBody {
 }
 
 export function insertParams (userId: string, body: CreateBody, now: Date): unknown[] {
-  const active = body.is_active ?? true
+  // The reference has no validation to apply the schema's defaults: it takes the same values directly.
+  const d = MONITOR_DEFAULTS
+  const active = body.is_active ?? d.is_active
   const at = now.toISOString()
   return [
-    userId, body.name.trim(), body.url, body.monitor_type ?? 'site', body.method ?? 'GET', body.expected_status ?? 200,
-    body.interval_minutes ?? 5, active, body.timeout_seconds ?? 10, body.failure_threshold ?? 2, body.recovery_threshold ?? 1,
+    userId, body.name.trim(), body.url, body.monitor_type ?? d.monitor_type, body.method ?? d.method, body.expected_status ?? d.expected_status,
+    body.interval_minutes ?? d.interval_minutes, active, body.timeout_seconds ?? d.timeout_seconds, body.failure_threshold ?? d.failure_threshold,
+    body.recovery_threshold ?? d.recovery_threshold,
     active ? 'pending' : 'paused', active ? at : null, at, at,
   ]
 }

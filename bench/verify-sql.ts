@@ -6,7 +6,7 @@ import * as schema from '../src/db/schema.ts'
 import type { Database } from '../src/db/client.ts'
 import { listOwnedChecks } from '../src/repositories/checks.ts'
 import { createMonitor, deleteMonitor, findMonitor, listMonitors } from '../src/repositories/monitors.ts'
-import type { CreateMonitor } from '../src/schemas/monitor.ts'
+import { withMonitorDefaults, type CreateMonitor } from '../src/schemas/monitor.ts'
 import { CHECKS_SQL, INSERT_SQL, LIST_SQL, MONITOR_SQL, POST_BODY } from './reference-sql.ts'
 import type { Seeded } from './seed.ts'
 
@@ -36,7 +36,7 @@ export async function verifyReferenceSql (url: string, seeded: Seeded): Promise<
     ]
     let createdId = ''
     const inserted = await capture(async () => {
-      createdId = (await createMonitor(db, seeded.writeUserId, POST_BODY as CreateMonitor, new Date())).id
+      createdId = (await createMonitor(db, seeded.writeUserId, withMonitorDefaults(POST_BODY as CreateMonitor), new Date())).id
     })
     await deleteMonitor(db, seeded.writeUserId, createdId, new Date())
     expected.push(['POST /monitors', INSERT_SQL, inserted])

@@ -3,8 +3,11 @@ import { parseArgs } from 'node:util'
 import { loadConfig } from './runtime/config.ts'
 import type { DatabaseHandle } from './db/client.ts'
 import { runMain } from './runtime/run-main.ts'
+import { createValidatorCompiler } from './http/validation.ts'
+import { API_KEY_SCOPES } from './domain/vocabulary.ts'
+import { CreateApiKeySchema, KEY_EXPIRY_MAX_DAYS, type CreateApiKey } from './schemas/api-key.ts'
 import { openMigratedDatabase } from './db/migrate.ts'
-import { createApiKey, deleteApiKey, listApiKeys, type ApiKeyScope } from './repositories/api-keys.ts'
+import { createApiKey, deleteApiKey, listApiKeys } from './repositories/api-keys.ts'
 import { createUser, findUserByEmail, setPasswordHash } from './repositories/users.ts'
 import { deleteSessionsOfUser } from './repositories/sessions.ts'
 import { hashPassword, passwordProblem } from './auth/passwords.ts'
@@ -46,23 +49,40 @@ async function userOrFail (handle: DatabaseHandle, email: string | undefined) {
   return user
 }
 
+// The command line's words for the rules of CreateApiKeySchema, by field.
+const KEY_FLAG_RULES: Record<string, string> = {
+  name: '--name must be 1-100 characters and not blank',
+  scope: `--scope must be ${API_KEY_SCOPES.join(' or ')}`,
+  expires_in_days: `--expires-in must be a whole number of days from 1 to ${KEY_EXPIRY_MAX_DAYS}`,
+}
+
+const validateKey = createValidatorCompiler()({ schema: CreateApiKeySchema, httpPart: 'body' }) as
+  ((input: unknown) => boolean) & { errors?: Array<{ instancePath: string, params: { missingProperty?: string } }> | null }
+
+function validKeyInput (input: Record<string, unknown>): CreateApiKey {
+  if (validateKey(input)) return input as CreateApiKey
+  const error = validateKey.errors![0]
+  const field = error.params.missingProperty ?? error.instancePath.split('/')[1]
+  throw new UsageError(KEY_FLAG_RULES[field] ?? `invalid ${field}`)
+}
+
 async function keysCreate (args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: { scope: { type: 'string', default: 'write' }, name: { type: 'string' }, 'expires-in': { type: 'string' } },
   })
-  const scope = values.scope as ApiKeyScope
-  if (scope !== 'read' && scope !== 'write') throw new UsageError('--scope must be read or write')
-  const days = values['expires-in'] === undefined ? undefined : Number(values['expires-in'])
-  if (days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= 3650)) {
-    throw new UsageError('--expires-in must be a whole number of days from 1 to 3650')
+  const input: Record<string, unknown> = { name: values.name ?? `key ${new Date().toISOString().slice(0, 10)}`, scope: values.scope }
+  if (values['expires-in'] !== undefined) {
+    input.expires_in_days = /^\s*-?\d+\s*$/.test(values['expires-in']) ? Number(values['expires-in']) : values['expires-in']
   }
+  // The API's own rules for a new key (the dashboard's form uses them too), worded for the command line.
+  const { scope, name, expires_in_days: days } = validKeyInput(input)
   await withDatabase(async (handle) => {
     const user = await userOrFail(handle, positionals[0])
     const { key, record } = await createApiKey(handle.db, {
       userId: user.id,
-      name: values.name ?? `key ${new Date().toISOString().slice(0, 10)}`,
+      name,
       scope,
       expiresAt: days ? new Date(Date.now() + days * 86_400_000) : null,
     })

@@ -12,7 +12,6 @@ import { childDatabase, runCli, testConfig, usingPostgres, type CliRun } from '.
 const KEY_LINE = /^sk_[0-9A-Za-z]{38}\n$/
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
 
-
 t.test('usage errors exit 2 with the usage on stderr, before touching any database', async (t) => {
   // A DATA_DIR that cannot be created: any command that opened the database would fail differently.
   const vars = { DATA_DIR: '/proc/pingward-cannot-be-here' }

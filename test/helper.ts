@@ -15,7 +15,8 @@ import { ConfigSchema, loadConfig, type Config } from '../src/runtime/config.ts'
 import type { Clock } from '../src/runtime/clock.ts'
 import { openDatabase, type DatabaseHandle } from '../src/db/client.ts'
 import { migrate } from '../src/db/migrate.ts'
-import { createApiKey, type ApiKeyScope } from '../src/repositories/api-keys.ts'
+import { createApiKey } from '../src/repositories/api-keys.ts'
+import type { ApiKeyScope } from '../src/domain/vocabulary.ts'
 import { createUser } from '../src/repositories/users.ts'
 
 /** All a helper needs of a tap test: somewhere to register cleanup. */

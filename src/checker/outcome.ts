@@ -1,5 +1,5 @@
 // The rules of status and incidents, as one pure function: previous state + check result -> new state.
-export type MonitorStatus = 'pending' | 'up' | 'down' | 'paused'
+import type { MonitorStatus } from '../domain/vocabulary.ts'
 
 export interface MonitorState {
   status: MonitorStatus

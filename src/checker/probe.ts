@@ -1,4 +1,5 @@
 // One HTTP(S) check of a monitor: pinned addresses, bounded time, bounded body, manual redirects, never throws.
+import type { HttpMethod } from '../domain/vocabulary.ts'
 import { performance } from 'node:perf_hooks'
 import { Agent, type Dispatcher } from 'undici'
 import { isPrivateAddress } from '../net/address-policy.ts'
@@ -7,7 +8,7 @@ import { describeNetworkError, oneLine } from './probe-errors.ts'
 
 export interface ProbeTarget {
   url: string
-  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS'
+  method: HttpMethod
   expectedStatus: number // 100-599
   timeoutSeconds: number // 1-60, for the WHOLE exchange incl. redirects and reading the body
 }

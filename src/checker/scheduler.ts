@@ -3,7 +3,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
 import { isDatabaseUnavailable } from '../db/unavailable.ts'
-import { claimDueMonitors, nextDueAt, recordCheck, releaseMonitors, type ClaimedMonitor } from '../repositories/scheduling.ts'
+import { claimDueMonitors, nextDueAt, releaseMonitors, type ClaimedMonitor } from '../repositories/scheduling.ts'
+import { recordCheck } from './record-check.ts'
 import type { Prober } from './probe.ts'
 
 export interface CheckerOptions {

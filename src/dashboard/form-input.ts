@@ -5,7 +5,7 @@ import type { FastifySchemaValidationError } from 'fastify'
 import { InvalidInputError } from '../domain/errors.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
-import { CreateMonitorSchema, UpdateMonitorSchema, type CreateMonitor, type UpdateMonitor } from '../schemas/monitor.ts'
+import { CreateMonitorSchema, UpdateMonitorSchema, type NewMonitor, type UpdateMonitor } from '../schemas/monitor.ts'
 import { createValidatorCompiler, firstFieldError, type FieldError } from '../http/validation.ts'
 
 export type FormFields = Record<string, string | undefined>
@@ -16,7 +16,7 @@ const compile = createValidatorCompiler()
 type Validate = ((data: unknown) => boolean) & { errors?: unknown }
 
 function validator<T> (schema: TSchema): (input: Record<string, unknown>) => FormResult<T> {
-  // The compiler the API uses for bodies: no coercion, no defaults, no dropped fields.
+  // The compiler the API uses for bodies: no coercion, no dropped fields, the schema's defaults applied.
   const validate = compile({ schema, httpPart: 'body' }) as Validate
   return (input) => {
     if (validate(input)) return { ok: true, value: input as T }
@@ -25,7 +25,7 @@ function validator<T> (schema: TSchema): (input: Record<string, unknown>) => For
   }
 }
 
-const validateCreateMonitor = validator<CreateMonitor>(CreateMonitorSchema)
+const validateCreateMonitor = validator<NewMonitor>(CreateMonitorSchema)
 const validateUpdateMonitor = validator<UpdateMonitor>(UpdateMonitorSchema)
 const validateCreateKey = validator<CreateApiKey>(CreateApiKeySchema)
 
@@ -65,7 +65,7 @@ function withTargetRule<T extends { url?: string }> (result: FormResult<T>, allo
   }
 }
 
-export function parseCreateMonitor (form: FormFields, allowPrivateTargets: boolean): FormResult<CreateMonitor> {
+export function parseCreateMonitor (form: FormFields, allowPrivateTargets: boolean): FormResult<NewMonitor> {
   return withTargetRule(validateCreateMonitor(monitorInputFromForm(form)), allowPrivateTargets)
 }
 

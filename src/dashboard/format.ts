@@ -1,7 +1,6 @@
 // How the dashboard writes times, durations, percentages and statuses, as text (never colour alone).
+import type { MonitorStatus } from '../domain/vocabulary.ts'
 import { html, type SafeHtml } from './html.ts'
-
-type MonitorStatus = 'pending' | 'up' | 'down' | 'paused'
 
 const STATUS_LABELS: Record<MonitorStatus, string> = { up: 'Up', down: 'Down', pending: 'Pending', paused: 'Paused' }
 

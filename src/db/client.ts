@@ -8,6 +8,8 @@ import * as schema from './schema.ts'
 import { lockDataDir } from './data-dir-lock.ts'
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
+/** A database or an open transaction on it. */
+export type Queryable = Pick<Database, 'select' | 'insert' | 'update'>
 
 export interface DatabaseHandle {
   db: Database

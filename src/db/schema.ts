@@ -1,10 +1,16 @@
 // Tables of Pingward (pg-core): one schema for PGlite and PostgreSQL, migrated by drizzle-kit.
 import { sql } from 'drizzle-orm'
-import { boolean, index, integer, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { MONITOR_DEFAULTS } from '../schemas/monitor-defaults.ts'
+import { boolean, check, index, integer, pgTable, smallint, text, timestamp, uniqueIndex, uuid, type PgColumn } from 'drizzle-orm/pg-core'
+import {
+  API_KEY_SCOPES, HTTP_METHODS, INCIDENT_STATUSES, MONITOR_DEFAULTS, MONITOR_STATUSES, MONITOR_TYPES,
+} from '../domain/vocabulary.ts'
 
 // Millisecond precision, so a timestamp read back as JSON can be sent again as a `before` cursor.
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 })
+
+/** A CHECK that the text column holds one of the vocabulary's values (src/domain/vocabulary.ts). */
+const oneOf = (name: string, column: PgColumn, values: readonly string[]) =>
+  check(name, sql`${column} in (${sql.raw(values.map((v) => `'${v}'`).join(', '))})`)
 
 export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -34,26 +40,29 @@ export const apiKeys = pgTable('api_keys', {
   // SHA-256 of the whole key, hex: the key itself is never stored.
   keyHash: text('key_hash').notNull().unique(),
   prefix: text('prefix').notNull(),
-  scope: text('scope', { enum: ['read', 'write'] }).notNull(),
+  scope: text('scope', { enum: API_KEY_SCOPES }).notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
   lastUsedAt: ts('last_used_at'),
   expiresAt: ts('expires_at'),
-}, (t) => [index('api_keys_user_idx').on(t.userId)])
+}, (t) => [
+  index('api_keys_user_idx').on(t.userId),
+  oneOf('api_keys_scope_check', t.scope, API_KEY_SCOPES),
+])
 
 export const monitors = pgTable('monitors', {
   id: uuid('id').primaryKey().defaultRandom(),
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
   name: text('name').notNull(),
   url: text('url').notNull(),
-  monitorType: text('monitor_type', { enum: ['site'] }).notNull().default(MONITOR_DEFAULTS.monitor_type),
-  method: text('method').notNull().default(MONITOR_DEFAULTS.method),
+  monitorType: text('monitor_type', { enum: MONITOR_TYPES }).notNull().default(MONITOR_DEFAULTS.monitor_type),
+  method: text('method', { enum: HTTP_METHODS }).notNull().default(MONITOR_DEFAULTS.method),
   expectedStatus: smallint('expected_status').notNull().default(MONITOR_DEFAULTS.expected_status),
   intervalMinutes: integer('interval_minutes').notNull().default(MONITOR_DEFAULTS.interval_minutes),
   isActive: boolean('is_active').notNull().default(MONITOR_DEFAULTS.is_active),
   timeoutSeconds: smallint('timeout_seconds').notNull().default(MONITOR_DEFAULTS.timeout_seconds),
   failureThreshold: smallint('failure_threshold').notNull().default(MONITOR_DEFAULTS.failure_threshold),
   recoveryThreshold: smallint('recovery_threshold').notNull().default(MONITOR_DEFAULTS.recovery_threshold),
-  status: text('status', { enum: ['pending', 'up', 'down', 'paused'] }).notNull().default('pending'),
+  status: text('status', { enum: MONITOR_STATUSES }).notNull().default('pending'),
   lastCheckedAt: ts('last_checked_at'),
   // Scheduling state of the checker: null while paused or deleted.
   nextCheckAt: ts('next_check_at').defaultNow(),
@@ -65,6 +74,9 @@ export const monitors = pgTable('monitors', {
 }, (t) => [
   index('monitors_user_created_idx').on(t.userId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
   index('monitors_due_idx').on(t.nextCheckAt).where(sql`${t.deletedAt} is null and ${t.isActive}`),
+  oneOf('monitors_monitor_type_check', t.monitorType, MONITOR_TYPES),
+  oneOf('monitors_method_check', t.method, HTTP_METHODS),
+  oneOf('monitors_status_check', t.status, MONITOR_STATUSES),
 ])
 
 export const checks = pgTable('checks', {
@@ -84,7 +96,7 @@ export const checks = pgTable('checks', {
 export const incidents = pgTable('incidents', {
   id: uuid('id').primaryKey().defaultRandom(),
   monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
-  status: text('status', { enum: ['open', 'resolved'] }).notNull().default('open'),
+  status: text('status', { enum: INCIDENT_STATUSES }).notNull().default('open'),
   cause: text('cause').notNull(),
   statusCode: smallint('status_code'),
   startedAt: ts('started_at').notNull(),
@@ -93,4 +105,5 @@ export const incidents = pgTable('incidents', {
   index('incidents_monitor_started_idx').on(t.monitorId, t.startedAt, t.id),
   // At most one open incident per monitor, enforced by the database.
   uniqueIndex('incidents_one_open_idx').on(t.monitorId).where(sql`${t.status} = 'open'`),
+  oneOf('incidents_status_check', t.status, INCIDENT_STATUSES),
 ])

@@ -12,6 +12,7 @@ import backgroundWritesPlugin from '../plugins/background-writes.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors, setNotFoundHandler } from '../plugins/errors.ts'
 import authPlugin from '../plugins/auth.ts'
 import rateLimitPlugin from '../plugins/rate-limit.ts'
+import schemasPlugin from '../plugins/schemas.ts'
 import openapiPlugin from '../plugins/openapi.ts'
 import healthRoutes from '../routes/health.ts'
 import monitorRoutes from '../routes/monitors.ts'
@@ -68,6 +69,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     redisPrefix: config.REDIS_PREFIX,
   })
   setNotFoundHandler(app)
+  await app.register(schemasPlugin)
   await app.register(openapiPlugin)
   await app.register(healthRoutes)
   await app.register(async (api) => {

@@ -2,10 +2,6 @@
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import { ErrorSchema } from '../schemas/common.ts'
-import { CheckSchema } from '../schemas/check.ts'
-import { IncidentSchema } from '../schemas/incident.ts'
-import { MonitorListItemSchema, MonitorSchema } from '../schemas/monitor.ts'
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
 
@@ -38,9 +34,7 @@ export default fp(async (app) => {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   })
 
-  for (const schema of [ErrorSchema, MonitorSchema, MonitorListItemSchema, CheckSchema, IncidentSchema]) app.addSchema(schema)
-
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true })
 
   app.get(OPENAPI_PATH, { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger())
-}, { name: 'openapi', fastify: '5.x' })
+}, { name: 'openapi', fastify: '5.x', dependencies: ['schemas'] })

@@ -1,11 +1,11 @@
 // API key data access: create (returns the key once), look up by hash, list, delete, last use.
+import type { ApiKeyScope } from '../domain/vocabulary.ts'
 import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { preparedPerDatabase } from '../db/prepared.ts'
 import { apiKeys } from '../db/schema.ts'
 import { generateApiKey, hashApiKey, keyPrefix } from '../auth/keys.ts'
 
-export type ApiKeyScope = 'read' | 'write'
 export type ApiKeyRecord = Omit<typeof apiKeys.$inferSelect, 'keyHash'>
 
 /** What a request needs to know about the key it carries. */

@@ -1,12 +1,10 @@
 // Incident data access: list a monitor's incidents and resolve the open one.
 import { and, desc, eq, lt } from 'drizzle-orm'
-import type { Database } from '../db/client.ts'
+import type { Database, Queryable } from '../db/client.ts'
 import { incidents } from '../db/schema.ts'
 import type { Incident } from '../schemas/incident.ts'
 
 type IncidentRow = typeof incidents.$inferSelect
-/** A database or an open transaction on it. */
-type Queryable = Pick<Database, 'select' | 'insert' | 'update'>
 
 export function toIncident (row: IncidentRow): Incident {
   return {

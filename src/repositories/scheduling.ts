@@ -1,14 +1,13 @@
-// Checker data access: claim due monitors (a lease), record a check with its consequences, release leases.
+// Checker data access: claim due monitors (a lease), the rows a recorded check writes, release leases.
+import type { HttpMethod } from '../domain/vocabulary.ts'
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
-import { rowsOf, type Database } from '../db/client.ts'
+import { rowsOf, type Database, type Queryable } from '../db/client.ts'
 import { checks, monitors } from '../db/schema.ts'
-import { decideOutcome, type MonitorStatus } from '../checker/outcome.ts'
-import { openIncident, resolveOpenIncident } from './incidents.ts'
 
 export interface ClaimedMonitor {
   id: string
   url: string
-  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS'
+  method: HttpMethod
   expectedStatus: number
   timeoutSeconds: number
   /** When the check was due; lateness is the probe's start minus this. */
@@ -16,6 +15,8 @@ export interface ClaimedMonitor {
   /** The lease: next_check_at while this worker holds the monitor. */
   leaseUntil: Date
 }
+
+type MonitorRow = typeof monitors.$inferSelect
 
 export interface CheckResult {
   isUp: boolean
@@ -53,35 +54,31 @@ export async function claimDueMonitors (db: Database, now: Date, limit: number, 
   }))
 }
 
-/**
- * Records a check in one transaction: the check row, the monitor's status, counters, last check and
- * next check, and the incident it opens or resolves. A monitor paused or deleted meanwhile is left alone.
- */
-export async function recordCheck (db: Database, monitorId: string, result: CheckResult, confirmDelayMs: number): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const [monitor] = await tx.select().from(monitors)
-      .where(and(eq(monitors.id, monitorId), isNull(monitors.deletedAt), eq(monitors.isActive, true)))
-      .for('update')
-    if (!monitor) return false
-    await tx.insert(checks).values({ monitorId, ...result })
-    const outcome = decideOutcome({ ...monitor, status: monitor.status as MonitorStatus }, result.isUp, confirmDelayMs)
-    await tx.update(monitors).set({
-      status: outcome.status,
-      consecutiveFailures: outcome.consecutiveFailures,
-      consecutiveSuccesses: outcome.consecutiveSuccesses,
-      lastCheckedAt: result.checkedAt,
-      nextCheckAt: new Date(result.checkedAt.getTime() + outcome.nextCheckInMs),
-    }).where(eq(monitors.id, monitorId))
-    if (outcome.incident === 'open') {
-      // The incident starts at the first failing check of this run of failures.
-      const [first] = await tx.select().from(checks).where(eq(checks.monitorId, monitorId))
-        .orderBy(desc(checks.checkedAt), desc(checks.id)).offset(outcome.consecutiveFailures - 1).limit(1)
-      await openIncident(tx, monitorId, { cause: first.errorMessage ?? 'check failed', statusCode: first.statusCode, startedAt: first.checkedAt })
-    } else if (outcome.incident === 'resolve') {
-      await resolveOpenIncident(tx, monitorId, result.checkedAt)
-    }
-    return true
-  })
+/** The state of an active, live monitor, locked FOR UPDATE for the rest of the transaction; undefined when paused or deleted. */
+export async function lockActiveMonitor (tx: Queryable, monitorId: string): Promise<MonitorRow | undefined> {
+  const [monitor] = await tx.select().from(monitors)
+    .where(and(eq(monitors.id, monitorId), isNull(monitors.deletedAt), eq(monitors.isActive, true)))
+    .for('update')
+  return monitor
+}
+
+export async function insertCheck (tx: Queryable, monitorId: string, result: CheckResult): Promise<void> {
+  await tx.insert(checks).values({ monitorId, ...result })
+}
+
+/** The monitor's status, counters, last check and next check after a recorded check. */
+export async function saveCheckState (
+  tx: Queryable, monitorId: string,
+  state: Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'lastCheckedAt' | 'nextCheckAt'>
+): Promise<void> {
+  await tx.update(monitors).set(state).where(eq(monitors.id, monitorId))
+}
+
+/** The `n`-th newest check of a monitor (1 is the newest). */
+export async function nthNewestCheck (tx: Queryable, monitorId: string, n: number) {
+  const [check] = await tx.select().from(checks).where(eq(checks.monitorId, monitorId))
+    .orderBy(desc(checks.checkedAt), desc(checks.id)).offset(n - 1).limit(1)
+  return check
 }
 
 /** Gives back leases of checks that were abandoned (shutdown), so that any worker checks them at once. */

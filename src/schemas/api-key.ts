@@ -1,7 +1,8 @@
 // The rules of a new API key (name, scope, optional expiry in days): used by the dashboard's Settings, API Keys form.
 import { Type, type Static } from '@sinclair/typebox'
+import { API_KEY_SCOPES } from '../domain/vocabulary.ts'
+import { StringEnum } from './common.ts'
 
-export const API_KEY_SCOPES = ['read', 'write'] as const
 export const KEY_EXPIRY_MAX_DAYS = 3650
 
 export const CreateApiKeySchema = Type.Object({
@@ -12,11 +13,7 @@ export const CreateApiKeySchema = Type.Object({
     'x-error-message': 'must be 1-100 characters and not blank',
     description: 'What the key is for, to tell keys apart',
   }),
-  scope: Type.Unsafe<typeof API_KEY_SCOPES[number]>({
-    type: 'string',
-    enum: [...API_KEY_SCOPES],
-    description: '`read` may only GET; `write` may do everything',
-  }),
+  scope: StringEnum(API_KEY_SCOPES, { description: '`read` may only GET; `write` may do everything' }),
   expires_in_days: Type.Optional(Type.Integer({
     minimum: 1,
     maximum: KEY_EXPIRY_MAX_DAYS,

@@ -7,6 +7,10 @@ export const Uuid = (description: string) =>
 export const Timestamp = (description: string) =>
   Type.String({ format: 'date-time', description, examples: ['2026-11-21T09:30:00.000Z'] })
 
+/** A string that is one of `values` (a vocabulary of src/domain/vocabulary.ts), typed as their union. */
+export const StringEnum = <T extends string>(values: readonly T[], options: object = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
+
 /** `T | null` as a JSON Schema type array: valid OpenAPI 3.1, and fast for the serializer. */
 export function Nullable<T extends TSchema> (schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] })

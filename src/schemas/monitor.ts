@@ -1,13 +1,8 @@
 // Monitor schemas: the full record, the list item, and the create and update bodies.
 import { Type, type Static } from '@sinclair/typebox'
-import { Envelope, Nullable, Timestamp, Uuid } from './common.ts'
-import { MONITOR_DEFAULTS } from './monitor-defaults.ts'
-
-export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
-export const MONITOR_STATUSES = ['pending', 'up', 'down', 'paused'] as const
-
-const enumOf = <T extends string>(values: readonly T[], options: object) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
+import { Value } from '@sinclair/typebox/value'
+import { HTTP_METHODS, MONITOR_DEFAULTS, MONITOR_STATUSES, MONITOR_TYPES } from '../domain/vocabulary.ts'
+import { Envelope, Nullable, StringEnum, Timestamp, Uuid } from './common.ts'
 
 // The writable fields, without defaults: create adds them, update must not.
 const writable = {
@@ -28,8 +23,8 @@ const writable = {
     description: 'Absolute http(s) URL that is checked. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets',
     examples: ['https://example.com/health'],
   }),
-  monitor_type: enumOf(['site'], { description: 'Kind of check: `site` is an HTTP(S) request' }),
-  method: enumOf(HTTP_METHODS, { description: 'HTTP method of the check' }),
+  monitor_type: StringEnum(MONITOR_TYPES, { description: 'Kind of check: `site` is an HTTP(S) request' }),
+  method: StringEnum(HTTP_METHODS, { description: 'HTTP method of the check' }),
   expected_status: Type.Integer({ minimum: 100, maximum: 599, description: 'HTTP status that counts as up' }),
   interval_minutes: Type.Integer({ minimum: 1, maximum: 1440, description: 'Minutes between checks' }),
   is_active: Type.Boolean({ description: 'False pauses checking' }),
@@ -70,7 +65,7 @@ const listFields = {
   name: Type.String({ description: 'Display name' }),
   url: Type.String({ description: 'Address that is checked' }),
   monitor_type: writable.monitor_type,
-  status: enumOf(MONITOR_STATUSES, {
+  status: StringEnum(MONITOR_STATUSES, {
     description: '`pending` until the first check after creation or re-activation, then `up` or `down`; `paused` while `is_active` is false',
   }),
   is_active: writable.is_active,
@@ -101,4 +96,9 @@ export const MonitorListEnvelope = Envelope(Type.Array(Type.Ref(MonitorListItemS
 export type Monitor = Static<typeof MonitorSchema>
 export type MonitorListItem = Static<typeof MonitorListItemSchema>
 export type CreateMonitor = Static<typeof CreateMonitorSchema>
+/** A create body after validation, which applied the schema's defaults: every field is there. */
+export type NewMonitor = Required<CreateMonitor>
+
+/** The schema's defaults applied to a create body, for monitors made outside a request (tests, bench). */
+export const withMonitorDefaults = (input: CreateMonitor): NewMonitor => Value.Default(CreateMonitorSchema, { ...input }) as NewMonitor
 export type UpdateMonitor = Static<typeof UpdateMonitorSchema>

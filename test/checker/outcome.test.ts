@@ -1,6 +1,7 @@
 // The status and incident rules, exhaustively, without a database or a clock.
 import t from 'tap'
-import { decideOutcome, type MonitorState, type MonitorStatus } from '../../src/checker/outcome.ts'
+import { decideOutcome, type MonitorState } from '../../src/checker/outcome.ts'
+import type { MonitorStatus } from '../../src/domain/vocabulary.ts'
 
 const CONFIRM = 30_000
 const state = (overrides: Partial<MonitorState> = {}): MonitorState => ({

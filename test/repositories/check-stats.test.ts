@@ -1,4 +1,5 @@
 // Dashboard check summaries: the newest checks of every monitor in one query, and uptime windows.
+import { withMonitorDefaults } from '../../src/schemas/monitor.ts'
 import t from 'tap'
 import { recentChecksByMonitor, uptimeSummary } from '../../src/repositories/check-stats.ts'
 import { insertChecks } from '../../src/repositories/checks.ts'
@@ -11,10 +12,10 @@ t.test('recent checks per monitor and uptime', async (t) => {
   const { app } = await buildTestApp(t)
   const user = await createUser(app.db, 'stats@example.com')
   const other = await createUser(app.db, 'other@example.com')
-  const a = await createMonitor(app.db, user.id, { name: 'a', url: 'https://a.example.com' }, now)
-  const b = await createMonitor(app.db, user.id, { name: 'b', url: 'https://b.example.com' }, now)
-  const gone = await createMonitor(app.db, user.id, { name: 'gone', url: 'https://gone.example.com' }, now)
-  const theirs = await createMonitor(app.db, other.id, { name: 'x', url: 'https://x.example.com' }, now)
+  const a = await createMonitor(app.db, user.id, withMonitorDefaults({ name: 'a', url: 'https://a.example.com' }), now)
+  const b = await createMonitor(app.db, user.id, withMonitorDefaults({ name: 'b', url: 'https://b.example.com' }), now)
+  const gone = await createMonitor(app.db, user.id, withMonitorDefaults({ name: 'gone', url: 'https://gone.example.com' }), now)
+  const theirs = await createMonitor(app.db, other.id, withMonitorDefaults({ name: 'x', url: 'https://x.example.com' }), now)
   const at = (minutes: number) => new Date(now.getTime() - minutes * 60_000)
   await insertChecks(app.db, [
     ...Array.from({ length: 30 }, (_, i) => ({ monitorId: a.id, isUp: i % 10 !== 0, statusCode: 200, responseTimeMs: i, checkedAt: at(30 - i) })),

@@ -1,6 +1,6 @@
 // The monitor form of the dashboard (create on the monitors page, edit on its own page).
-import { MONITOR_DEFAULTS } from '../../schemas/monitor-defaults.ts'
-import { HTTP_METHODS, type Monitor } from '../../schemas/monitor.ts'
+import { HTTP_METHODS, MONITOR_DEFAULTS } from '../../domain/vocabulary.ts'
+import type { Monitor } from '../../schemas/monitor.ts'
 import type { FieldError } from '../../http/validation.ts'
 import type { FormFields } from '../form-input.ts'
 import { checkboxField, errorSummary, inputField, selectField } from './forms.ts'

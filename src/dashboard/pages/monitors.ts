@@ -1,6 +1,7 @@
 // The monitors page: every monitor with its status, last check and a sparkline; add, edit, pause, delete.
 // Built for 1,000 monitors: one row is small, and the per-row actions share one hidden form (one CSRF field).
-import { MONITOR_STATUSES, type MonitorListItem } from '../../schemas/monitor.ts'
+import { MONITOR_STATUSES } from '../../domain/vocabulary.ts'
+import type { MonitorListItem } from '../../schemas/monitor.ts'
 import type { SparkPoint } from '../../repositories/check-stats.ts'
 import { sparkline } from '../charts.ts'
 import type { FormFields } from '../form-input.ts'

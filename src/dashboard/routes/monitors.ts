@@ -16,14 +16,15 @@ import {
   createMonitor, deleteMonitor, findMonitor, listMonitors, updateMonitor,
 } from '../../repositories/monitors.ts'
 import { MonitorIdParams, Timestamp } from '../../schemas/common.ts'
-import { MONITOR_STATUSES } from '../../schemas/monitor.ts'
+import { MONITOR_STATUSES, type MonitorStatus } from '../../domain/vocabulary.ts'
+import { StringEnum } from '../../schemas/common.ts'
 
 const INCIDENTS_SHOWN = 50
 
 const notFound = () => new HttpError(404, 'There is no such monitor, or it is not yours.')
 
 const ListQuery = Type.Object({
-  status: Type.Optional(Type.Unsafe<typeof MONITOR_STATUSES[number]>({ type: 'string', enum: [...MONITOR_STATUSES] })),
+  status: Type.Optional(StringEnum(MONITOR_STATUSES)),
   notice: Type.Optional(Type.String({ maxLength: 40 })),
 })
 const MonitorQuery = Type.Object({
@@ -37,7 +38,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
 
   async function renderList (
     request: FastifyRequest, reply: FastifyReply,
-    options: { status?: typeof MONITOR_STATUSES[number], notice?: string, values?: FormFields, error?: ReturnType<typeof parseCreateMonitor> }
+    options: { status?: MonitorStatus, notice?: string, values?: FormFields, error?: ReturnType<typeof parseCreateMonitor> }
   ) {
     const userId = userOf(request)
     // Two queries whatever the number of monitors: the list, and every sparkline at once.

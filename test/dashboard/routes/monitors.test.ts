@@ -1,5 +1,6 @@
 // Dashboard monitor pages through app.inject: the API's validation messages next to the field, create, edit,
 // pause, resume, delete, the monitor page's numbers, other users' monitors as 404, and 1,000 monitors.
+import { withMonitorDefaults } from '../../../src/schemas/monitor.ts'
 import t from 'tap'
 import { insertChecks } from '../../../src/repositories/checks.ts'
 import { openIncident, resolveOpenIncident } from '../../../src/repositories/incidents.ts'
@@ -82,7 +83,7 @@ t.test('edit, pause, resume and delete, only for the owner', async (t) => {
   const { app } = await buildTestApp(t)
   const browser = await signedIn(app)
   const other = await signedIn(app)
-  const monitor = await createMonitor(app.db, browser.user.id, { name: 'Mine <b>', url: 'https://example.com' }, new Date())
+  const monitor = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'Mine <b>', url: 'https://example.com' }), new Date())
 
   const edit = await browser.get(`/monitors/${monitor.id}/edit`)
   t.equal(edit.statusCode, 200)
@@ -133,7 +134,7 @@ t.test('the monitor page: uptime over 24 hours and 7 days, the chart, incidents 
   const now = new Date('2026-11-21T12:00:00.000Z')
   const { app } = await buildTestApp(t, { clock: () => now })
   const browser = await signedIn(app)
-  const monitor = await createMonitor(app.db, browser.user.id, { name: 'API', url: 'https://api.example.com' }, now)
+  const monitor = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'API', url: 'https://api.example.com' }), now)
   const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000)
   // Last 24 h: 3 up, 1 down. Before that, within 7 days: 4 down. Older than 7 days: ignored.
   await insertChecks(app.db, [
@@ -159,7 +160,7 @@ t.test('the monitor page: uptime over 24 hours and 7 days, the chart, incidents 
   t.match(body, '<td>503</td><td>40 ms</td><td>expected status 200, got 503</td>')
   t.notMatch(body, 'Older checks', 'fewer checks than a page')
 
-  const quiet = await createMonitor(app.db, browser.user.id, { name: 'Quiet', url: 'https://quiet.example.com' }, now)
+  const quiet = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'Quiet', url: 'https://quiet.example.com' }), now)
   const empty = (await browser.get(`/monitors/${quiet.id}`)).body
   t.match(empty, 'No checks yet: the chart appears after the first check.')
   t.match(empty, 'No incidents: this monitor has not been down.')
@@ -170,9 +171,9 @@ t.test('the monitors page: statuses as text, sparklines, filters, problems first
   const now = new Date('2026-11-21T12:00:00.000Z')
   const { app } = await buildTestApp(t, { clock: () => now })
   const browser = await signedIn(app)
-  const up = await createMonitor(app.db, browser.user.id, { name: 'b up', url: 'https://up.example.com' }, now)
-  const down = await createMonitor(app.db, browser.user.id, { name: 'z down', url: 'https://down.example.com' }, now)
-  await createMonitor(app.db, browser.user.id, { name: 'a paused', url: 'https://p.example.com', is_active: false }, now)
+  const up = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'b up', url: 'https://up.example.com' }), now)
+  const down = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'z down', url: 'https://down.example.com' }), now)
+  await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'a paused', url: 'https://p.example.com', is_active: false }), now)
   await app.db.update(monitors).set({ status: 'down' }).where((await import('drizzle-orm')).eq(monitors.id, down.id))
   await insertChecks(app.db, Array.from({ length: 25 }, (_, i) => ({
     monitorId: up.id, isUp: i !== 20, statusCode: 200, responseTimeMs: 100 + i, checkedAt: new Date(now.getTime() - (25 - i) * 60_000),

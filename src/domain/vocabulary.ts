@@ -1,0 +1,42 @@
+// The closed vocabularies and the monitor defaults, each written once: the TypeBox schemas, the table
+// definitions (text columns with a CHECK constraint), the checker and the dashboard all take them from here.
+
+/** Kinds of monitor: `site` is an HTTP(S) request. */
+export const MONITOR_TYPES = ['site'] as const
+export type MonitorType = typeof MONITOR_TYPES[number]
+
+/** Methods a `site` monitor may send. */
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+export type HttpMethod = typeof HTTP_METHODS[number]
+
+/** A monitor's status: `pending` until its first check, `paused` while inactive. */
+export const MONITOR_STATUSES = ['pending', 'up', 'down', 'paused'] as const
+export type MonitorStatus = typeof MONITOR_STATUSES[number]
+
+export const INCIDENT_STATUSES = ['open', 'resolved'] as const
+export type IncidentStatus = typeof INCIDENT_STATUSES[number]
+
+/** `read` keys may only GET; `write` keys may do everything. */
+export const API_KEY_SCOPES = ['read', 'write'] as const
+export type ApiKeyScope = typeof API_KEY_SCOPES[number]
+
+/** Defaults of a new monitor's optional fields: the create schema's defaults and the columns' defaults. */
+export const MONITOR_DEFAULTS = {
+  monitor_type: 'site',
+  method: 'GET',
+  expected_status: 200,
+  interval_minutes: 5,
+  is_active: true,
+  timeout_seconds: 10,
+  failure_threshold: 2,
+  recovery_threshold: 1,
+} as const satisfies {
+  monitor_type: MonitorType
+  method: HttpMethod
+  expected_status: number
+  interval_minutes: number
+  is_active: boolean
+  timeout_seconds: number
+  failure_threshold: number
+  recovery_threshold: number
+}

@@ -1,0 +1,14 @@
+// The shared schemas that routes refer to by $id (Type.Ref): registered once, for validation and
+// serialization, whether or not the OpenAPI document is served (it names its components after them).
+import fp from 'fastify-plugin'
+import { ErrorSchema } from '../schemas/common.ts'
+import { CheckSchema } from '../schemas/check.ts'
+import { IncidentSchema } from '../schemas/incident.ts'
+import { MonitorListItemSchema, MonitorSchema } from '../schemas/monitor.ts'
+
+/** Every schema with an $id that a route's schema refers to. */
+export const SHARED_SCHEMAS = [ErrorSchema, MonitorSchema, MonitorListItemSchema, CheckSchema, IncidentSchema]
+
+export default fp(async (app) => {
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
+}, { name: 'schemas', fastify: '5.x' })
