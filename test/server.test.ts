@@ -14,7 +14,6 @@ interface Server {
   exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }>
 }
 
-
 function startServer (t: { teardown: (fn: () => unknown) => void }, vars: Record<string, string>): Server {
   const child = spawnPingward('src/server.ts', [], { HOST: '127.0.0.1', PORT: '0', CHECKER: 'off', LOG_LEVEL: 'info', ...vars })
   let stdout = ''

@@ -44,8 +44,14 @@ t.test('status moves pending -> up -> down -> up with an incident opened and res
   t.match(await get(m.id), { status: 'down', last_checked_at: iso(90) })
   const [open] = await get(`${m.id}/incidents`)
   t.same(open, {
-    id: open.id, monitor_id: m.id, status: 'open', cause: 'expected status 200, got 503', status_code: 503,
-    started_at: iso(60), resolved_at: null, duration_seconds: null,
+    id: open.id,
+    monitor_id: m.id,
+    status: 'open',
+    cause: 'expected status 200, got 503',
+    status_code: 503,
+    started_at: iso(60),
+    resolved_at: null,
+    duration_seconds: null,
   })
 
   at(150)
@@ -129,8 +135,13 @@ t.test('stop() abandons a hanging probe within the grace period and gives its sl
   at(0)
   const m = await makeMonitor(app, auth, { url: hanging, timeout_seconds: 60 })
   const checker = new Checker({
-    db: app.db, clock: () => new Date('2026-11-21T10:00:00.000Z'), log: app.log, prober: createProber({ allowPrivateTargets: true }),
-    concurrency: 5, confirmDelayMs: 30_000, stopGraceMs: 200,
+    db: app.db,
+    clock: () => new Date('2026-11-21T10:00:00.000Z'),
+    log: app.log,
+    prober: createProber({ allowPrivateTargets: true }),
+    concurrency: 5,
+    confirmDelayMs: 30_000,
+    stopGraceMs: 200,
   })
   t.equal(await checker.tick(), 1)
   await checker.stop()
@@ -138,8 +149,13 @@ t.test('stop() abandons a hanging probe within the grace period and gives its sl
   t.equal((await request(app, auth, { url: `/api/v1/monitors/${m.id}/checks` })).json().data.length, 0,
     'nothing recorded: stop() abandoned the probe instead of waiting for it')
   const again = new Checker({
-    db: app.db, clock: () => new Date('2026-11-21T10:00:00.000Z'), log: app.log, prober: createProber({ allowPrivateTargets: true }),
-    concurrency: 5, confirmDelayMs: 30_000, stopGraceMs: 200,
+    db: app.db,
+    clock: () => new Date('2026-11-21T10:00:00.000Z'),
+    log: app.log,
+    prober: createProber({ allowPrivateTargets: true }),
+    concurrency: 5,
+    confirmDelayMs: 30_000,
+    stopGraceMs: 200,
   })
   t.equal(await again.tick(), 1, 'the abandoned monitor is due again at once')
   await again.stop()

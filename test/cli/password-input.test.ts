@@ -6,7 +6,6 @@ import { createSession } from '../../src/repositories/sessions.ts'
 import { findUserByEmail } from '../../src/repositories/users.ts'
 import { childDatabase, runCli } from '../helper.ts'
 
-
 t.test('users password sets the dashboard password from stdin', async (t) => {
   const vars = await childDatabase(t, 'pingward-cli-password-')
   // Opened only between CLI runs: on PGlite one process at a time holds the directory.

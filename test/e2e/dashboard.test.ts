@@ -45,7 +45,7 @@ t.test('a person runs Pingward from the dashboard, without curl', { skip }, asyn
   t.teardown(() => browser.close())
   await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
   const page: Page = browser.pages()[0] ?? await browser.newPage()
-  page.on('dialog', (dialog) => { void dialog.accept() })
+  page.on('dialog', (dialog) => dialog.accept())
   const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
   const heading = () => page.locator('h1').textContent()
 

@@ -36,7 +36,7 @@ function raw (port: number, chunks: Array<string | Buffer>): Promise<RawResponse
     socket.on('connect', async () => {
       for (const chunk of chunks) {
         if (socket.destroyed) return
-        await new Promise<void>((done) => socket.write(chunk, () => done()))
+        await new Promise<void>((resolve) => socket.write(chunk, () => resolve()))
       }
     })
   })

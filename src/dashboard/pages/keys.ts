@@ -1,4 +1,5 @@
 // Settings, then API Keys: create a key (shown once, with a copy button), list keys, delete (revoke) them.
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../domain/vocabulary.ts'
 import type { ApiKeyRecord } from '../../repositories/api-keys.ts'
 import { KEY_EXPIRY_MAX_DAYS } from '../../schemas/api-key.ts'
 import type { FieldError } from '../../http/validation.ts'
@@ -9,10 +10,12 @@ import { html, type SafeHtml } from '../html.ts'
 import { csrfField, page, type PageContext } from './layout.ts'
 
 const KEY_LABELS: Record<string, string> = { name: 'Name', scope: 'Scope', expires_in_days: 'Expires in (days)' }
-const SCOPE_OPTIONS = [
-  { value: 'read', label: 'Read: list and view only' },
-  { value: 'write', label: 'Write: also create, change and delete' },
-]
+// A label for every scope of the vocabulary (the Record's type makes a missing one a compile error).
+const SCOPE_NAMES: Record<ApiKeyScope, { short: string, long: string }> = {
+  read: { short: 'Read', long: 'Read: list and view only' },
+  write: { short: 'Write', long: 'Write: also create, change and delete' },
+}
+const SCOPE_OPTIONS = API_KEY_SCOPES.map((scope) => ({ value: scope, label: SCOPE_NAMES[scope].long }))
 
 function newKeyPanel (key: string, record: ApiKeyRecord): SafeHtml {
   return html`<section class="new-key" aria-labelledby="new-key-title" tabindex="-1" id="new-key">
@@ -32,7 +35,7 @@ function keyRows (keys: ApiKeyRecord[], csrfToken: string, now: Date): SafeHtml 
   return html`<form id="key-action" method="post" hidden>${csrfField(csrfToken)}</form>
 <div class="table-wrap"><table class="keys"><caption class="vh">Your API keys</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
-<tbody>${keys.map((k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${k.scope === 'write' ? 'Write' : 'Read'}</td>
+<tbody>${keys.map((k) => html`<tr><td>${k.name}</td><td><code>${k.prefix}…</code></td><td>${SCOPE_NAMES[k.scope].short}</td>
 <td>${timeTag(k.createdAt)}</td><td>${timeTag(k.lastUsedAt)}</td>
 <td>${k.expiresAt && k.expiresAt <= now ? html`<span class="st st-down">Expired</span>` : timeTag(k.expiresAt)}</td>
 <td><button form="key-action" formaction="/settings/api-keys/${k.id}/delete" class="danger" data-confirm="Delete the key ${k.name}? Requests with it are refused at once." aria-label="Delete key ${k.name}">Delete</button></td></tr>`)}</tbody></table></div>`
