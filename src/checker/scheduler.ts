@@ -151,4 +151,3 @@ function sleepUnlessAborted (ms: number, signal: AbortSignal): Promise<boolean> 
     signal.addEventListener('abort', onAbort, { once: true })
   })
 }
-

@@ -85,4 +85,3 @@ export function clientErrorHandler (this: { log: FastifyRequest['log'] }, err: E
   }
   socket.destroy(err)
 }
-

@@ -46,7 +46,7 @@ t.test('at most one open incident per monitor, whatever asks for a second', asyn
   t.equal(await count('incidents'), 1)
   await t.rejects(
     app.db.execute(sql`insert into incidents (monitor_id, cause, started_at) values (${monitor.id}, 'direct', now())`),
-    'the unique index refuses a second open incident even outside the repository',
+    'the unique index refuses a second open incident even outside the repository'
   )
 })
 

@@ -4,14 +4,14 @@
 'use strict'
 
 document.addEventListener('click', function (event) {
-  var target = event.target instanceof Element ? event.target.closest('button') : null
+  const target = event.target instanceof Element ? event.target.closest('button') : null
   if (!target) return
 
-  var copyId = target.getAttribute('data-copy')
+  const copyId = target.getAttribute('data-copy')
   if (copyId) {
-    var input = document.getElementById(copyId)
-    var status = document.querySelector('.copy-status')
-    var done = function (ok) {
+    const input = document.getElementById(copyId)
+    const status = document.querySelector('.copy-status')
+    const done = function (ok) {
       if (status) status.textContent = ok ? 'Copied to the clipboard.' : 'Could not copy: select the key and copy it yourself.'
     }
     input.focus()
@@ -24,12 +24,12 @@ document.addEventListener('click', function (event) {
     return
   }
 
-  var question = target.getAttribute('data-confirm')
+  const question = target.getAttribute('data-confirm')
   if (question && !window.confirm(question)) event.preventDefault()
 })
 
 // After a key is created, move focus to it so that keyboard and screen-reader users land on it.
 document.addEventListener('DOMContentLoaded', function () {
-  var panel = document.getElementById('new-key')
+  const panel = document.getElementById('new-key')
   if (panel) panel.focus()
 })
