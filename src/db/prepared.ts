@@ -1,14 +1,13 @@
 // Statements of the API's hot paths, built once per database and sent as prepared statements.
-import { PgDialect } from 'drizzle-orm/pg-core'
-import { is, Placeholder, type SQL } from 'drizzle-orm'
+import { PgDialect, type PgTable } from 'drizzle-orm/pg-core'
+import { getTableColumns, getTableName, is, Placeholder, sql, type SQL } from 'drizzle-orm'
 import type { Database } from './client.ts'
 
 /**
  * Wraps a function that builds a drizzle prepared query (with `sql.placeholder`s) so that it is built
- * once per database. Building a query costs more CPU than a primary-key lookup in PostgreSQL: bench/
- * measured drizzle's query building as the largest part of GET /monitors/{id}. The values of
- * placeholders in a where clause (or wrapped in sql``) skip drizzle's column mapping: times go as ISO
- * text, not Date.
+ * once per database: building a query costs more CPU than a primary-key lookup in PostgreSQL
+ * (bench/results.md, "Measurements behind the source"). The values of placeholders in a where clause (or
+ * wrapped in sql``) skip drizzle's column mapping: times go as ISO text, not Date.
  */
 export function preparedPerDatabase<T> (build: (db: Database) => T): (db: Database) => T {
   const statements = new WeakMap<Database, T>()
@@ -36,9 +35,9 @@ type Client = { unsafe: (text: string, params: unknown[]) => Promise<unknown> } 
 /**
  * Plain SQL (drizzle's sql`` with sql.placeholder()s) turned into text once per database, and run on
  * drizzle's own client (db.$client: on PostgreSQL the preparing, gated one of client.ts) without its
- * prepared-query layers. bench/ measured building the text of an sql`` on every request at ~10 µs, and
- * drizzle's execute() (placeholders, tracing spans, cache, three nested promises) at ~5 µs of the ~230
- * of GET /monitors/{id}: both are per request on the API's hottest reads.
+ * prepared-query layers (placeholders, tracing spans, cache, nested promises): on the API's hottest
+ * reads both the text's building and those layers were a measurable share of each request
+ * (bench/results.md, "Measurements behind the source").
  */
 export function preparedSql (name: string, build: () => SQL): (db: Database) => PreparedSql {
   return preparedPerDatabase((db) => {
@@ -53,4 +52,19 @@ export function preparedSql (name: string, build: () => SQL): (db: Database) => 
       ? { execute: (values) => client.unsafe(text, valuesOf(values)) }
       : { execute: (values) => client.query(text, valuesOf(values), PGLITE_TEXT_TIMES) }
   })
+}
+
+/**
+ * `m.id, m.name, ...`: the select list of a plain-SQL read, one column of `table` (alias `alias`) per
+ * field of the API's schema, in the schema's order, so that the rows come back with the API's field
+ * names and no read lists its fields by hand. `from` gives a field its own expression (`{ monitor_id:
+ * 'm.id' }` makes `m.id as monitor_id`); any other field must be a column of the table.
+ */
+export function selectList (alias: string, table: PgTable, fields: readonly string[], from: Record<string, string> = {}): SQL {
+  const columns = new Set(Object.values(getTableColumns(table)).map((column) => column.name))
+  return sql.raw(fields.map((field) => {
+    if (field in from) return `${from[field]} as ${field}`
+    if (!columns.has(field)) throw new Error(`selectList: ${getTableName(table)} has no column ${field}`)
+    return `${alias}.${field}`
+  }).join(', '))
 }

@@ -3,18 +3,25 @@
 // scope (403). Keys seen valid are remembered, but a remembered key is never trusted alone: see below.
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import { ApiKeyGoneError } from '../domain/errors.ts'
 import { HttpError } from '../http/error-catalog.ts'
 import { isWellFormedKey } from '../auth/keys.ts'
 import { findActiveKey, lastUseIsStale, touchApiKey, type ApiKeyPrincipal } from '../repositories/api-keys.ts'
-import type { Owner } from '../repositories/owner.ts'
+import type { KeyOwner } from '../repositories/owner.ts'
+
+/** What a route may know of the request's key: not its user, which only confirmedCaller() gives. */
+export type RequestKey = Pick<ApiKeyPrincipal, 'keyId' | 'scope'>
+
+// The user of the request's key, set only once the key was found in the database during this request.
+// Not exported: handlers get it through confirmedCaller(), never from a remembered key.
+const confirmedUser = Symbol('confirmedUser')
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The valid API key of the request, or null. */
-    principal: ApiKeyPrincipal | null
-    /** True once the key was found in the database during this request. */
-    keyConfirmed: boolean
+    principal: RequestKey | null
+    [confirmedUser]: string | null
   }
   interface FastifyInstance {
     /** A preParsing hook for the API routes: runs after the rate limit, before the body is read. */
@@ -22,15 +29,16 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /**
-     * Every read of the route goes through ownerOf(request), whose statements check that the key still
-     * exists: the route needs no separate lookup of a remembered key.
+     * Every read of the route goes through ownedRead(request), whose statements check that the key still
+     * exists: the plugin does not look a remembered key up again first. Only these routes may call
+     * ownedRead(), and they may not call confirmedCaller(): both are compile errors.
      */
-    keyCheckedByQuery?: boolean
+    keyCheckedByQuery?: true
   }
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
-// Enough for every key of a large deployment; past it the oldest entry goes (a lookup brings it back).
+// Enough for every key of a large deployment; past it the least recently used goes (a lookup brings it back).
 const REMEMBERED_KEYS_MAX = 10_000
 const bearerKey = (request: FastifyRequest) => /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1]
 
@@ -38,24 +46,25 @@ export default fp(async (app) => {
   /**
    * Keys found valid, by key. A key's user, scope and expiry never change; only its deletion does, which
    * a remembered key cannot see. So a remembered key decides the rate-limit bucket and the scope, and
-   * a route uses it only when its statements check the key themselves (keyCheckedByQuery, ownerOf):
-   * every other route looks the key up again first. A deleted key is refused on its very next request.
+   * a route uses it only when its statements check the key themselves (keyCheckedByQuery, ownedRead):
+   * every other route looks the key up again first. A deleted key is refused on its very next request
+   * (test/routes/deleted-key.test.ts proves it for every route of the API).
    */
-  const remembered = new Map<string, ApiKeyPrincipal>()
+  const remembered = new LRUCache<string, ApiKeyPrincipal>({ max: REMEMBERED_KEYS_MAX })
 
-  async function lookUp (key: string, now: Date): Promise<ApiKeyPrincipal | undefined> {
+  async function lookUp (request: FastifyRequest, key: string, now: Date): Promise<ApiKeyPrincipal | undefined> {
     const principal = await findActiveKey(app.db, key, now)
     if (!principal) {
       remembered.delete(key)
       return undefined
     }
-    if (remembered.size >= REMEMBERED_KEYS_MAX) remembered.delete(remembered.keys().next().value!)
     remembered.set(key, principal)
+    request[confirmedUser] = principal.userId
     return principal
   }
 
   app.decorateRequest('principal', null)
-  app.decorateRequest('keyConfirmed', false)
+  app.decorateRequest(confirmedUser, null)
 
   function accept (request: FastifyRequest, principal: ApiKeyPrincipal, now: Date): void {
     request.principal = principal
@@ -80,20 +89,16 @@ export default fp(async (app) => {
     }
     // Keys whose checksum fails are refused without a database round trip.
     if (!isWellFormedKey(key)) return done()
-    lookUp(key, now).then((found) => {
-      if (found) {
-        request.keyConfirmed = true
-        accept(request, found, now)
-      }
+    lookUp(request, key, now).then((found) => {
+      if (found) accept(request, found, now)
       done()
     }, done)
   })
 
   app.decorate('requireApiKey', async (request: FastifyRequest) => {
     if (!request.principal) throw new HttpError(401)
-    if (!request.keyConfirmed && !request.routeOptions.config.keyCheckedByQuery) {
-      if (!await lookUp(bearerKey(request)!, app.clock())) throw new HttpError(401)
-      request.keyConfirmed = true
+    if (request[confirmedUser] === null && !request.routeOptions.config.keyCheckedByQuery) {
+      if (!await lookUp(request, bearerKey(request)!, app.clock())) throw new HttpError(401)
     }
     if (request.principal.scope !== 'write' && !READ_METHODS.has(request.method)) {
       throw new HttpError(403)
@@ -106,12 +111,35 @@ export default fp(async (app) => {
   })
 }, { name: 'auth', fastify: '5.x', dependencies: ['db', 'background-writes'] })
 
-/** The id of the user whose key made the request (only on routes behind requireApiKey). */
-export function callerId (request: FastifyRequest): string {
-  return request.principal!.userId
+/** What a helper reads of the handler's request: its route's config. */
+type RouteRequest<Config> = FastifyRequest & { routeOptions: { config: Config } }
+
+/**
+ * The owner for the reads of a keyCheckedByQuery route: the request's key, which every owner-scoped
+ * statement checks itself (no row: ApiKeyGoneError, answered 401). A compile error on any other route.
+ */
+export function ownedRead (request: RouteRequest<{ keyCheckedByQuery: true }>): KeyOwner {
+  if (request.routeOptions.config.keyCheckedByQuery !== true) {
+    throw new Error(`ownedRead() on ${request.routeOptions.method} ${request.routeOptions.url}, which is not keyCheckedByQuery`)
+  }
+  return { keyId: request.principal!.keyId }
 }
 
-/** The owner to pass to reads on keyCheckedByQuery routes: the request's key, checked by the statement. */
-export function ownerOf (request: FastifyRequest): Owner {
-  return { keyId: request.principal!.keyId }
+/** The error a keyCheckedByQuery route gets for calling confirmedCaller(). */
+type NotOnKeyCheckedRoutes<Config> = Config extends { keyCheckedByQuery: true }
+  ? { 'a keyCheckedByQuery route reads through ownedRead(request), never the caller\'s user id': never }
+  : unknown
+
+/**
+ * The id of the user whose key made the request, found in the database during this request (only on
+ * routes behind requireApiKey). A compile error on keyCheckedByQuery routes, where the key may only have
+ * been remembered, and a 500 there (or wherever the key was not confirmed), never the remembered user.
+ */
+export function confirmedCaller<Config> (request: RouteRequest<Config> & NotOnKeyCheckedRoutes<Config>): string {
+  const userId = request[confirmedUser]
+  // The first check fails on every request, not only on those whose key happens to be remembered.
+  if (request.routeOptions.config.keyCheckedByQuery || userId === null) {
+    throw new Error(`confirmedCaller() on ${request.routeOptions.method} ${request.routeOptions.url}, whose key is not confirmed`)
+  }
+  return userId
 }

@@ -1,7 +1,7 @@
 // Check summaries for the dashboard: the newest response times of every monitor of a user (sparklines)
 // and uptime over the last 24 hours and 7 days, each in one query.
-import { and, eq, gte, sql } from 'drizzle-orm'
-import { rowsOf, type Database } from '../db/client.ts'
+import { and, desc, eq, gte, isNull, sql } from 'drizzle-orm'
+import type { Database } from '../db/client.ts'
 import { checks, monitors } from '../db/schema.ts'
 
 export interface SparkPoint {
@@ -19,23 +19,23 @@ export const SPARKLINE_CHECKS = 20
 export async function recentChecksByMonitor (
   db: Database, userId: string, perMonitor = SPARKLINE_CHECKS
 ): Promise<Map<string, SparkPoint[]>> {
-  const result = await db.execute(sql`
-    select c.monitor_id, c.response_time_ms, c.is_up
-    from ${monitors} m
-    cross join lateral (
-      select k.monitor_id, k.response_time_ms, k.is_up, k.checked_at, k.id
-      from ${checks} k
-      where k.monitor_id = m.id
-      order by k.checked_at desc, k.id desc
-      limit ${perMonitor}
-    ) c
-    where m.user_id = ${userId} and m.deleted_at is null
-    order by c.monitor_id, c.checked_at, c.id`)
+  const newest = db.select({
+    monitorId: checks.monitorId, responseTimeMs: checks.responseTimeMs, isUp: checks.isUp, checkedAt: checks.checkedAt, id: checks.id,
+  }).from(checks)
+    .where(eq(checks.monitorId, monitors.id))
+    .orderBy(desc(checks.checkedAt), desc(checks.id))
+    .limit(perMonitor)
+    .as('c')
+  const rows = await db.select({ monitorId: newest.monitorId, responseTimeMs: newest.responseTimeMs, isUp: newest.isUp })
+    .from(monitors)
+    .crossJoinLateral(newest)
+    .where(and(eq(monitors.userId, userId), isNull(monitors.deletedAt)))
+    .orderBy(newest.monitorId, newest.checkedAt, newest.id)
   const byMonitor = new Map<string, SparkPoint[]>()
-  for (const row of rowsOf<{ monitor_id: string, response_time_ms: number, is_up: boolean }>(result)) {
-    let points = byMonitor.get(row.monitor_id)
-    if (!points) byMonitor.set(row.monitor_id, points = [])
-    points.push({ responseTimeMs: Number(row.response_time_ms), isUp: row.is_up })
+  for (const { monitorId, responseTimeMs, isUp } of rows) {
+    let points = byMonitor.get(monitorId)
+    if (!points) byMonitor.set(monitorId, points = [])
+    points.push({ responseTimeMs, isUp })
   }
   return byMonitor
 }

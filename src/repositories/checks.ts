@@ -1,12 +1,13 @@
 // Check result data access: the newest results of a monitor, and inserting results.
-import { and, desc, eq, lt, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, desc, eq, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { alias } from 'drizzle-orm/pg-core'
 import { rowsOf, type Database } from '../db/client.ts'
 import { isoTime } from '../db/timestamps.ts'
 import { checks } from '../db/schema.ts'
-import type { Check } from '../schemas/check.ts'
-import { preparedSql } from '../db/prepared.ts'
+import { CheckSchema, type Check } from '../schemas/check.ts'
+import { preparedSql, selectList } from '../db/prepared.ts'
 import {
-  assertOwnerFound, ownedMonitorRow, ownerValue, perOwnerKind, type Owner, type OwnerKind,
+  assertOwnerFound, foundRows, ownedMonitorRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
 } from './owner.ts'
 
 export const MAX_CHECKS_PER_PAGE = 100
@@ -26,18 +27,23 @@ export function checksQuery (db: Database, monitorId: Param<string>, page: { lim
     .limit(page.limit)
 }
 
+// The fields of a check: the select list of listOwnedChecks (monitor_id from the monitor's row, so that a
+// monitor without checks still shows), and its lateral's columns.
+const CHECK_FIELDS = Object.keys(CheckSchema.properties)
+const CHECK_COLUMNS = CHECK_FIELDS.filter((field) => field !== 'monitor_id')
+
 /**
  * The statement of listOwnedChecks: the owner's live monitor, LEFT JOIN LATERAL its newest checks (the
  * same backward index scan). One round trip answers every question: no row, the owner is gone; one row
  * of nulls, no such monitor; one row without a check id, a monitor without checks. Plain SQL, whose rows
- * need no mapping by drizzle: on the API's hottest read, drizzle's generic row mapping cost more CPU
- * than everything else in the handler (bench/).
+ * need no mapping by drizzle, whose generic row mapping was the largest cost of the API's hottest read
+ * (bench/results.md, "Measurements behind the source").
  */
 export function ownedChecksQuery (kind: OwnerKind, withBefore: boolean): SQL {
-  return sql`select c.id, m.id as monitor_id, c.is_up, c.status_code, c.response_time_ms, c.checked_at, c.error_message
+  return sql`select ${selectList('c', checks, CHECK_FIELDS, { monitor_id: 'm.id' })}
     ${ownedMonitorRow(kind, 'monitorId')}
     left join lateral (
-      select k.id, k.is_up, k.status_code, k.response_time_ms, k.checked_at, k.error_message
+      select ${selectList('k', checks, CHECK_COLUMNS)}
       from ${checks} k
       where k.monitor_id = m.id${withBefore ? sql` and k.checked_at < ${sql.placeholder('before')}::timestamptz` : sql``}
       order by k.checked_at desc, k.id desc
@@ -49,16 +55,8 @@ const ownedChecksStatements = perOwnerKind((kind) => ({
   before: preparedSql(`owned_checks_before_${kind}`, () => ownedChecksQuery(kind, true)),
 }))
 
-interface OwnedCheckRow {
-  id: string | null
-  monitor_id: string | null
-  is_up: boolean
-  status_code: number | null
-  response_time_ms: number
-  /** Text as the database sends it: drizzle turns the drivers' date parsing off. */
-  checked_at: string
-  error_message: string | null
-}
+/** A row of listOwnedChecks that is no check: the monitor is missing (all null) or has no checks. */
+type NoCheckRow = NullRow<Check> | (NullRow<Omit<Check, 'monitor_id'>> & Pick<Check, 'monitor_id'>)
 
 const pageLimit = (limit: number | undefined) => Math.min(limit ?? MAX_CHECKS_PER_PAGE, MAX_CHECKS_PER_PAGE)
 
@@ -85,7 +83,8 @@ export async function listOwnedChecks (
   db: Database, owner: Owner, monitorId: string, page: { limit?: number, before?: string }
 ): Promise<Check[] | undefined> {
   const statements = ownedChecksStatements(owner)
-  const rows = rowsOf<OwnedCheckRow>(await (page.before === undefined ? statements.latest : statements.before)(db).execute({
+  // Times arrive as the database's text (drizzle turns the drivers' date parsing off).
+  const rows = rowsOf<Check | NoCheckRow>(await (page.before === undefined ? statements.latest : statements.before)(db).execute({
     owner: ownerValue(owner),
     monitorId,
     limit: pageLimit(page.limit),
@@ -93,10 +92,10 @@ export async function listOwnedChecks (
   }))
   assertOwnerFound(owner, rows)
   if (rows[0].monitor_id === null) return undefined
-  if (rows[0].id === null) return []
+  if (!foundRows(rows)) return []
   // The rows already carry the API's field names: only the time is converted, in place.
   for (const row of rows) row.checked_at = isoTime(row.checked_at)
-  return rows as Check[]
+  return rows
 }
 
 export async function insertChecks (db: Pick<Database, 'insert'>, rows: NewCheck[]): Promise<void> {
@@ -108,14 +107,16 @@ export async function insertChecks (db: Pick<Database, 'insert'>, rows: NewCheck
  * many went. Small batches keep each statement short next to the API's reads.
  */
 export async function deleteExpiredChecks (db: Database, cutoff: Date, batch: number): Promise<number> {
-  const deleted = await db.execute(sql`
-    delete from ${checks} where id in (
-      select c.id from ${checks} c
-      where c.checked_at < ${cutoff.toISOString()}::timestamptz
-        and c.checked_at < (
-          select k.checked_at from ${checks} k where k.monitor_id = c.monitor_id
-          order by k.checked_at desc, k.id desc offset ${MAX_CHECKS_PER_PAGE - 1} limit 1)
-      limit ${batch})
-    returning 1`)
-  return rowsOf(deleted).length
+  const c = alias(checks, 'c')
+  const k = alias(checks, 'k')
+  const newestKept = db.select({ checkedAt: k.checkedAt }).from(k)
+    .where(eq(k.monitorId, c.monitorId))
+    .orderBy(desc(k.checkedAt), desc(k.id))
+    .offset(MAX_CHECKS_PER_PAGE - 1)
+    .limit(1)
+  const expired = db.select({ id: c.id }).from(c)
+    .where(and(lt(c.checkedAt, cutoff), lt(c.checkedAt, newestKept)))
+    .limit(batch)
+  const deleted = await db.delete(checks).where(inArray(checks.id, expired)).returning({ id: checks.id })
+  return deleted.length
 }

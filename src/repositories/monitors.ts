@@ -2,13 +2,14 @@
 import { and, eq, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { isoTime } from '../db/timestamps.ts'
-import { preparedPerDatabase, preparedSql } from '../db/prepared.ts'
+import { preparedPerDatabase, preparedSql, selectList } from '../db/prepared.ts'
 import { monitors } from '../db/schema.ts'
-import type { CreateMonitor, Monitor, MonitorListItem, UpdateMonitor } from '../schemas/monitor.ts'
-import { MONITOR_DEFAULTS } from '../schemas/monitor-defaults.ts'
+import {
+  MonitorListItemSchema, MonitorSchema, type Monitor, type MonitorListItem, type NewMonitor, type UpdateMonitor,
+} from '../schemas/monitor.ts'
 import { resolveOpenIncident } from './incidents.ts'
 import {
-  assertOwnerFound, ownedMonitorRow, ownerRow, ownerValue, perOwnerKind, type Owner, type OwnerKind,
+  assertOwnerFound, foundRows, ownedMonitorRow, ownerRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
 } from './owner.ts'
 
 type MonitorRow = typeof monitors.$inferSelect
@@ -19,7 +20,7 @@ export function toMonitor (row: MonitorRow): Monitor {
     name: row.name,
     url: row.url,
     monitor_type: row.monitorType,
-    method: row.method as Monitor['method'],
+    method: row.method,
     expected_status: row.expectedStatus,
     interval_minutes: row.intervalMinutes,
     timeout_seconds: row.timeoutSeconds,
@@ -36,15 +37,18 @@ export function toMonitor (row: MonitorRow): Monitor {
 const ownedLive = (userId: string | Placeholder, id: string | Placeholder) =>
   and(eq(monitors.id, id), eq(monitors.userId, userId), isNull(monitors.deletedAt))
 
+// The select lists of the hot reads: the fields of the API's schemas, whose names are the columns'.
+const LIST_FIELDS = Object.keys(MonitorListItemSchema.properties)
+const MONITOR_FIELDS = Object.keys(MonitorSchema.properties)
+
 /**
- * The statement of listMonitors (monitors_user_created_idx, then a sort in memory: ~1 ms for 1,000
- * monitors, most of it reading the rows, on the bench/ database). Plain SQL whose rows
- * need no mapping by drizzle: for a list of 1,000 monitors its generic row mapping and the garbage it
- * left were a third of the request's CPU time (bench/). No row: the owner is gone; one row of nulls: no
- * monitors.
+ * The statement of listMonitors (monitors_user_created_idx, then a sort in memory). Plain SQL whose rows
+ * need no mapping by drizzle: for a list of 1,000 monitors drizzle's generic row mapping was a large
+ * share of the request's CPU (bench/results.md, "Measurements behind the source"). No row: the owner
+ * is gone; one row of nulls: no monitors.
  */
 export function listMonitorsQuery (kind: OwnerKind): SQL {
-  return sql`select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at
+  return sql`select ${selectList('m', monitors, LIST_FIELDS)}
     from ${ownerRow(kind)}
     left join ${monitors} m on m.user_id = o.user_id and m.deleted_at is null
     order by m.created_at desc, m.id desc`
@@ -53,9 +57,9 @@ const listStatement = perOwnerKind((kind) => preparedSql(`list_monitors_${kind}`
 
 export async function listMonitors (db: Database, owner: Owner): Promise<MonitorListItem[]> {
   // Times arrive as the database's text (drizzle turns the drivers' date parsing off).
-  const rows = rowsOf<MonitorListItem>(await listStatement(owner)(db).execute({ owner: ownerValue(owner) }))
+  const rows = rowsOf<MonitorListItem | NullRow<MonitorListItem>>(await listStatement(owner)(db).execute({ owner: ownerValue(owner) }))
   assertOwnerFound(owner, rows)
-  if (rows.length === 1 && rows[0].id === null) return []
+  if (!foundRows(rows)) return []
   // The rows already carry the API's field names: only the time is converted, in place.
   for (const row of rows) if (row.last_checked_at !== null) row.last_checked_at = isoTime(row.last_checked_at)
   return rows
@@ -63,26 +67,21 @@ export async function listMonitors (db: Database, owner: Owner): Promise<Monitor
 
 /** The statement of findMonitor: no row, the owner is gone; a row of nulls, no such monitor of theirs. */
 export function findMonitorQuery (kind: OwnerKind): SQL {
-  return sql`select m.id, m.name, m.url, m.monitor_type, m.method, m.expected_status, m.interval_minutes,
-      m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.status, m.is_active, m.last_checked_at,
-      m.created_at, m.updated_at
+  return sql`select ${selectList('m', monitors, MONITOR_FIELDS)}
     ${ownedMonitorRow(kind, 'id')}`
 }
 const findStatement = perOwnerKind((kind) => preparedSql(`find_monitor_${kind}`, () => findMonitorQuery(kind)))
 
-type MonitorTextRow = Omit<Monitor, 'last_checked_at' | 'created_at' | 'updated_at'> &
-  { last_checked_at: string | null, created_at: string, updated_at: string }
-
 export async function findMonitor (db: Database, owner: Owner, id: string): Promise<Monitor | undefined> {
-  const rows = rowsOf<MonitorTextRow>(await findStatement(owner)(db).execute({ owner: ownerValue(owner), id }))
+  const rows = rowsOf<Monitor | NullRow<Monitor>>(await findStatement(owner)(db).execute({ owner: ownerValue(owner), id }))
   assertOwnerFound(owner, rows)
-  const row = rows[0]
-  if (row.id === null) return undefined
+  if (!foundRows(rows)) return undefined
   // The row already carries the API's field names: only the times are converted, in place.
+  const row = rows[0]
   if (row.last_checked_at !== null) row.last_checked_at = isoTime(row.last_checked_at)
   row.created_at = isoTime(row.created_at)
   row.updated_at = isoTime(row.updated_at)
-  return row as Monitor
+  return row
 }
 
 const existsStatement = perOwnerKind((kind) => preparedSql(`monitor_exists_${kind}`, () => sql`select m.id
@@ -132,21 +131,21 @@ const insertStatement = preparedPerDatabase((db) => db.insert(monitors).values({
   updatedAt: asIs('now'),
 }).returning().prepare('insert_monitor'))
 
-export async function createMonitor (db: Database, userId: string, input: CreateMonitor, now: Date): Promise<Monitor> {
-  const active = input.is_active ?? MONITOR_DEFAULTS.is_active
+export async function createMonitor (db: Database, userId: string, input: NewMonitor, now: Date): Promise<Monitor> {
+  const active = input.is_active
   const at = now.toISOString()
   const [row] = await insertStatement(db).execute({
     userId,
     name: input.name.trim(),
     url: input.url,
-    monitorType: input.monitor_type ?? MONITOR_DEFAULTS.monitor_type,
-    method: input.method ?? MONITOR_DEFAULTS.method,
-    expectedStatus: input.expected_status ?? MONITOR_DEFAULTS.expected_status,
-    intervalMinutes: input.interval_minutes ?? MONITOR_DEFAULTS.interval_minutes,
+    monitorType: input.monitor_type,
+    method: input.method,
+    expectedStatus: input.expected_status,
+    intervalMinutes: input.interval_minutes,
     isActive: active,
-    timeoutSeconds: input.timeout_seconds ?? MONITOR_DEFAULTS.timeout_seconds,
-    failureThreshold: input.failure_threshold ?? MONITOR_DEFAULTS.failure_threshold,
-    recoveryThreshold: input.recovery_threshold ?? MONITOR_DEFAULTS.recovery_threshold,
+    timeoutSeconds: input.timeout_seconds,
+    failureThreshold: input.failure_threshold,
+    recoveryThreshold: input.recovery_threshold,
     status: active ? 'pending' : 'paused',
     // A new monitor is due at once, so its first check comes within seconds.
     nextCheckAt: active ? at : null,

@@ -7,10 +7,14 @@ import { ApiKeyGoneError } from '../domain/errors.ts'
  * The owner of the rows a read may return. The API passes the request's key, not its user: the statement
  * itself finds the key's user, so a key deleted a moment ago (by any instance, the CLI or the dashboard)
  * finds nothing on its very next request, whatever the auth plugin has cached, and the request costs one
- * round trip instead of a key lookup plus the read (bench/ measured the lookup at ~40% of the server's
- * CPU on GET /monitors/{id}).
+ * round trip instead of a separate key lookup, which was a large share of a read's CPU
+ * (bench/results.md, "Measurements behind the source"). An API route gets its owner only from
+ * ownedRead(request) (src/plugins/auth.ts); the dashboard passes the user of its session, which it
+ * looks up on every request.
  */
-export type Owner = { userId: string } | { keyId: string }
+export type Owner = UserOwner | KeyOwner
+export type UserOwner = { userId: string }
+export type KeyOwner = { keyId: string }
 export type OwnerKind = 'key' | 'user'
 
 export const ownerKind = (owner: Owner): OwnerKind => 'keyId' in owner ? 'key' : 'user'
@@ -50,4 +54,15 @@ export function perOwnerKind<T> (build: (kind: OwnerKind) => T): (owner: Owner) 
 /** Throws ApiKeyGoneError when a read starting from ownerRow() found no owner row. */
 export function assertOwnerFound (owner: Owner, rows: readonly unknown[]): void {
   if (rows.length === 0 && 'keyId' in owner) throw new ApiKeyGoneError(owner.keyId)
+}
+
+/** The row a read's LEFT JOIN gives when it found nothing: every field of T null. */
+export type NullRow<T> = { [K in keyof T]: null }
+
+/**
+ * Whether the rows of a read from ownerRow() are the rows it looked for: false when they are its one row
+ * of nulls (whose `id` is null), which it gives when there were none.
+ */
+export function foundRows<Row extends { id: string | null }> (rows: Row[]): rows is Array<Extract<Row, { id: string }>> {
+  return rows.length > 0 && rows[0].id !== null
 }

@@ -1,6 +1,6 @@
 // Check result routes: the newest results of one of the caller's monitors.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ownerOf } from '../plugins/auth.ts'
+import { ownedRead } from '../plugins/auth.ts'
 import { errorResponses } from '../http/error-catalog.ts'
 import { MonitorIdParams, PageQuery } from '../schemas/common.ts'
 import { CheckListEnvelope } from '../schemas/check.ts'
@@ -20,7 +20,7 @@ const checkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { keyCheckedByQuery: true },
   }, async (request) => {
-    const data = await listOwnedChecks(app.db, ownerOf(request), request.params.id, request.query)
+    const data = await listOwnedChecks(app.db, ownedRead(request), request.params.id, request.query)
     if (!data) throw monitorNotFound()
     return { data }
   })

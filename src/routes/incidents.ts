@@ -1,6 +1,6 @@
 // Incident routes: every incident of one of the caller's monitors.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ownerOf } from '../plugins/auth.ts'
+import { ownedRead } from '../plugins/auth.ts'
 import { errorResponses } from '../http/error-catalog.ts'
 import { MonitorIdParams, PageQuery } from '../schemas/common.ts'
 import { IncidentListEnvelope } from '../schemas/incident.ts'
@@ -21,7 +21,7 @@ const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { keyCheckedByQuery: true },
   }, async (request) => {
-    if (!await monitorExists(app.db, ownerOf(request), request.params.id)) throw monitorNotFound()
+    if (!await monitorExists(app.db, ownedRead(request), request.params.id)) throw monitorNotFound()
     return { data: await listIncidents(app.db, request.params.id, request.query) }
   })
 }

@@ -1,13 +1,13 @@
 // Monitor routes: list, read, create, update and soft-delete the caller's monitors.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { callerId, ownerOf } from '../plugins/auth.ts'
+import { confirmedCaller, ownedRead } from '../plugins/auth.ts'
 import { HttpError } from '../http/error-catalog.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { errorResponses } from '../http/error-catalog.ts'
 import { MonitorIdParams } from '../schemas/common.ts'
 import {
-  CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, UpdateMonitorSchema,
+  CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, UpdateMonitorSchema, type NewMonitor,
 } from '../schemas/monitor.ts'
 import { createMonitor, deleteMonitor, findMonitor, listMonitors, updateMonitor } from '../repositories/monitors.ts'
 
@@ -27,7 +27,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       response: { 200: MonitorListEnvelope, ...errorResponses() },
     },
     config: { keyCheckedByQuery: true },
-  }, async (request) => ({ data: await listMonitors(app.db, ownerOf(request)) }))
+  }, async (request) => ({ data: await listMonitors(app.db, ownedRead(request)) }))
 
   app.get('/monitors/:id', {
     schema: {
@@ -39,7 +39,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     },
     config: { keyCheckedByQuery: true },
   }, async (request) => {
-    const monitor = await findMonitor(app.db, ownerOf(request), request.params.id)
+    const monitor = await findMonitor(app.db, ownedRead(request), request.params.id)
     if (!monitor) throw monitorNotFound()
     return { data: monitor }
   })
@@ -58,7 +58,8 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     },
   }, async (request, reply) => {
     assertTargetAllowed(request.body.url, allowPrivateTargets)
-    const monitor = await createMonitor(app.db, callerId(request), request.body, app.clock())
+    // Validation applied the schema's defaults (useDefaults): every field is there.
+    const monitor = await createMonitor(app.db, confirmedCaller(request), request.body as NewMonitor, app.clock())
     reply.code(201).header('location', `/api/v1/monitors/${monitor.id}`)
     return { data: monitor }
   })
@@ -75,7 +76,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     },
   }, async (request) => {
     assertTargetAllowed(request.body.url, allowPrivateTargets)
-    const monitor = await updateMonitor(app.db, callerId(request), request.params.id, request.body, app.clock())
+    const monitor = await updateMonitor(app.db, confirmedCaller(request), request.params.id, request.body, app.clock())
     if (!monitor) throw monitorNotFound()
     return { data: monitor }
   })
@@ -90,7 +91,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       response: { 204: Type.Null({ description: 'Deleted; no body' }), ...errorResponses(400, 403, 404, 413, 415) },
     },
   }, async (request, reply) => {
-    const deleted = await deleteMonitor(app.db, callerId(request), request.params.id, app.clock())
+    const deleted = await deleteMonitor(app.db, confirmedCaller(request), request.params.id, app.clock())
     if (!deleted) throw monitorNotFound()
     return reply.code(204).send(null)
   })

@@ -4,8 +4,10 @@ import { eq } from 'drizzle-orm'
 import { apiKeys } from '../../src/db/schema.ts'
 import { generateApiKey } from '../../src/auth/keys.ts'
 import { openDatabase } from '../../src/db/client.ts'
+import { buildApp } from '../../src/http/app.ts'
+import { confirmedCaller, ownedRead } from '../../src/plugins/auth.ts'
 import { deleteApiKey } from '../../src/repositories/api-keys.ts'
-import { buildTestApp, makeKey, makeMonitor, makeUser, request } from '../helper.ts'
+import { buildTestApp, createTestDatabase, makeKey, makeMonitor, makeUser, request, testConfig } from '../helper.ts'
 
 t.test('API keys', async (t) => {
   let now = new Date('2026-11-21T10:00:00.000Z')
@@ -138,4 +140,26 @@ t.test('API keys', async (t) => {
       t.notOk(res.body.includes(owner.key))
     }
   })
+})
+
+t.test('ownedRead() and confirmedCaller() refuse the routes they are not for, even past the compiler', async (t) => {
+  const { handle } = await createTestDatabase(t)
+  const app = await buildApp({ config: testConfig(), database: handle, logger: false })
+  t.teardown(() => app.close())
+  await app.register(async (api) => {
+    api.addHook('preParsing', app.requireApiKey)
+    // Both calls are compile errors (see src/plugins/auth.ts): the casts stand for code that got past it.
+    api.get('/owned-read-unmarked', async (request) => ownedRead(request as never))
+    api.get('/caller-on-marked', { config: { keyCheckedByQuery: true } }, async (request) => ({ userId: confirmedCaller(request as never) }))
+  }, { prefix: '/api/v1' })
+  await app.ready()
+  const owner = await makeUser(app)
+  for (const url of ['/api/v1/owned-read-unmarked', '/api/v1/caller-on-marked']) {
+    // The key is looked up on the first request, remembered on the second: both fail alike.
+    for (const use of ['first', 'second']) {
+      const res = await request(app, owner.auth, { url })
+      t.equal(res.statusCode, 500, `${url}, ${use} use of the key`)
+      t.notOk(res.body.includes(owner.user.id), 'no user id in the answer')
+    }
+  }
 })

@@ -1,0 +1,140 @@
+// A deleted key is refused (401) on every route of the API, although the process still remembers it. The
+// routes come from the app's own route table, so a route added later is covered without anyone listing it.
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/http/app.ts'
+import { deleteApiKey } from '../../src/repositories/api-keys.ts'
+import { insertChecks } from '../../src/repositories/checks.ts'
+import { listIncidents, openIncident } from '../../src/repositories/incidents.ts'
+import { listMonitors } from '../../src/repositories/monitors.ts'
+import { MonitorIdParams } from '../../src/schemas/common.ts'
+import { buildTestApp, createTestDatabase, makeKey, makeMonitor, makeUser, testConfig, type Teardown } from '../helper.ts'
+
+// The API routes that need no key; every other route under /api/v1 must refuse a deleted one.
+const PUBLIC = new Set(['GET /api/v1/openapi.json', 'HEAD /api/v1/openapi.json'])
+
+interface Route { method: string, path: string }
+
+/** Every route of the app, read from its route table (find-my-way's tree as printRoutes draws it). */
+function routeTable (app: FastifyInstance): Route[] {
+  const segments: string[] = []
+  const routes: Route[] = []
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const node = /^([│ ]*)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line)
+    if (!node) continue
+    segments.length = node[1].length / 4
+    segments.push(node[2])
+    for (const method of node[3]?.split(', ') ?? []) routes.push({ method, path: segments.join('') })
+  }
+  return routes
+}
+
+type OpenApi = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>> }
+
+const openApi = async (app: FastifyInstance): Promise<OpenApi> => (await app.inject({ url: '/api/v1/openapi.json' })).json()
+const documented = (doc: OpenApi): string[] => Object.entries(doc.paths)
+  .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+
+/** The example the OpenAPI document gives of the route's request body, if it has one. */
+function exampleBody (doc: OpenApi, route: Route): unknown {
+  return doc.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]?.requestBody?.content['application/json']?.example
+}
+
+/** The routes under /api/v1 that need a key. */
+const keyedRoutes = (app: FastifyInstance): Route[] =>
+  routeTable(app).filter((r) => r.path.startsWith('/api/v1/') && !PUBLIC.has(`${r.method} ${r.path}`))
+
+interface Outcome {
+  route: string
+  /** The status of the route with the key, before it was deleted: a success. */
+  used: number
+  /** The status with the deleted key: 401. */
+  refused: number
+  /** The 401's WWW-Authenticate header and body. */
+  challenge: unknown
+  body: unknown
+  /** Whether the owner's monitors changed. */
+  changed: boolean
+}
+
+/**
+ * Sends each API route once with a fresh key of `owner` (the key is then remembered), deletes the key as
+ * the CLI and the dashboard do, then sends the route again with it, on another real monitor of the owner
+ * so that no 404 can stand in for the 401. Write routes get the example body of the OpenAPI document.
+ */
+async function withDeletedKeys (app: FastifyInstance, owner: Awaited<ReturnType<typeof makeUser>>): Promise<Outcome[]> {
+  const doc = await openApi(app)
+  const outcomes: Outcome[] = []
+  for (const route of keyedRoutes(app)) {
+    const payload = exampleBody(doc, route) as object | undefined
+    const send = async (auth: Record<string, string>, monitorId: string) => app.inject({
+      method: route.method as 'GET', url: route.path.replace(/:\w+/g, monitorId), headers: auth, ...(payload ? { payload } : {}),
+    })
+    const key = await makeKey(app, owner.user.id, 'write')
+    const used = await send(key.auth, (await makeMonitor(app, owner.auth)).id)
+    const target = (await makeMonitor(app, owner.auth)).id
+    // Data for every read to return, so that a read that skipped the key check answers 200 with it.
+    await insertChecks(app.db, [{ monitorId: target, isUp: false, statusCode: 500, responseTimeMs: 9, checkedAt: new Date() }])
+    await openIncident(app.db, target, { cause: 'expected status 200, got 500', statusCode: 500, startedAt: new Date() })
+    const before = await listMonitors(app.db, { userId: owner.user.id })
+    if (!await deleteApiKey(app.db, key.keyId)) throw new Error('the key was not deleted')
+    const res = await send(key.auth, target)
+    outcomes.push({
+      route: `${route.method} ${route.path}`,
+      used: used.statusCode,
+      refused: res.statusCode,
+      challenge: res.headers['www-authenticate'],
+      body: route.method === 'HEAD' ? undefined : res.json(),
+      changed: JSON.stringify(await listMonitors(app.db, { userId: owner.user.id })) !== JSON.stringify(before),
+    })
+  }
+  return outcomes
+}
+
+t.test('a deleted key gets 401 on every route of the API', async (t) => {
+  const { app } = await buildTestApp(t)
+  const owner = await makeUser(app)
+  const doc = await openApi(app)
+  const routes = keyedRoutes(app).map((r) => `${r.method} ${r.path}`)
+  t.same(documented(doc).filter((route) => route.includes(' /api/v1/') && !PUBLIC.has(route)).filter((route) => !routes.includes(route)), [],
+    'the route table holds every documented API route')
+  for (const route of keyedRoutes(app).filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method))) {
+    t.ok(exampleBody(doc, route), `${route.method} ${route.path}: the document has an example of its body to send`)
+  }
+
+  const outcomes = await withDeletedKeys(app, owner)
+  t.same(outcomes.map((o) => o.route), routes)
+  t.ok(outcomes.length >= 11, `${outcomes.length} routes: ${routes.join(', ')}`)
+  for (const o of outcomes) {
+    t.ok(o.used >= 200 && o.used < 300, `${o.route} succeeds with the key before its deletion (${o.used})`)
+    t.equal(o.refused, 401, `${o.route} refuses the deleted key`)
+    t.equal(o.challenge, 'Bearer', `${o.route}: WWW-Authenticate`)
+    if (!o.route.startsWith('HEAD ')) t.same(o.body, { error: 'Unauthorized' }, `${o.route}: the body`)
+    t.notOk(o.changed, `${o.route} with the deleted key changed nothing`)
+  }
+})
+
+/** An app with one route more, of the kind this test exists to catch: its read does not check the key. */
+async function appWithUncheckedRoute (t: Teardown): Promise<FastifyInstance> {
+  const { handle } = await createTestDatabase(t)
+  const app = await buildApp({ config: testConfig(), database: handle, logger: false })
+  t.teardown(() => app.close())
+  await app.register(async (api) => {
+    api.addHook('preParsing', app.requireApiKey)
+    // Marked as reading through ownedRead(), but its read goes straight to the monitor's incidents.
+    api.get<{ Params: { id: string } }>('/monitors/:id/unchecked-incidents', {
+      schema: { params: MonitorIdParams }, config: { keyCheckedByQuery: true },
+    }, async (request) => ({ data: await listIncidents(app.db, request.params.id, {}) }))
+  }, { prefix: '/api/v1' })
+  await app.ready()
+  return app
+}
+
+t.test('the test catches a route whose read trusts a remembered key', async (t) => {
+  const app = await appWithUncheckedRoute(t)
+  const outcomes = await withDeletedKeys(app, await makeUser(app))
+  t.same(outcomes.filter((o) => o.refused !== 401).map((o) => [o.route, o.used, o.refused]), [
+    ['GET /api/v1/monitors/:id/unchecked-incidents', 200, 200],
+    ['HEAD /api/v1/monitors/:id/unchecked-incidents', 200, 200],
+  ], 'only the unchecked route accepts the deleted key')
+})
