@@ -9,8 +9,7 @@ import fastifyCompress from '@fastify/compress'
 import fastifyCookie from '@fastify/cookie'
 import fastifyFormbody from '@fastify/formbody'
 import fastifyHelmet from '@fastify/helmet'
-import { isDatabaseUnavailable } from '../db/unavailable.ts'
-import { clientErrorOf, entryOf, ERROR_CATALOG, HttpError } from '../http/error-catalog.ts'
+import { describeError, HttpError } from '../http/error-catalog.ts'
 import { ASSETS } from './assets.ts'
 import { HELMET_OPTIONS } from './page-headers.ts'
 import { errorPage } from './pages/layout.ts'
@@ -59,21 +58,7 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   })
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    const known = clientErrorOf(error)
-    let status: number
-    let message: string
-    if (known) {
-      status = known.status
-      message = known.message ?? entryOf(status).page
-    } else if (isDatabaseUnavailable(error)) {
-      status = 503
-      message = ERROR_CATALOG[503].page
-      request.log.warn({ err: error }, 'database unavailable')
-    } else {
-      status = 500
-      message = `${ERROR_CATALOG[500].page} The log has the details under request id ${request.id}.`
-      request.log.error({ err: error }, 'request failed')
-    }
+    const { status, message } = describeError(error, request, 'page')
     return sendPage(reply, errorPage(pageContext(app, request, reply), status, message), status)
   })
 

@@ -3,6 +3,8 @@
 // the dashboard's HTML handler, the raw-socket answers and `errorResponses()` all read it.
 import { STATUS_CODES } from 'node:http'
 import { Type } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import { isDatabaseUnavailable } from '../db/unavailable.ts'
 import { DomainError, type DomainErrorKind } from '../domain/errors.ts'
 import { ErrorSchema } from '../schemas/common.ts'
 
@@ -75,12 +77,41 @@ export const entryOf = (status: number): CatalogEntry => isErrorStatus(status) ?
  * validation error), or, for any other error with a 4xx status, that status without a message (the
  * caller takes the catalog's); undefined for a server-side failure (the caller logs it, answers 500 or 503).
  */
-export function clientErrorOf (error: Error & { statusCode?: number, validation?: unknown }): { status: number, message?: string } | undefined {
+function clientErrorOf (error: Error & { statusCode?: number, validation?: unknown }): { status: number, message?: string } | undefined {
   if (error instanceof DomainError) return { status: STATUS_OF_KIND[error.kind], message: error.message }
   const status = error.statusCode
   const is4xx = typeof status === 'number' && status >= 400 && status < 500
   if (error instanceof HttpError || error.validation) return { status: is4xx || status === 503 ? status! : 400, message: error.message }
   return is4xx ? { status } : undefined
+}
+
+/** What the API says for the errors of Fastify's body parsers, more precisely than the status's message. */
+const PARSER_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'Body is not valid JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'Body must not be empty when Content-Type is application/json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
+}
+
+/**
+ * The status and the words of any error a request ended with, for the API's `{error}` (`message`) or a
+ * dashboard page (`page`). A server-side failure is logged here (503 when the database is away, else 500),
+ * and its words never carry its details.
+ */
+export function describeError (
+  error: Error & { statusCode?: number, validation?: unknown, code?: string }, request: FastifyRequest, wording: 'message' | 'page'
+): { status: number, message: string } {
+  const known = clientErrorOf(error)
+  if (known) {
+    const parserMessage = wording === 'message' && error.code ? PARSER_MESSAGES[error.code] : undefined
+    return { status: known.status, message: known.message ?? parserMessage ?? entryOf(known.status)[wording] }
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable')
+    return { status: 503, message: ERROR_CATALOG[503][wording] }
+  }
+  request.log.error({ err: error }, 'request failed')
+  const message = ERROR_CATALOG[500][wording]
+  return { status: 500, message: wording === 'page' ? `${message} The log has the details under request id ${request.id}.` : message }
 }
 
 /** The reason phrase of a status line (`Request Timeout`). */

@@ -4,14 +4,7 @@ import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { isDatabaseUnavailable } from '../db/unavailable.ts'
-import { clientErrorOf, entryOf, ERROR_CATALOG, errorBody, HttpError, reasonPhrase } from '../http/error-catalog.ts'
-
-const PARSER_MESSAGES: Record<string, string> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: 'Body is not valid JSON',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'Body must not be empty when Content-Type is application/json',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
-}
+import { describeError, ERROR_CATALOG, errorBody, HttpError, reasonPhrase } from '../http/error-catalog.ts'
 
 export default fp(async (app) => {
   let closing = false
@@ -27,21 +20,7 @@ export default fp(async (app) => {
   })
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = clientErrorOf(error)
-    let status: number
-    let message: string
-    if (known) {
-      status = known.status
-      message = known.message ?? PARSER_MESSAGES[error.code] ?? entryOf(status).message
-    } else if (isDatabaseUnavailable(error)) {
-      status = 503
-      message = ERROR_CATALOG[503].message
-      request.log.warn({ err: error }, 'database unavailable')
-    } else {
-      status = 500
-      message = ERROR_CATALOG[500].message
-      request.log.error({ err: error }, 'request failed')
-    }
+    const { status, message } = describeError(error, request, 'message')
     if (status === 401) reply.header('www-authenticate', 'Bearer')
     return reply.code(status).type('application/json; charset=utf-8').send({ error: message })
   })
