@@ -134,7 +134,8 @@ t.test('stop() abandons a hanging probe within the grace period and gives its sl
   const { app, auth, at } = await setup(t)
   at(0)
   const m = await makeMonitor(app, auth, { url: hanging, timeout_seconds: 60 })
-  const checker = new Checker({
+  // Two checkers in turn, as after a restart, with a short grace for stop().
+  const newChecker = () => new Checker({
     db: app.db,
     clock: () => new Date('2026-11-21T10:00:00.000Z'),
     log: app.log,
@@ -143,20 +144,13 @@ t.test('stop() abandons a hanging probe within the grace period and gives its sl
     confirmDelayMs: 30_000,
     stopGraceMs: 200,
   })
+  const checker = newChecker()
   t.equal(await checker.tick(), 1)
   await checker.stop()
   // Had stop() waited for the probe, its 60 s timeout would have ended it and recorded a failed check.
   t.equal((await request(app, auth, { url: `/api/v1/monitors/${m.id}/checks` })).json().data.length, 0,
     'nothing recorded: stop() abandoned the probe instead of waiting for it')
-  const again = new Checker({
-    db: app.db,
-    clock: () => new Date('2026-11-21T10:00:00.000Z'),
-    log: app.log,
-    prober: createProber({ allowPrivateTargets: true }),
-    concurrency: 5,
-    confirmDelayMs: 30_000,
-    stopGraceMs: 200,
-  })
+  const again = newChecker()
   t.equal(await again.tick(), 1, 'the abandoned monitor is due again at once')
   await again.stop()
 })
