@@ -11,7 +11,7 @@ import { findActiveKey, lastUseIsStale, touchApiKey, type ApiKeyPrincipal } from
 import type { KeyOwner } from '../repositories/owner.ts'
 
 /** What a route may know of the request's key: not its user, which only confirmedCaller() gives. */
-export type RequestKey = Pick<ApiKeyPrincipal, 'keyId' | 'scope'>
+type RequestKey = Pick<ApiKeyPrincipal, 'keyId' | 'scope'>
 
 // The user of the request's key, set only once the key was found in the database during this request.
 // Not exported: handlers get it through confirmedCaller(), never from a remembered key.

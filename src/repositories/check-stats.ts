@@ -9,7 +9,7 @@ export interface SparkPoint {
   isUp: boolean
 }
 
-export const SPARKLINE_CHECKS = 20
+const SPARKLINE_CHECKS = 20
 
 /**
  * The newest `perMonitor` checks of each of the user's live monitors, oldest first, keyed by monitor id.

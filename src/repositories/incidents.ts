@@ -6,7 +6,7 @@ import type { Incident } from '../schemas/incident.ts'
 
 type IncidentRow = typeof incidents.$inferSelect
 
-export function toIncident (row: IncidentRow): Incident {
+function toIncident (row: IncidentRow): Incident {
   return {
     id: row.id,
     monitor_id: row.monitorId,

@@ -14,7 +14,7 @@ import {
 
 type MonitorRow = typeof monitors.$inferSelect
 
-export function toMonitor (row: MonitorRow): Monitor {
+function toMonitor (row: MonitorRow): Monitor {
   return {
     id: row.id,
     name: row.name,
@@ -47,7 +47,7 @@ const MONITOR_FIELDS = Object.keys(MonitorSchema.properties)
  * share of the request's CPU (bench/results.md, "Measurements behind the source"). No row: the owner
  * is gone; one row of nulls: no monitors.
  */
-export function listMonitorsQuery (kind: OwnerKind): SQL {
+function listMonitorsQuery (kind: OwnerKind): SQL {
   return sql`select ${selectList('m', monitors, LIST_FIELDS)}
     from ${ownerRow(kind)}
     left join ${monitors} m on m.user_id = o.user_id and m.deleted_at is null
@@ -66,7 +66,7 @@ export async function listMonitors (db: Database, owner: Owner): Promise<Monitor
 }
 
 /** The statement of findMonitor: no row, the owner is gone; a row of nulls, no such monitor of theirs. */
-export function findMonitorQuery (kind: OwnerKind): SQL {
+function findMonitorQuery (kind: OwnerKind): SQL {
   return sql`select ${selectList('m', monitors, MONITOR_FIELDS)}
     ${ownedMonitorRow(kind, 'id')}`
 }
@@ -188,9 +188,4 @@ export async function deleteMonitor (db: Database, userId: string, id: string, n
     await resolveOpenIncident(tx, id, now)
     return true
   })
-}
-
-export async function countMonitors (db: Database): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(monitors)
-  return row.n
 }

@@ -12,12 +12,11 @@ import { ApiKeyGoneError } from '../domain/errors.ts'
  * ownedRead(request) (src/plugins/auth.ts); the dashboard passes the user of its session, which it
  * looks up on every request.
  */
-export type Owner = UserOwner | KeyOwner
-export type UserOwner = { userId: string }
+export type Owner = { userId: string } | KeyOwner
 export type KeyOwner = { keyId: string }
 export type OwnerKind = 'key' | 'user'
 
-export const ownerKind = (owner: Owner): OwnerKind => 'keyId' in owner ? 'key' : 'user'
+const ownerKind = (owner: Owner): OwnerKind => 'keyId' in owner ? 'key' : 'user'
 /** The value of the `owner` placeholder of ownerRow(). */
 export const ownerValue = (owner: Owner): string => 'keyId' in owner ? owner.keyId : owner.userId
 
@@ -47,7 +46,8 @@ export function perOwnerKind<T> (build: (kind: OwnerKind) => T): (owner: Owner) 
   const built: Partial<Record<OwnerKind, T>> = {}
   return (owner) => {
     const kind = ownerKind(owner)
-    return built[kind] ??= build(kind)
+    built[kind] ??= build(kind)
+    return built[kind]
   }
 }
 

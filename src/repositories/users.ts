@@ -6,7 +6,7 @@ import { users } from '../db/schema.ts'
 
 export type User = typeof users.$inferSelect
 
-export class DuplicateUserError extends ConflictError {}
+class DuplicateUserError extends ConflictError {}
 
 export async function createUser (db: Database, email: string): Promise<User> {
   const [row] = await db.insert(users).values({ email: email.trim().toLowerCase() }).onConflictDoNothing().returning()

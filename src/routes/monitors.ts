@@ -11,7 +11,7 @@ import {
 } from '../schemas/monitor.ts'
 import { createMonitor, deleteMonitor, findMonitor, listMonitors, updateMonitor } from '../repositories/monitors.ts'
 
-export interface MonitorRoutesOptions {
+interface MonitorRoutesOptions {
   allowPrivateTargets: boolean
 }
 
