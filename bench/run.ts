@@ -2,7 +2,7 @@
 // reference server and the checker with real workers, then the API on PGlite; writes bench/results.md.
 // Options: BENCH_SCALE=small (a quick run), --only api,checker,pglite (some parts), --reuse (keep a
 // database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers).
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { runApiBench, type Endpoint } from './api-bench.ts'
@@ -186,9 +186,18 @@ async function main (): Promise<void> {
   const markdown = renderReport(report)
   const full = args.parts.size === PARTS.length
   const file = join(ROOT, 'bench', full ? 'results.md' : 'results.partial.md')
-  writeFileSync(file, markdown)
+  writeFileSync(file, full ? markdown + keptByHand(file) : markdown)
   log('\n' + markdown)
   log(`written to ${file}; server logs in ${logDir}`)
+}
+
+const KEPT_HEADING = '## Measurements behind the source'
+
+/** The section of results.md written by hand (the figures source comments point to), carried over a rewrite. */
+function keptByHand (file: string): string {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : ''
+  const at = text.indexOf(KEPT_HEADING)
+  return at < 0 ? '' : '\n' + text.slice(at)
 }
 
 main().catch((err: unknown) => {

@@ -40,8 +40,8 @@ function once (close: () => Promise<void>): () => Promise<void> {
 /**
  * drizzle sends its queries unprepared, and postgres.js then asks the server for the parameter types
  * before every execution: two round trips per query. Through this wrapper each distinct statement is
- * prepared once per connection and then executed in one round trip (bench/ measured 2-3x fewer
- * database round trips per API request). drizzle's statements are a fixed set of texts, all values
+ * prepared once per connection and then executed in one round trip (bench/results.md, "Measurements
+ * behind the source"). drizzle's statements are a fixed set of texts, all values
  * are parameters, so the per-connection statement cache stays small. Outside transactions (whose
  * queries run on the connection they hold), queries go through the gate (query-gate.ts).
  */

@@ -3,8 +3,8 @@
  * postgres.js (3.4.9) sends a query on a busy connection, behind the one running there, when no
  * connection is idle; it keeps those connections in a queue that is only reset when it empties, so
  * under sustained load the queue grows by one entry per query and every query scans it (indexOf).
- * bench/ measured that scan at a fifth of the API server's CPU on GET /monitors/{id} at 50 connections,
- * growing with the length of the load. (Its undeclared `max_pipeline` option is no cure: a BEGIN that
+ * That scan grew with the length of the load into a large share of the API server's CPU
+ * (bench/results.md, "Measurements behind the source"). (Its undeclared `max_pipeline` option is no cure: a BEGIN that
  * fills a pipeline is never given its connection, and the transaction fails.)
  * Queries outside transactions therefore wait here, in order, while `max` are running: the one that
  * goes next finds the connection of the one that finished idle. A query's promise settles after

@@ -6,8 +6,8 @@ const UTC_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/
 
 /**
  * Equal to `new Date(value).toISOString()` (which truncates to milliseconds), without parsing a date:
- * the reads of the API convert every time of every row, and Date's parsing of this text costs ~0.7 µs,
- * 70 µs for a page of 100 checks (bench/). Other forms (another TimeZone, a Date) take the slow way.
+ * the reads of the API convert every time of every row, and Date's parsing of this text adds up over a
+ * page of 100 checks (bench/results.md, "Measurements behind the source"). Other forms (another TimeZone, a Date) take the slow way.
  */
 export function isoTime (value: string | Date): string {
   if (typeof value === 'string') {

@@ -11,9 +11,9 @@ export interface LogStream {
 }
 
 /**
- * The request log cost ~30 µs of the ~240 of GET /monitors/{id} (bench/, LOG_LEVEL=info against warn);
- * writing each line as soon as the previous write was done made about a third of that, batches of 4 KB
- * save it (paired runs; larger batches or synchronous writes gained nothing more). No line is dropped:
+ * Writing each log line as soon as the previous write was done was a measurable part of the request log's
+ * cost on the API's cheapest read; batches of 4 KB save it, larger batches or synchronous writes gained
+ * nothing more (bench/results.md, "Measurements behind the source"). No line is dropped:
  * the batch has no size limit, the timer flushes a quiet server within `flushMs`, and pino flushes
  * synchronously when the process exits.
  */

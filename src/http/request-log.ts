@@ -4,8 +4,8 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 /**
  * The "request completed" line also carries what the "incoming request" line said (method, URL, host,
  * client address): every request is still logged at info with its id, status and time, for half the
- * writes. bench/ measured the two lines at about a seventh of the CPU time of GET /monitors/{id}, and
- * Fastify's nested req/res objects (serialized through a generic stringify) at ~3 µs more than flat fields.
+ * writes, and flat fields instead of Fastify's nested req/res objects (serialized through a generic
+ * stringify): both were measurable on the API's cheapest read (bench/results.md, "Measurements behind the source").
  */
 export class OneLineRequestLog extends LogController {
   override incomingRequest (): void {}
