@@ -1,5 +1,6 @@
 // Dashboard monitor pages through app.inject: the API's validation messages next to the field, create, edit,
 // pause, resume, delete, the monitor page's numbers, other users' monitors as 404, and 1,000 monitors.
+import type { FastifyInstance } from 'fastify'
 import { withMonitorDefaults } from '../../../src/schemas/monitor.ts'
 import t from 'tap'
 import { insertChecks } from '../../../src/repositories/checks.ts'
@@ -194,7 +195,25 @@ t.test('the monitors page: statuses as text, sparklines, filters, problems first
   t.equal((await browser.get('/?status=sideways')).statusCode, 400)
 })
 
-t.test('1,000 monitors: one page, two queries, in bounded time', async (t) => {
+/**
+ * Counts the statements the app sends to its database while `fn` runs, at the driver (PGlite's query,
+ * postgres.js's unsafe), through which drizzle and the prepared hot reads both go.
+ */
+async function countStatements (app: FastifyInstance, fn: () => Promise<unknown>): Promise<number> {
+  const client = (app.db as unknown as { $client: unknown }).$client as Record<'query' | 'unsafe', ((...args: unknown[]) => unknown) | undefined>
+  const method = typeof client.unsafe === 'function' ? 'unsafe' : 'query'
+  const original = client[method]!
+  let count = 0
+  client[method] = function (this: unknown, ...args: unknown[]) { count++; return original.apply(this, args) }
+  try {
+    await fn()
+  } finally {
+    client[method] = original
+  }
+  return count
+}
+
+t.test('1,000 monitors: one page, as many queries as for one monitor', async (t) => {
   const now = new Date()
   const { app } = await buildTestApp(t, { clock: () => now })
   const browser = await signedIn(app)
@@ -206,27 +225,30 @@ t.test('1,000 monitors: one page, two queries, in bounded time', async (t) => {
     lastCheckedAt: now,
     createdAt: new Date(now.getTime() - i * 1000),
   }))
-  const ids: string[] = []
-  for (let i = 0; i < rows.length; i += 250) {
-    ids.push(...(await app.db.insert(monitors).values(rows.slice(i, i + 250)).returning({ id: monitors.id })).map((r) => r.id))
-  }
-  for (let i = 0; i < ids.length; i += 100) {
-    await insertChecks(app.db, ids.slice(i, i + 100).flatMap((monitorId) => Array.from({ length: 25 }, (_, k) => ({
-      monitorId, isUp: true, statusCode: 200, responseTimeMs: 50 + k, checkedAt: new Date(now.getTime() - k * 60_000),
-    }))))
+  const addChecks = (monitorIds: string[]) => insertChecks(app.db, monitorIds.flatMap((monitorId) => Array.from({ length: 25 }, (_, k) => ({
+    monitorId, isUp: true, statusCode: 200, responseTimeMs: 50 + k, checkedAt: new Date(now.getTime() - k * 60_000),
+  }))))
+  const page = () => app.inject({ url: '/', headers: { cookie: browser.cookie, 'accept-encoding': 'gzip' } })
+  const ids = (await app.db.insert(monitors).values(rows.slice(0, 1)).returning({ id: monitors.id })).map((r) => r.id)
+  await addChecks(ids)
+  await page() // the session's last visit is recorded now, not during the counted requests
+  await app.backgroundWrites.settled()
+  const forOne = await countStatements(app, page)
+  for (let i = 1; i < rows.length; i += 333) {
+    const added = (await app.db.insert(monitors).values(rows.slice(i, i + 333)).returning({ id: monitors.id })).map((r) => r.id)
+    ids.push(...added)
+    await addChecks(added)
   }
 
-  await browser.get('/') // warm up (compiled queries, JIT)
-  const started = performance.now()
-  const res = await app.inject({ url: '/', headers: { cookie: browser.cookie, 'accept-encoding': 'gzip' } })
-  const ms = performance.now() - started
+  let res = await page()
+  const forAll = await countStatements(app, async () => { res = await page() })
+  t.equal(forAll, forOne, `the page's statements do not grow with its monitors (${forAll} for 1 and for 1,000)`)
   t.equal(res.statusCode, 200)
   t.equal(res.headers['content-encoding'], 'gzip')
   const { gunzipSync } = await import('node:zlib')
   const html = gunzipSync(res.rawPayload).toString()
   t.equal(html.match(/<svg class="spark"/g)?.length, 1000, 'every monitor has its sparkline')
   t.match(html, '<a href="/" aria-current="page">All <span class="n">1,000</span></a>')
-  t.comment(`1,000 monitors: ${ms.toFixed(0)} ms, ${(html.length / 1024).toFixed(0)} KiB of HTML, ${(res.rawPayload.length / 1024).toFixed(0)} KiB sent`)
-  t.ok(ms < 5000, `rendered within 5 s (${ms.toFixed(0)} ms)`)
+  t.comment(`1,000 monitors: ${(html.length / 1024).toFixed(0)} KiB of HTML, ${(res.rawPayload.length / 1024).toFixed(0)} KiB sent`)
   t.ok(res.rawPayload.length < 200 * 1024, 'compressed to under 200 KiB')
 })
