@@ -13,7 +13,7 @@ export interface ProbeTarget {
   timeoutSeconds: number // 1-60, for the WHOLE exchange incl. redirects and reading the body
 }
 
-export interface ProbeResult {
+interface ProbeResult {
   isUp: boolean // true exactly when a final response arrived with statusCode === expectedStatus
   /**
    * Status of the response that ended the check: the final one, or a redirect that was not followed
@@ -46,7 +46,7 @@ export interface Prober {
 }
 
 export const USER_AGENT = 'Pingward/0.1 (+https://github.com/pingward/pingward)'
-export const MAX_REDIRECTS = 5
+const MAX_REDIRECTS = 5
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
 const TIMEOUT = Symbol('timeout')
 const ABORTED = Symbol('aborted')

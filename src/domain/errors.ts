@@ -2,7 +2,7 @@
 // (src/http/error-catalog.ts), so repositories, services, the checker and net/ never speak HTTP.
 
 /** What kind of failure a domain error is; the edge turns it into a status. */
-export type DomainErrorKind = 'invalid' | 'not-found' | 'unauthenticated' | 'conflict'
+export type DomainErrorKind = 'invalid' | 'unauthenticated' | 'conflict'
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind
@@ -14,11 +14,6 @@ export class InvalidInputError extends DomainError {
   constructor (readonly field: string, message: string) {
     super(message)
   }
-}
-
-/** The thing asked for does not exist for this caller (another user's looks exactly the same). */
-export class NotFoundError extends DomainError {
-  readonly kind = 'not-found'
 }
 
 /** A read found that its owner, an API key, no longer exists. */

@@ -14,7 +14,6 @@ export const MONITOR_STATUSES = ['pending', 'up', 'down', 'paused'] as const
 export type MonitorStatus = typeof MONITOR_STATUSES[number]
 
 export const INCIDENT_STATUSES = ['open', 'resolved'] as const
-export type IncidentStatus = typeof INCIDENT_STATUSES[number]
 
 /** `read` keys may only GET; `write` keys may do everything. */
 export const API_KEY_SCOPES = ['read', 'write'] as const

@@ -56,7 +56,6 @@ export type ErrorStatus = keyof typeof ERROR_CATALOG
 const STATUS_OF_KIND: Record<DomainErrorKind, ErrorStatus> = {
   invalid: 400,
   unauthenticated: 401,
-  'not-found': 404,
   conflict: 409,
 }
 
@@ -70,7 +69,7 @@ export class HttpError extends Error {
 const isErrorStatus = (status: unknown): status is ErrorStatus => typeof status === 'number' && status in ERROR_CATALOG
 
 /** The catalog's entry of a status; a 4xx the catalog does not name reads as a 400. */
-export const entryOf = (status: number): CatalogEntry => isErrorStatus(status) ? ERROR_CATALOG[status] : ERROR_CATALOG[400]
+const entryOf = (status: number): CatalogEntry => isErrorStatus(status) ? ERROR_CATALOG[status] : ERROR_CATALOG[400]
 
 /**
  * The status and client message of an error whose message may be shown (an HttpError, a domain error, a

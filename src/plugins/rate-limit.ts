@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
 import { HttpError } from '../http/error-catalog.ts'
 
-export interface RateLimitOptions {
+interface RateLimitOptions {
   max: number
   timeWindowMs: number
   redisUrl?: string
