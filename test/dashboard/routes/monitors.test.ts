@@ -200,15 +200,19 @@ t.test('the monitors page: statuses as text, sparklines, filters, problems first
  * postgres.js's unsafe), through which drizzle and the prepared hot reads both go.
  */
 async function countStatements (app: FastifyInstance, fn: () => Promise<unknown>): Promise<number> {
-  const client = (app.db as unknown as { $client: unknown }).$client as Record<'query' | 'unsafe', ((...args: unknown[]) => unknown) | undefined>
+  const client = (app.db as unknown as { $client: object }).$client as Record<string, unknown>
   const method = typeof client.unsafe === 'function' ? 'unsafe' : 'query'
-  const original = client[method]!
+  // The driver's own function: on PostgreSQL the client is a proxy (src/db/client.ts) whose `unsafe` wraps
+  // the underlying one, which is what the counter must call and what must be put back.
+  const own = Object.getOwnPropertyDescriptor(client, method)
+  const raw = (own ? own.value : client[method]) as (...args: unknown[]) => unknown
   let count = 0
-  client[method] = function (this: unknown, ...args: unknown[]) { count++; return original.apply(this, args) }
+  client[method] = function (this: unknown, ...args: unknown[]) { count++; return raw.apply(this, args) }
   try {
     await fn()
   } finally {
-    client[method] = original
+    if (own) Object.defineProperty(client, method, own)
+    else delete client[method]
   }
   return count
 }
