@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util'
 import { loadConfig } from './runtime/config.ts'
 import type { DatabaseHandle } from './db/client.ts'
 import { runMain } from './runtime/run-main.ts'
-import { createValidatorCompiler } from './http/validation.ts'
+import { bodyValidator } from './http/validation.ts'
 import { API_KEY_SCOPES } from './domain/vocabulary.ts'
 import { CreateApiKeySchema, KEY_EXPIRY_MAX_DAYS, type CreateApiKey } from './schemas/api-key.ts'
 import { openMigratedDatabase } from './db/migrate.ts'
@@ -56,14 +56,12 @@ const KEY_FLAG_RULES: Record<string, string> = {
   expires_in_days: `--expires-in must be a whole number of days from 1 to ${KEY_EXPIRY_MAX_DAYS}`,
 }
 
-const validateKey = createValidatorCompiler()({ schema: CreateApiKeySchema, httpPart: 'body' }) as
-  ((input: unknown) => boolean) & { errors?: Array<{ instancePath: string, params: { missingProperty?: string } }> | null }
+const validateKey = bodyValidator<CreateApiKey>(CreateApiKeySchema)
 
 function validKeyInput (input: Record<string, unknown>): CreateApiKey {
-  if (validateKey(input)) return input as CreateApiKey
-  const error = validateKey.errors![0]
-  const field = error.params.missingProperty ?? error.instancePath.split('/')[1]
-  throw new UsageError(KEY_FLAG_RULES[field] ?? `invalid ${field}`)
+  const result = validateKey(input)
+  if (result.ok) return result.value
+  throw new UsageError(KEY_FLAG_RULES[result.error.field] ?? result.error.message)
 }
 
 async function keysCreate (args: string[]): Promise<void> {

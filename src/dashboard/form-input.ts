@@ -1,33 +1,16 @@
 // Form strings to API input: converted to the schema's types, then checked by the API's own schemas,
 // validator and message formatter, and the API's target rule, so the dashboard has no rules of its own.
-import type { TSchema } from '@sinclair/typebox'
-import type { FastifySchemaValidationError } from 'fastify'
 import { InvalidInputError } from '../domain/errors.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
 import { CreateMonitorSchema, UpdateMonitorSchema, type NewMonitor, type UpdateMonitor } from '../schemas/monitor.ts'
-import { createValidatorCompiler, firstFieldError, type FieldError } from '../http/validation.ts'
+import { bodyValidator, type Validated } from '../http/validation.ts'
 
 export type FormFields = Record<string, string | undefined>
-export type FormResult<T> = { ok: true, value: T } | { ok: false, error: FieldError }
 
-const compile = createValidatorCompiler()
-
-type Validate = ((data: unknown) => boolean) & { errors?: unknown }
-
-function validator<T> (schema: TSchema): (input: Record<string, unknown>) => FormResult<T> {
-  // The compiler the API uses for bodies: no coercion, no dropped fields, the schema's defaults applied.
-  const validate = compile({ schema, httpPart: 'body' }) as Validate
-  return (input) => {
-    if (validate(input)) return { ok: true, value: input as T }
-    // The field from the error itself (its path, or the missing or extra property), the API's message.
-    return { ok: false, error: firstFieldError(validate.errors as FastifySchemaValidationError[], 'body') }
-  }
-}
-
-const validateCreateMonitor = validator<NewMonitor>(CreateMonitorSchema)
-const validateUpdateMonitor = validator<UpdateMonitor>(UpdateMonitorSchema)
-const validateCreateKey = validator<CreateApiKey>(CreateApiKeySchema)
+const validateCreateMonitor = bodyValidator<NewMonitor>(CreateMonitorSchema)
+const validateUpdateMonitor = bodyValidator<UpdateMonitor>(UpdateMonitorSchema)
+const validateCreateKey = bodyValidator<CreateApiKey>(CreateApiKeySchema)
 
 const MONITOR_INTEGER_FIELDS = [
   'expected_status', 'interval_minutes', 'timeout_seconds', 'failure_threshold', 'recovery_threshold',
@@ -54,7 +37,7 @@ function monitorInputFromForm (form: FormFields): Record<string, unknown> {
   return input
 }
 
-function withTargetRule<T extends { url?: string }> (result: FormResult<T>, allowPrivateTargets: boolean): FormResult<T> {
+function withTargetRule<T extends { url?: string }> (result: Validated<T>, allowPrivateTargets: boolean): Validated<T> {
   if (!result.ok) return result
   try {
     assertTargetAllowed(result.value.url, allowPrivateTargets)
@@ -65,15 +48,15 @@ function withTargetRule<T extends { url?: string }> (result: FormResult<T>, allo
   }
 }
 
-export function parseCreateMonitor (form: FormFields, allowPrivateTargets: boolean): FormResult<NewMonitor> {
+export function parseCreateMonitor (form: FormFields, allowPrivateTargets: boolean): Validated<NewMonitor> {
   return withTargetRule(validateCreateMonitor(monitorInputFromForm(form)), allowPrivateTargets)
 }
 
-export function parseUpdateMonitor (form: FormFields, allowPrivateTargets: boolean): FormResult<UpdateMonitor> {
+export function parseUpdateMonitor (form: FormFields, allowPrivateTargets: boolean): Validated<UpdateMonitor> {
   return withTargetRule(validateUpdateMonitor(monitorInputFromForm(form)), allowPrivateTargets)
 }
 
-export function parseCreateKey (form: FormFields): FormResult<CreateApiKey> {
+export function parseCreateKey (form: FormFields): Validated<CreateApiKey> {
   const input: Record<string, unknown> = { name: (form.name ?? '').trim(), scope: form.scope ?? '' }
   putNumber(input, 'expires_in_days', form.expires_in_days)
   return validateCreateKey(input)

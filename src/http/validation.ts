@@ -2,6 +2,7 @@
 // and one message per error that names the field and the rule.
 import { Ajv, type ErrorObject, type Options } from 'ajv'
 import addFormatsModule from 'ajv-formats'
+import type { TSchema } from '@sinclair/typebox'
 import type { FastifySchemaValidationError } from 'fastify'
 
 type SchemaErrorDataVar = 'body' | 'headers' | 'params' | 'querystring'
@@ -115,7 +116,7 @@ export interface FieldError {
 }
 
 /** The first Ajv error as the field it names (from its path, or the missing or extra property) and its message. */
-export function firstFieldError (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar): FieldError {
+function firstFieldError (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar): FieldError {
   const error = errors[0] as unknown as ErrorObject
   const params = error.params as Record<string, unknown>
   const child = (params.additionalProperty ?? params.missingProperty) as string | undefined
@@ -123,6 +124,23 @@ export function firstFieldError (errors: FastifySchemaValidationError[], dataVar
   const top = error.instancePath.split('/')[1]
   const field = top === undefined ? child ?? '' : top.replace(/~1/g, '/').replace(/~0/g, '~')
   return { field, message: `${path} ${describe(error)}` }
+}
+
+/** The outcome of checking an input outside a request: the input, or its first error as a field error. */
+export type Validated<T> = { ok: true, value: T } | { ok: false, error: FieldError }
+
+let sharedCompiler: ReturnType<typeof createValidatorCompiler> | undefined
+
+/**
+ * A validator of `schema` for input that arrives outside an API request (the dashboard's forms, the CLI's
+ * options): the API's compiler for bodies, so the same rules, defaults and messages apply.
+ */
+export function bodyValidator<T> (schema: TSchema): (input: Record<string, unknown>) => Validated<T> {
+  sharedCompiler ??= createValidatorCompiler()
+  const validate = sharedCompiler({ schema, httpPart: 'body' }) as ((data: unknown) => boolean) & { errors?: unknown }
+  return (input) => validate(input)
+    ? { ok: true, value: input as T }
+    : { ok: false, error: firstFieldError(validate.errors as FastifySchemaValidationError[], 'body') }
 }
 
 /** Turns the first Ajv error into `body/field must ...`. */
