@@ -17,11 +17,18 @@ export function sendPage (reply: FastifyReply, body: SafeHtml, status = 200): Fa
   return reply.code(status).type('text/html; charset=utf-8').send(body.value)
 }
 
-/** A path on this site to go back to after a form, or the fallback: never another origin (no open redirect). */
+/**
+ * A path on this site to go back to after a form, or the fallback: never another origin (no open redirect),
+ * and always a valid Location header. Browsers send `next`/`back` percent-encoded already, so any other
+ * character (non-ASCII, DEL, U+2028, a space) is percent-encoded as UTF-8 here: Node refuses to write a
+ * header holding a character outside Latin-1, which was a 500. Control characters and a lone surrogate
+ * (which has no UTF-8) give the fallback: browsers drop tabs and newlines, so `/\t/x` would become `//x`.
+ */
 export function localPath (value: string | undefined, fallback = '/'): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
-  if (!value || value.length > 2000 || !/^\/(?![/\\])/.test(value) || /[\u0000-\u001f\\]/.test(value)) return fallback
-  return value
+  if (!value || value.length > 2000 || !/^\/(?![/\\])/.test(value) || !value.isWellFormed() ||
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
+    /[\u0000-\u001f\\]/.test(value)) return fallback
+  return value.replace(/[^\x21-\x7e]/gu, encodeURIComponent)
 }
 
 /** 303 See Other: after a POST the browser loads the target with GET. */
