@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../runtime/clock.ts'
 import type { DatabaseHandle } from '../db/client.ts'
 import { createValidatorCompiler, schemaErrorFormatter } from './validation.ts'
 import { OneLineRequestLog } from './request-log.ts'
+import { useJsonBodyParser } from './json-body.ts'
 import dbPlugin from '../plugins/db.ts'
 import backgroundWritesPlugin from '../plugins/background-writes.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors, setNotFoundHandler } from '../plugins/errors.ts'
@@ -48,6 +49,8 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
       requestTimeout: config.REQUEST_TIMEOUT_MS,
       headersTimeout: config.REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: Math.min(5000, Math.max(100, Math.floor(config.REQUEST_TIMEOUT_MS / 4))),
+      // Node's check answers a missing Host with an empty 400; plugins/errors.ts gives it the `{error}` body.
+      requireHostHeader: false,
     },
     clientErrorHandler,
     frameworkErrors,
@@ -57,6 +60,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
   app.setValidatorCompiler(createValidatorCompiler())
   // Only JSON bodies are accepted: anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain')
+  useJsonBodyParser(app)
 
   await app.register(errorsPlugin)
   await app.register(dbPlugin, { DATABASE_URL: config.DATABASE_URL, DATA_DIR: config.DATA_DIR, clock, database })

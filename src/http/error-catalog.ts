@@ -40,6 +40,7 @@ export const ERROR_CATALOG = {
   413: { message: 'Request body is too large', page: 'The form is larger than 1 MiB.', description: 'Request body larger than 1 MiB' },
   414: { message: 'URI too long', page: 'The address is too long.' },
   415: { message: 'Unsupported media type', page: 'The request could not be understood.', description: 'Request body is not JSON' },
+  417: { message: 'Expectation failed', page: 'The request could not be understood.' },
   429: { message: 'Rate limit exceeded', page: 'Too many requests. Wait a moment and try again.', description: 'Rate limit exceeded; see `retry-after`' },
   431: { message: 'Request header fields too large', page: 'The request could not be understood.' },
   500: { message: 'Internal server error', page: 'Something went wrong on our side.', description: 'Internal server error' },

@@ -40,6 +40,15 @@ declare module 'fastify' {
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 // Enough for every key of a large deployment; past it the least recently used goes (a lookup brings it back).
 const REMEMBERED_KEYS_MAX = 10_000
+/** Whether the request carries Authorization more than once (Node keeps only the first in `headers`). */
+function hasSeveralAuthorizations (request: FastifyRequest): boolean {
+  const raw = request.raw.rawHeaders
+  let seen = 0
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization' && ++seen > 1) return true
+  }
+  return false
+}
 const bearerKey = (request: FastifyRequest) => /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1]
 
 export default fp(async (app) => {
@@ -77,6 +86,10 @@ export default fp(async (app) => {
 
   // Callback style: a remembered key (nearly every request) is resolved without a promise.
   app.addHook('onRequest', (request, _reply, done) => {
+    // Two keys are ambiguous: answering with either one would guess which the client meant.
+    if (request.headers.authorization !== undefined && hasSeveralAuthorizations(request)) {
+      return done(new HttpError(400, 'Bad request: more than one Authorization header'))
+    }
     const key = bearerKey(request)
     // Routes that need no key and are not rate limited (/healthz, /readyz) must not depend on the database.
     if (!key || request.routeOptions.config?.rateLimit === false) return done()

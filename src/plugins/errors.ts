@@ -14,10 +14,16 @@ export default fp(async (app) => {
   // microtask per request even when it has nothing to wait for.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
-    if (!closing) return done()
-    reply.header('connection', 'close')
-    done(new HttpError(503))
+    if (closing) {
+      reply.header('connection', 'close')
+      return done(new HttpError(503))
+    }
+    done(ambiguity(request))
   })
+
+  // Node answers an Expect other than 100-continue with a bare 417 unless someone listens: pass the
+  // request on to Fastify instead, whose onRequest hook above refuses it with a body and a request id.
+  app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res))
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, message } = describeError(error, request, 'message')
@@ -25,6 +31,19 @@ export default fp(async (app) => {
     return reply.code(status).type('application/json; charset=utf-8').send({ error: message })
   })
 }, { name: 'errors', fastify: '5.x' })
+
+/**
+ * What HTTP/1.1 leaves unanswerable, refused here instead of by Node with an empty body (app.ts turns off
+ * Node's own Host check): no Host, or an expectation other than 100-continue.
+ */
+function ambiguity (request: FastifyRequest): HttpError | undefined {
+  const { host, expect } = request.headers
+  if (host === undefined && request.raw.httpVersion === '1.1') return new HttpError(400, 'Bad request: the Host header is missing')
+  if (expect !== undefined && !/^100-continue$/i.test(expect)) {
+    return new HttpError(417, 'Expectation failed: only 100-continue is supported')
+  }
+  return undefined
+}
 
 /**
  * The one not-found handler. Set after the rate limit is registered, so that unknown routes are

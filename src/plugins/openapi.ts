@@ -2,6 +2,8 @@
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyRequest } from 'fastify'
+import { HttpError } from '../http/error-catalog.ts'
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
 
@@ -34,7 +36,14 @@ export default fp(async (app) => {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   })
 
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true })
+  await app.register(async (docs) => {
+    // A path that climbs out of /docs/static names no file of it: 404, as for any other missing file
+    // (@fastify/static answers it 403, which read as a refused API key).
+    docs.addHook('onRequest', (request: FastifyRequest<{ Params: { '*'?: string } }>, _reply, done) => {
+      done(/(^|[\\/])\.\.([\\/]|$)/.test(request.params['*'] ?? '') ? new HttpError(404) : undefined)
+    })
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true })
+  })
 
   app.get(OPENAPI_PATH, { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger())
 }, { name: 'openapi', fastify: '5.x', dependencies: ['schemas'] })

@@ -1,7 +1,7 @@
 // Input caps over real sockets: deep JSON, Content-Type lies, bodies over 1 MiB with and without a length,
 // clients too slow to finish a request, headers and URLs too large, malformed HTTP and URLs: `{error}`, no 5xx.
 import { connect } from 'node:net'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { buildTestApp, makeMonitor, makeUser } from '../helper.ts'
 
 interface RawResponse { status: number, headers: string, body: string, closed: boolean }
@@ -140,5 +140,45 @@ t.test('input caps', async (t) => {
     t.equal(longParam.status, 400)
     t.same(await longParam.json(), { error: 'Bad request: a path segment is too long' })
     t.ok(longParam.headers.get('x-request-id'))
+  })
+})
+
+t.test('ambiguous and misleading requests: a 4xx that says what is wrong, with {error} and a request id', async (t) => {
+  const { app } = await buildTestApp(t)
+  const { auth, key } = await makeUser(app)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (app.server.address() as import('node:net').AddressInfo).port
+  const get = (path: string, headers: string) => raw(port, [`GET ${path} HTTP/1.1\r\n${headers}\r\n`])
+  const expectError = (t: Test, res: RawResponse, status: number, error: string | RegExp) => {
+    t.equal(res.status, status)
+    t.match(JSON.parse(res.body || 'null'), { error })
+    t.match(res.headers, /\r\nx-request-id: [0-9a-f-]{36}/i, 'with a request id')
+  }
+
+  await t.test('two Authorization headers are refused, not answered with the first', async (t) => {
+    const twice = await get('/api/v1/monitors', `Host: x\r\nAuthorization: Bearer ${key}\r\nAuthorization: Bearer sk_other\r\n`)
+    expectError(t, twice, 400, 'Bad request: more than one Authorization header')
+    const once = await get('/api/v1/monitors', `Host: x\r\nAuthorization: Bearer ${key}\r\n`)
+    t.equal(once.status, 200)
+  })
+
+  await t.test('no Host header (HTTP/1.1) is a 400, an unknown Expect a 417', async (t) => {
+    expectError(t, await get('/api/v1/monitors', `Authorization: Bearer ${key}\r\n`), 400, 'Bad request: the Host header is missing')
+    expectError(t, await get('/healthz', 'Host: x\r\nExpect: 200-ok\r\n'), 417, 'Expectation failed: only 100-continue is supported')
+    t.equal((await get('/healthz', 'Host: x\r\n')).status, 200)
+  })
+
+  await t.test('a __proto__ key is refused by name', async (t) => {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/monitors`, {
+      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"__proto__":{"x":1},"name":"a","url":"https://example.com"}',
+    })
+    t.equal(res.status, 400)
+    t.same(await res.json(), { error: 'Body has a "__proto__" key, which is refused' })
+  })
+
+  await t.test('a path that climbs out of /docs/static is a 404', async (t) => {
+    for (const path of ['/docs/static/../../api/v1/monitors', '/docs/static/..%2f..%2fpackage.json', '/docs/static/%2e%2e/%2e%2e/package.json']) {
+      expectError(t, await get(path, 'Host: x\r\n'), 404, 'Not found')
+    }
   })
 })
