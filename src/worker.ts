@@ -1,6 +1,7 @@
 // The checker process without the API, for scaling out on PostgreSQL: `npm run worker`.
 import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
+import { logSerializers } from './runtime/log-redaction.ts'
 import { loadConfig } from './runtime/config.ts'
 import { runMain } from './runtime/run-main.ts'
 import { openMigratedDatabase } from './db/migrate.ts'
@@ -8,7 +9,7 @@ import { startChecker } from './checker/index.ts'
 
 async function main (): Promise<void> {
   const config = loadConfig()
-  const log = pino({ level: config.LOG_LEVEL, base: { role: 'worker', pid: process.pid } })
+  const log = pino({ level: config.LOG_LEVEL, base: { role: 'worker', pid: process.pid }, serializers: logSerializers })
   const database = await openMigratedDatabase({ ...config, poolSize: Math.min(20, Math.max(4, Math.ceil(config.CHECK_CONCURRENCY / 10))) })
   const checker = startChecker({ config, db: database.db, log })
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {

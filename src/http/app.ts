@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { parseWindowMs, type Config } from '../runtime/config.ts'
 import { systemClock, type Clock } from '../runtime/clock.ts'
+import { logSerializers } from '../runtime/log-redaction.ts'
 import type { DatabaseHandle } from '../db/client.ts'
 import { createValidatorCompiler, schemaErrorFormatter } from './validation.ts'
 import { OneLineRequestLog } from './request-log.ts'
@@ -34,7 +35,8 @@ const BODY_LIMIT = 1024 * 1024
 
 export async function buildApp ({ config, clock = systemClock, database, logger }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: logger ?? { level: config.LOG_LEVEL },
+    // Every logger gets the redacting error serializer, whoever made its options.
+    logger: logger === false ? false : { level: config.LOG_LEVEL, ...(typeof logger === 'object' ? logger : {}), serializers: logSerializers },
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
     logController: new OneLineRequestLog(),
