@@ -25,10 +25,13 @@ export function sendPage (reply: FastifyReply, body: SafeHtml, status = 200): Fa
  * (which has no UTF-8) give the fallback: browsers drop tabs and newlines, so `/\t/x` would become `//x`.
  */
 export function localPath (value: string | undefined, fallback = '/'): string {
-  if (!value || value.length > 2000 || !/^\/(?![/\\])/.test(value) || !value.isWellFormed() ||
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
-    /[\u0000-\u001f\\]/.test(value)) return fallback
-  return value.replace(/[^\x21-\x7e]/gu, encodeURIComponent)
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
+  if (!value || value.length > 2000 || !/^\/(?![/\\])/.test(value) || /[\u0000-\u001f\\]/.test(value)) return fallback
+  try {
+    return value.replace(/[^\x21-\x7e]/gu, encodeURIComponent)
+  } catch { // URIError: a lone surrogate
+    return fallback
+  }
 }
 
 /** 303 See Other: after a POST the browser loads the target with GET. */
