@@ -84,4 +84,4 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
 export default fp<DashboardOptions>(async (app, options) => {
   await app.register(sessionPlugin)
   await app.register(pages, options)
-}, { name: 'dashboard', fastify: '5.x', dependencies: ['db', 'background-writes', 'rate-limit'] })
+}, { name: 'dashboard', fastify: '5.x', dependencies: ['db', 'background-writes', 'rate-limit', 'sign-in-throttle'] })

@@ -33,6 +33,19 @@ export const sessions = pgTable('sessions', {
   index('sessions_expires_idx').on(t.expiresAt),
 ])
 
+// Dashboard sign-in attempts being counted when there is no Redis (src/plugins/sign-in-throttle.ts): one row
+// per address and one per (email, address) pair, keyed by a hash, so the table holds no email or address.
+export const signInAttempts = pgTable('sign_in_attempts', {
+  key: text('key').primaryKey(),
+  attempts: integer('attempts').notNull(),
+  // A pair's next attempt waits until then; null for an address (its attempts are limited per window).
+  lockedUntil: ts('locked_until'),
+  // An address's window ends, or a pair is forgotten; an expired row counts as absent until it is swept.
+  expiresAt: ts('expires_at').notNull(),
+}, (t) => [
+  index('sign_in_attempts_expires_idx').on(t.expiresAt),
+])
+
 export const apiKeys = pgTable('api_keys', {
   id: uuid('id').primaryKey().defaultRandom(),
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),

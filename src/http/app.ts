@@ -14,6 +14,7 @@ import backgroundWritesPlugin from '../plugins/background-writes.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors, setNotFoundHandler } from '../plugins/errors.ts'
 import authPlugin from '../plugins/auth.ts'
 import rateLimitPlugin from '../plugins/rate-limit.ts'
+import signInThrottlePlugin from '../plugins/sign-in-throttle.ts'
 import schemasPlugin from '../plugins/schemas.ts'
 import openapiPlugin from '../plugins/openapi.ts'
 import healthRoutes from '../routes/health.ts'
@@ -74,6 +75,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     redisUrl: config.REDIS_URL,
     redisPrefix: config.REDIS_PREFIX,
   })
+  await app.register(signInThrottlePlugin, { redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX })
   setNotFoundHandler(app)
   await app.register(schemasPlugin)
   await app.register(openapiPlugin)

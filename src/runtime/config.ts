@@ -11,7 +11,7 @@ export const ConfigSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address the HTTP server binds to' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL URL; embedded PGlite when unset' })),
   DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'Directory of the embedded database' }),
-  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis URL for shared rate-limit counters' })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis URL for shared rate-limit and sign-in counters' })),
   REDIS_PREFIX: Type.String({ minLength: 1, maxLength: 100, default: 'pingward-rl:', description: 'Prefix of the rate-limit keys in Redis, so deployments sharing one Redis keep apart' }),
   RATE_LIMIT_MAX: Int(1, 1_000_000, 600, 'Requests per window per API key (or per address without a valid key)'),
   RATE_LIMIT_WINDOW: Type.String({ minLength: 1, default: '1 minute', description: 'Rate-limit window, e.g. "1 minute", "30 seconds", "60000" (ms)' }),

@@ -1,6 +1,6 @@
 // Dashboard sign-in, sign-out and the one-time first-password setup link.
-// Failed sign-ins are counted per email and per address in the rate limiter's store (Redis when configured),
-// so a password cannot be guessed quickly from one address or many.
+// Each sign-in attempt is counted by app.signInThrottle (src/plugins/sign-in-throttle.ts) before its
+// password is checked, per (email, address) and per address, so that simultaneous guesses cannot outrun it.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { signInPage, setupPage } from '../pages/auth.ts'
 import { errorPage } from '../pages/layout.ts'
@@ -10,34 +10,10 @@ import { anyUserHasPassword, findUserByEmail, findUserById, setFirstPasswordHash
 
 type Form = Record<string, string | undefined>
 
-export const SIGN_IN_FAILURES_PER_EMAIL = 10
-const SIGN_IN_FAILURES_PER_ADDRESS = 50
-const FAILURE_WINDOW_MS = 15 * 60_000
-
 const normalEmail = (text: string | undefined) => (text ?? '').trim().toLowerCase().slice(0, 320)
 
 const dashboardAuthRoutes: FastifyPluginAsync<{ adminEmail: string }> = async (app, { adminEmail }) => {
   const publicRoute = { schema: { hide: true }, config: { dashboardPublic: true } }
-  const failuresPerEmail = app.createRateLimit({
-    max: SIGN_IN_FAILURES_PER_EMAIL,
-    timeWindow: FAILURE_WINDOW_MS,
-    keyGenerator: (request: FastifyRequest) => `sign-in-email:${normalEmail((request.body as Form).email)}`,
-  })
-  const failuresPerAddress = app.createRateLimit({
-    max: SIGN_IN_FAILURES_PER_ADDRESS,
-    timeWindow: FAILURE_WINDOW_MS,
-    keyGenerator: (request: FastifyRequest) => `sign-in-ip:${request.ip}`,
-  })
-
-  /** Minutes until another attempt is allowed, or 0 when one is allowed now. */
-  async function lockedForMinutes (request: FastifyRequest): Promise<number> {
-    let seconds = 0
-    for (const limiter of [failuresPerEmail, failuresPerAddress]) {
-      const state = await limiter(request, { increment: false })
-      if (!state.isAllowed && state.remaining <= 0) seconds = Math.max(seconds, state.ttlInSeconds)
-    }
-    return Math.ceil(seconds / 60)
-  }
 
   async function renderSignIn (request: FastifyRequest, reply: FastifyReply, options: {
     email: string, next: string, error?: string, notice?: string, status?: number
@@ -57,8 +33,9 @@ const dashboardAuthRoutes: FastifyPluginAsync<{ adminEmail: string }> = async (a
     const email = normalEmail(request.body.email)
     const password = request.body.password ?? ''
     const next = localPath(request.body.next)
-    const minutes = await lockedForMinutes(request)
-    if (minutes > 0) {
+    const attempt = await app.signInThrottle.reserve(email, request.ip, request.log)
+    if (!attempt.allowed) {
+      const minutes = Math.max(1, Math.ceil(attempt.retryAfterMs / 60_000))
       return renderSignIn(request, reply, {
         email, next, status: 429, error: `Too many failed sign-ins. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`,
       })
@@ -67,10 +44,10 @@ const dashboardAuthRoutes: FastifyPluginAsync<{ adminEmail: string }> = async (a
     // The same work whether or not the email is known, so the answer's timing does not tell.
     const ok = user?.passwordHash ? await verifyPassword(password, user.passwordHash) : await verifyDecoy(password)
     if (!user || !ok) {
-      await Promise.all([failuresPerEmail(request), failuresPerAddress(request)])
       request.log.info({ email }, 'dashboard sign-in failed')
       return renderSignIn(request, reply, { email, next, status: 400, error: 'The email or password is incorrect.' })
     }
+    await attempt.succeeded()
     await app.sessions.start(reply, user.id)
     return seeOther(reply, next)
   })

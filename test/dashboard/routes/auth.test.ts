@@ -1,8 +1,8 @@
 // Dashboard sign-in, sessions, CSRF, sign-out and the first-password setup link, through app.inject.
 import { randomInt } from 'node:crypto'
 import t from 'tap'
-import { SIGN_IN_FAILURES_PER_EMAIL } from '../../../src/dashboard/routes/auth.ts'
 import { SESSION_TTL_MS } from '../../../src/dashboard/session.ts'
+import { SIGN_IN_LIMITS } from '../../../src/plugins/sign-in-throttle.ts'
 import { createUser, findUserByEmail } from '../../../src/repositories/users.ts'
 import { verifyPassword } from '../../../src/auth/passwords.ts'
 import { buildTestApp } from '../../helper.ts'
@@ -83,14 +83,14 @@ t.test('sign-in', async (t) => {
     t.equal((await app.inject({ url: '/', headers: { cookie: 'pw_session=made-up' } })).statusCode, 303)
   })
 
-  await t.test('failed sign-ins are limited per email: then even the right password waits', async (t) => {
+  await t.test('failed sign-ins are limited per email and address: then even the right password waits', async (t) => {
     const victim = await makeDashboardUser(app)
-    for (let i = 0; i < SIGN_IN_FAILURES_PER_EMAIL; i++) {
+    for (let i = 0; i < SIGN_IN_LIMITS.failuresBeforeDelay; i++) {
       t.equal((await signIn({ email: victim.email, password: `guess ${i} guess` })).statusCode, 400)
     }
     const locked = await signIn({ email: ` ${victim.email.toUpperCase()} `, password: PASSWORD })
     t.equal(locked.statusCode, 429)
-    t.match(locked.body, /Too many failed sign-ins\. Try again in 15 minutes\./)
+    t.match(locked.body, /Too many failed sign-ins\. Try again in 1 minute\./)
     t.equal(cookieOf(locked, 'pw_session'), undefined)
     t.equal((await signIn({ email: user.email, password: PASSWORD })).statusCode, 303, 'another email is not affected')
   })
@@ -222,7 +222,7 @@ t.test('failed sign-ins are counted across instances through Redis', { skip: pro
       payload: encode({ _csrf: f.csrf, email: user.email, password }),
     })
   }
-  for (let i = 0; i < SIGN_IN_FAILURES_PER_EMAIL; i++) {
+  for (let i = 0; i < SIGN_IN_LIMITS.failuresBeforeDelay; i++) {
     t.equal((await signIn(i % 2 ? app : other, `wrong guess ${i}`)).statusCode, 400)
   }
   t.equal((await signIn(app, PASSWORD)).statusCode, 429, 'locked on the first instance')
