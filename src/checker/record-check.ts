@@ -1,35 +1,54 @@
-// Records a check with its consequences in one transaction: the check row, the monitor's new state and
-// the incident it opens or resolves, as decideOutcome() rules. The repositories only read and write rows.
+// Records a check with its consequences in one transaction: the check row, the monitor's new state, the
+// incident it opens or resolves, as decideOutcome() rules, and the notification of that incident change
+// (the outbox). The repositories only read and write rows.
+import { randomUUID } from 'node:crypto'
 import type { Database } from '../db/client.ts'
 import { openIncident, resolveOpenIncident } from '../repositories/incidents.ts'
 import {
   insertCheck, lockActiveMonitor, nthNewestCheck, saveCheckState, type CheckResult,
 } from '../repositories/scheduling.ts'
+import { toCheck } from '../repositories/checks.ts'
+import { toMonitor } from '../repositories/monitors.ts'
+import { enqueueIncidentEvent } from '../repositories/notification-outbox.ts'
 import { decideOutcome } from './outcome.ts'
 
 /**
- * One transaction, so a crash never leaves the check, the status and the incident disagreeing. The
- * monitor row is locked first: a monitor paused or deleted meanwhile is left alone (false).
+ * One transaction, so a crash never leaves the check, the status, the incident and its notification
+ * disagreeing. The monitor row is locked first: a monitor paused or deleted meanwhile is left alone (false).
  */
 export async function recordCheck (db: Database, monitorId: string, result: CheckResult, confirmDelayMs: number): Promise<boolean> {
   return db.transaction(async (tx) => {
     const monitor = await lockActiveMonitor(tx, monitorId)
     if (!monitor) return false
-    await insertCheck(tx, monitorId, result)
     const outcome = decideOutcome(monitor, result.isUp, confirmDelayMs)
-    await saveCheckState(tx, monitorId, {
+    // The check's id is made here only when a notification will quote it; otherwise the column's default.
+    const checkId = outcome.incident ? randomUUID() : undefined
+    await insertCheck(tx, monitorId, result, checkId)
+    const state = {
       status: outcome.status,
       consecutiveFailures: outcome.consecutiveFailures,
       consecutiveSuccesses: outcome.consecutiveSuccesses,
       lastCheckedAt: result.checkedAt,
       nextCheckAt: new Date(result.checkedAt.getTime() + outcome.nextCheckInMs),
-    })
+    }
+    await saveCheckState(tx, monitorId, state)
+    if (!outcome.incident) return true
+    let incident
     if (outcome.incident === 'open') {
       // The incident starts at the first failing check of this run of failures.
       const first = await nthNewestCheck(tx, monitorId, outcome.consecutiveFailures)
-      await openIncident(tx, monitorId, { cause: first.errorMessage ?? 'check failed', statusCode: first.statusCode, startedAt: first.checkedAt })
-    } else if (outcome.incident === 'resolve') {
-      await resolveOpenIncident(tx, monitorId, result.checkedAt)
+      incident = await openIncident(tx, monitorId, { cause: first.errorMessage ?? 'check failed', statusCode: first.statusCode, startedAt: first.checkedAt })
+    } else {
+      incident = await resolveOpenIncident(tx, monitorId, result.checkedAt)
+    }
+    if (incident) {
+      await enqueueIncidentEvent(tx, {
+        userId: monitor.userId,
+        monitor: toMonitor({ ...monitor, ...state }),
+        incident,
+        check: toCheck({ id: checkId!, monitorId, ...result }),
+        at: result.checkedAt,
+      })
     }
     return true
   })

@@ -1,8 +1,11 @@
 // Tables of Pingward (pg-core): one schema for PGlite and PostgreSQL, migrated by drizzle-kit.
 import { sql } from 'drizzle-orm'
-import { boolean, check, index, integer, pgTable, smallint, text, timestamp, uniqueIndex, uuid, type PgColumn } from 'drizzle-orm/pg-core'
 import {
-  API_KEY_SCOPES, HTTP_METHODS, INCIDENT_STATUSES, MONITOR_DEFAULTS, MONITOR_STATUSES, MONITOR_TYPES,
+  boolean, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid, type PgColumn,
+} from 'drizzle-orm/pg-core'
+import {
+  API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_TYPES, DELIVERY_STATUSES, HTTP_METHODS, INCIDENT_STATUSES, MONITOR_DEFAULTS,
+  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES,
 } from '../domain/vocabulary.ts'
 
 // Millisecond precision, so a timestamp read back as JSON can be sent again as a `before` cursor.
@@ -119,4 +122,78 @@ export const incidents = pgTable('incidents', {
   // At most one open incident per monitor, enforced by the database.
   uniqueIndex('incidents_one_open_idx').on(t.monitorId).where(sql`${t.status} = 'open'`),
   oneOf('incidents_status_check', t.status, INCIDENT_STATUSES),
+])
+
+// Where a user wants to be told (api-contract section 8). `config` holds the type's settings, secrets
+// included (they are needed to send); the API masks them. A webhook's signing secret is a column of its own,
+// with the previous one kept for 24 h after a rotation, when both sign.
+export const notificationChannels = pgTable('notification_channels', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  type: text('type', { enum: CHANNEL_TYPES }).notNull(),
+  config: jsonb('config').$type<Record<string, unknown>>().notNull(),
+  events: text('events', { enum: NOTIFICATION_EVENT_TYPES }).array().notNull(),
+  allMonitors: boolean('all_monitors').notNull().default(CHANNEL_DEFAULTS.all_monitors),
+  isActive: boolean('is_active').notNull().default(CHANNEL_DEFAULTS.is_active),
+  // Why the service turned the channel off (a 410 Gone from its receiver); null when active or paused by the user.
+  disabledReason: text('disabled_reason'),
+  secret: text('secret'),
+  previousSecret: text('previous_secret'),
+  previousSecretUntil: ts('previous_secret_until'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  index('notification_channels_user_created_idx').on(t.userId, t.createdAt, t.id),
+  oneOf('notification_channels_type_check', t.type, CHANNEL_TYPES),
+])
+
+// The monitors a channel covers when it does not cover all of its owner's (all_monitors false).
+export const monitorNotificationChannels = pgTable('monitor_notification_channels', {
+  monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
+  channelId: uuid('channel_id').notNull().references(() => notificationChannels.id, { onDelete: 'cascade' }),
+}, (t) => [
+  primaryKey({ columns: [t.monitorId, t.channelId] }),
+  index('monitor_notification_channels_channel_idx').on(t.channelId),
+])
+
+// The outbox: an event is written in the transaction of the change that caused it, with one delivery per
+// channel it goes to. `payload` is the webhook body as of that moment ({type, timestamp, data}); its id is
+// the `webhook-id`, the same on every retry and for every channel.
+export const notificationEvents = pgTable('notification_events', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  type: text('type', { enum: NOTIFICATION_EVENT_TYPES }).notNull(),
+  monitorId: uuid('monitor_id').references(() => monitors.id, { onDelete: 'cascade' }),
+  incidentId: uuid('incident_id').references(() => incidents.id, { onDelete: 'cascade' }),
+  payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  index('notification_events_incident_idx').on(t.incidentId),
+  oneOf('notification_events_type_check', t.type, NOTIFICATION_EVENT_TYPES),
+])
+
+// One event to one channel. Due while pending or failed (next_attempt_at); a worker that claims it holds a
+// lease (lease_until) and sends outside any transaction. attempt_log: [{at, status_code, duration_ms, error}].
+export const notificationDeliveries = pgTable('notification_deliveries', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  channelId: uuid('channel_id').notNull().references(() => notificationChannels.id, { onDelete: 'cascade' }),
+  eventId: uuid('event_id').notNull().references(() => notificationEvents.id, { onDelete: 'cascade' }),
+  status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('pending'),
+  attempts: integer('attempts').notNull().default(0),
+  // When the next attempt is due; null once delivered or dead.
+  nextAttemptAt: ts('next_attempt_at'),
+  leaseUntil: ts('lease_until'),
+  lastStatusCode: smallint('last_status_code'),
+  lastError: text('last_error'),
+  attemptLog: jsonb('attempt_log').$type<Array<{ at: string, status_code: number | null, duration_ms: number, error: string | null }>>()
+    .notNull().default(sql`'[]'::jsonb`),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  deliveredAt: ts('delivered_at'),
+}, (t) => [
+  index('notification_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'failed')`),
+  index('notification_deliveries_channel_created_idx').on(t.channelId, t.createdAt, t.id),
+  index('notification_deliveries_event_idx').on(t.eventId),
+  uniqueIndex('notification_deliveries_channel_event_idx').on(t.channelId, t.eventId),
+  oneOf('notification_deliveries_status_check', t.status, DELIVERY_STATUSES),
 ])

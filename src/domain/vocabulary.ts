@@ -39,3 +39,22 @@ export const MONITOR_DEFAULTS = {
   failure_threshold: number
   recovery_threshold: number
 }
+
+/** Where a notification channel sends (api-contract section 8). */
+export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'teams', 'telegram', 'ntfy', 'pagerduty', 'email'] as const
+export type ChannelType = typeof CHANNEL_TYPES[number]
+
+/** What a channel can be told; `test` is only sent by `POST /notification-channels/{id}/test`. */
+export const NOTIFICATION_EVENT_TYPES = ['incident.opened', 'incident.resolved', 'test'] as const
+export type NotificationEventType = typeof NOTIFICATION_EVENT_TYPES[number]
+
+/** A delivery is `pending` until its first attempt, `failed` while it will be retried, `dead` once given up. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead'] as const
+export type DeliveryStatus = typeof DELIVERY_STATUSES[number]
+
+/** Defaults of a new channel's optional fields. */
+export const CHANNEL_DEFAULTS = {
+  events: ['incident.opened', 'incident.resolved'],
+  all_monitors: false,
+  is_active: true,
+} as const satisfies { events: readonly NotificationEventType[], all_monitors: boolean, is_active: boolean }

@@ -67,7 +67,12 @@ export async function listChecks (
   const rows = await checksQuery(db, monitorId, {
     limit: pageLimit(page.limit), before: page.before === undefined ? undefined : new Date(page.before),
   })
-  return rows.map((row) => ({
+  return rows.map(toCheck)
+}
+
+/** The API's record of a check row. */
+export function toCheck (row: typeof checks.$inferSelect): Check {
+  return {
     id: row.id,
     monitor_id: row.monitorId,
     is_up: row.isUp,
@@ -75,7 +80,7 @@ export async function listChecks (
     response_time_ms: row.responseTimeMs,
     checked_at: row.checkedAt.toISOString(),
     error_message: row.errorMessage,
-  }))
+  }
 }
 
 /** The newest checks of one of the owner's live monitors; undefined when there is no such monitor. */

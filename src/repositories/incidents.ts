@@ -4,9 +4,10 @@ import type { Database, Queryable } from '../db/client.ts'
 import { incidents } from '../db/schema.ts'
 import type { Incident } from '../schemas/incident.ts'
 
-type IncidentRow = typeof incidents.$inferSelect
+export type IncidentRow = typeof incidents.$inferSelect
 
-function toIncident (row: IncidentRow): Incident {
+/** The API's record of an incident row. */
+export function toIncident (row: IncidentRow): Incident {
   return {
     id: row.id,
     monitor_id: row.monitorId,
@@ -29,14 +30,19 @@ export async function listIncidents (
   return rows.map(toIncident)
 }
 
+/** Opens an incident unless one is open already; returns the new one. */
 export async function openIncident (
   db: Queryable, monitorId: string, values: { cause: string, statusCode: number | null, startedAt: Date }
-): Promise<void> {
-  await db.insert(incidents).values({ monitorId, ...values }).onConflictDoNothing()
+): Promise<IncidentRow | undefined> {
+  const [row] = await db.insert(incidents).values({ monitorId, ...values }).onConflictDoNothing().returning()
+  return row
 }
 
-export async function resolveOpenIncident (db: Queryable, monitorId: string, at: Date): Promise<void> {
-  await db.update(incidents)
+/** Resolves the monitor's open incident, if any; returns it. */
+export async function resolveOpenIncident (db: Queryable, monitorId: string, at: Date): Promise<IncidentRow | undefined> {
+  const [row] = await db.update(incidents)
     .set({ status: 'resolved', resolvedAt: at })
     .where(and(eq(incidents.monitorId, monitorId), eq(incidents.status, 'open')))
+    .returning()
+  return row
 }

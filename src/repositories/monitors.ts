@@ -8,13 +8,15 @@ import {
   MonitorListItemSchema, MonitorSchema, type Monitor, type MonitorListItem, type NewMonitor, type UpdateMonitor,
 } from '../schemas/monitor.ts'
 import { resolveOpenIncident } from './incidents.ts'
+import { enqueueIncidentEvent } from './notification-outbox.ts'
 import {
   assertOwnerFound, foundRows, ownedMonitorRow, ownerRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
 } from './owner.ts'
 
 type MonitorRow = typeof monitors.$inferSelect
 
-function toMonitor (row: MonitorRow): Monitor {
+/** The API's record of a monitor row. */
+export function toMonitor (row: MonitorRow): Monitor {
   return {
     id: row.id,
     name: row.name,
@@ -161,9 +163,9 @@ export async function updateMonitor (
     const [current] = await tx.select().from(monitors).where(ownedLive(userId, id)).for('update')
     if (!current) return undefined
     const changes: Partial<typeof monitors.$inferInsert> = { ...columnsOf(input), updatedAt: now }
-    if (input.is_active === false && current.isActive) {
+    const pausing = input.is_active === false && current.isActive
+    if (pausing) {
       Object.assign(changes, { status: 'paused', nextCheckAt: null, consecutiveFailures: 0, consecutiveSuccesses: 0 })
-      await resolveOpenIncident(tx, id, now)
     } else if (input.is_active === true && !current.isActive) {
       Object.assign(changes, { status: 'pending', nextCheckAt: now, consecutiveFailures: 0, consecutiveSuccesses: 0 })
     } else if (current.isActive && input.interval_minutes !== undefined && input.interval_minutes !== current.intervalMinutes &&
@@ -173,19 +175,27 @@ export async function updateMonitor (
       changes.nextCheckAt = new Date(Math.max(next, now.getTime()))
     }
     const [row] = await tx.update(monitors).set(changes).where(eq(monitors.id, id)).returning()
-    return toMonitor(row)
+    const monitor = toMonitor(row)
+    if (pausing) await resolveAndNotify(tx, monitor, userId, now)
+    return monitor
   })
+}
+
+/** Resolves the monitor's open incident (a pause or a delete) and writes its `incident.resolved` notification. */
+async function resolveAndNotify (tx: Database, monitor: Monitor, userId: string, now: Date): Promise<void> {
+  const incident = await resolveOpenIncident(tx, monitor.id, now)
+  if (incident) await enqueueIncidentEvent(tx, { userId, monitor, incident, check: null, at: now })
 }
 
 /** Soft-deletes the monitor and resolves its open incident; false when there was nothing to delete. */
 export async function deleteMonitor (db: Database, userId: string, id: string, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const deleted = await tx.update(monitors)
+    const [deleted] = await tx.update(monitors)
       .set({ deletedAt: now, updatedAt: now, nextCheckAt: null })
       .where(ownedLive(userId, id))
-      .returning({ id: monitors.id })
-    if (deleted.length === 0) return false
-    await resolveOpenIncident(tx, id, now)
+      .returning()
+    if (!deleted) return false
+    await resolveAndNotify(tx, toMonitor(deleted), userId, now)
     return true
   })
 }

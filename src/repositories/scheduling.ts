@@ -62,8 +62,9 @@ export async function lockActiveMonitor (tx: Queryable, monitorId: string): Prom
   return monitor
 }
 
-export async function insertCheck (tx: Queryable, monitorId: string, result: CheckResult): Promise<void> {
-  await tx.insert(checks).values({ monitorId, ...result })
+/** Inserts the check; with the id given when the caller needs to know it (the column's default otherwise). */
+export async function insertCheck (tx: Queryable, monitorId: string, result: CheckResult, id?: string): Promise<void> {
+  await tx.insert(checks).values({ id, monitorId, ...result })
 }
 
 /** The monitor's status, counters, last check and next check after a recorded check. */

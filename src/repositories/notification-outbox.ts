@@ -1,0 +1,68 @@
+// The outbox's write side: an event and one delivery per channel it goes to, in the caller's transaction,
+// so that a change that commits is always told and a change that rolls back never is.
+import { sql } from 'drizzle-orm'
+import { rowsOf, type Database } from '../db/client.ts'
+import { monitorNotificationChannels, notificationChannels, notificationDeliveries, notificationEvents } from '../db/schema.ts'
+import type { Check } from '../schemas/check.ts'
+import type { Monitor } from '../schemas/monitor.ts'
+import type { NotificationEvent } from '../schemas/notification-event.ts'
+import { toIncident, type IncidentRow } from './incidents.ts'
+
+export interface OutboxEvent {
+  userId: string
+  /** null for a `test` event. */
+  monitorId: string | null
+  incidentId: string | null
+  payload: NotificationEvent
+  /** When the deliveries are first due. */
+  at: Date
+  /** Only this channel (a `test` event); otherwise every active channel of the owner that covers the monitor and wants the event type. */
+  channelId?: string
+}
+
+/**
+ * Writes the event and its deliveries in one statement; returns the event id and how many deliveries
+ * were written (0 when no channel wants it: the event row is kept anyway, it is what happened).
+ */
+export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{ eventId: string, deliveries: number }> {
+  const at = event.at.toISOString()
+  const channelFilter = event.channelId
+    ? sql`c.id = ${event.channelId}`
+    : sql`c.is_active and ${event.payload.type} = any(c.events) and (c.all_monitors or exists (
+        select 1 from ${monitorNotificationChannels} mc where mc.channel_id = c.id and mc.monitor_id = ${event.monitorId}))`
+  const result = await tx.execute(sql`
+    with event as (
+      insert into ${notificationEvents} (user_id, type, monitor_id, incident_id, payload, created_at)
+      values (${event.userId}, ${event.payload.type}, ${event.monitorId}, ${event.incidentId}, ${JSON.stringify(event.payload)}::jsonb, ${at}::timestamptz)
+      returning id
+    ), delivery as (
+      insert into ${notificationDeliveries} (channel_id, event_id, next_attempt_at, created_at)
+      select c.id, event.id, ${at}::timestamptz, ${at}::timestamptz
+      from event, ${notificationChannels} c
+      where c.user_id = ${event.userId} and ${channelFilter}
+      returning id
+    )
+    select (select id from event) as event_id, (select count(*) from delivery)::int as deliveries`)
+  const [row] = rowsOf<{ event_id: string, deliveries: number }>(result)
+  return { eventId: row.event_id, deliveries: Number(row.deliveries) }
+}
+
+/**
+ * The notification of an incident change: `incident.opened` (by a check) or `incident.resolved` (by a
+ * check, a pause or a delete), from the incident's status, with the records as they are in the transaction.
+ */
+export async function enqueueIncidentEvent (
+  tx: Database, change: { userId: string, monitor: Monitor, incident: IncidentRow, check: Check | null, at: Date }
+): Promise<void> {
+  await enqueueEvent(tx, {
+    userId: change.userId,
+    monitorId: change.monitor.id,
+    incidentId: change.incident.id,
+    at: change.at,
+    payload: {
+      type: change.incident.status === 'open' ? 'incident.opened' : 'incident.resolved',
+      timestamp: change.at.toISOString(),
+      data: { monitor: change.monitor, incident: toIncident(change.incident), check: change.check },
+    },
+  })
+}
