@@ -11,13 +11,16 @@ async function main (): Promise<void> {
   const config = loadConfig()
   const log = pino({ level: config.LOG_LEVEL, base: { role: 'worker', pid: process.pid }, serializers: logSerializers })
   const database = await openMigratedDatabase({ ...config, poolSize: Math.min(20, Math.max(4, Math.ceil(config.CHECK_CONCURRENCY / 10))) })
-  const checker = startChecker({ config, db: database.db, log })
+  // The handler before the checker: a signal that arrives the moment "checker started" is logged must
+  // find it, not Node's default action (death without closing the database).
+  const running: { checker?: ReturnType<typeof startChecker> } = {}
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'stopping after an error')
     else log.info({ signal }, 'stopping')
-    await checker.stop()
+    await running.checker?.stop()
     await database.close()
   })
+  running.checker = startChecker({ config, db: database.db, log })
 }
 
 runMain('pingward worker', main)

@@ -118,7 +118,7 @@ export function request (app: FastifyInstance, auth: Record<string, string>, opt
  * settings, and none of tap's process tracking: children run under tsx, whose source maps would garble
  * the coverage merged from the test processes.
  */
-function childEnv (vars: Record<string, string | undefined>): NodeJS.ProcessEnv {
+export function childEnv (vars: Record<string, string | undefined>): NodeJS.ProcessEnv {
   // (spawnPingward also strips NODE_OPTIONS at exec time: tap's process tracking re-adds it to spawns.)
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const name of Object.keys(env)) {

@@ -1,0 +1,101 @@
+// What the README tells users to run (npm start, npm run worker), spawned as a user would: SIGTERM or SIGINT to npm stops it cleanly.
+import { spawn } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { childDatabase, childEnv, outputWaiter } from './helper.ts'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const LISTENING = /"msg":"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/
+
+/** The command lines of the group's live processes (Linux's /proc). */
+function groupCommands (pgid: number): string[] {
+  const commands: string[] = []
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so read after the last ')'.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(pgrp) === pgid && state !== 'Z') commands.push(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim())
+    } catch {
+      // gone while we looked
+    }
+  }
+  return commands
+}
+
+/** Whether this process can listen on the port, i.e. nothing holds it any more. */
+function portFree (port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer()
+    probe.once('error', () => resolve(false))
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)))
+  })
+}
+
+/**
+ * `npm <args>` in the project, as a user runs it, in a process group of its own: the signal goes to
+ * npm's pid alone, and the group lets the test see (and at teardown kill) anything npm left behind.
+ */
+function npm (t: { teardown: (fn: () => unknown) => void }, args: string[], vars: Record<string, string>) {
+  // env -u: tap's process tracking re-adds NODE_OPTIONS to spawns; env execs npm, so the pid is npm's.
+  const child = spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', 'npm', ...args], { cwd: root, env: childEnv(vars), detached: true })
+  let stdout = ''
+  let stderr = ''
+  const { wake, waitFor } = outputWaiter(child, () => stdout, () => `stdout: ${stdout}\nstderr: ${stderr}`)
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; wake() })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+  // npm's exit ('exit', not 'close': an orphan left behind would hold the output pipes open).
+  const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => { wake(); resolve({ code, signal }) })
+  })
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()))
+  const killLeftovers = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {
+      // the group is empty
+    }
+  }
+  t.teardown(killLeftovers)
+  /** All of the output, once every process of the group is gone (leftovers are killed first). */
+  const output = async () => {
+    killLeftovers()
+    await closed
+    return stdout
+  }
+  return { pid: child.pid!, waitFor, exited, output }
+}
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  t.test(`npm start: ${signal} to npm stops the server, exits 0 and frees the port`, async (t) => {
+    t.match(readme, /^npm install && npm start /m, 'the README tells users to run npm start')
+    const vars = await childDatabase(t, 'pingward-npm-')
+    const run = npm(t, ['start'], { ...vars, HOST: '127.0.0.1', PORT: '0', CHECKER: 'off', LOG_LEVEL: 'info' })
+    const port = Number((await run.waitFor(LISTENING))[1])
+    t.notOk(await portFree(port), 'the server holds its port (precondition)')
+
+    process.kill(run.pid, signal)
+    t.same(await run.exited, { code: 0, signal: null }, 'npm exits 0')
+    t.ok(await portFree(port), 'the port is free')
+    // npm waits for its script to end before it exits. (tsx's esbuild helper may outlive it by a moment:
+    // it ends when its stdin closes.)
+    t.same(groupCommands(run.pid).filter((command) => command.includes('src/')), [], 'no Pingward process is left running')
+    t.match(await run.output(), new RegExp(`"signal":"${signal}".*"msg":"stopping"`), 'the server stopped on the signal')
+  })
+
+  t.test(`npm run worker: ${signal} to npm stops the checker and exits 0`, async (t) => {
+    t.match(readme, /^npm run worker /m, 'the README tells users to run npm run worker')
+    const vars = await childDatabase(t, 'pingward-npm-')
+    const run = npm(t, ['run', 'worker'], { ...vars, LOG_LEVEL: 'info' })
+    await run.waitFor(/"msg":"checker started"/)
+
+    process.kill(run.pid, signal)
+    t.same(await run.exited, { code: 0, signal: null }, 'npm exits 0')
+    t.same(groupCommands(run.pid).filter((command) => command.includes('src/')), [], 'no Pingward process is left running')
+    t.match(await run.output(), /"msg":"checker stopped"/, 'the checker stopped on the signal')
+  })
+}
