@@ -141,6 +141,9 @@ export const notificationChannels = pgTable('notification_channels', {
   secret: text('secret'),
   previousSecret: text('previous_secret'),
   previousSecretUntil: ts('previous_secret_until'),
+  // A delivery worker holds the channel until then: one message at a time per channel, across workers
+  // (src/repositories/delivery-queue.ts); null or past when nobody does.
+  deliveryLeaseUntil: ts('delivery_lease_until'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [

@@ -1,0 +1,1 @@
+ALTER TABLE "notification_channels" ADD COLUMN "delivery_lease_until" timestamp (3) with time zone;
