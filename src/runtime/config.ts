@@ -6,6 +6,10 @@ import { Value } from '@sinclair/typebox/value'
 const Int = (min: number, max: number, dflt: number, description: string) =>
   Type.Integer({ minimum: min, maximum: max, default: dflt, description })
 
+// An http(s) URL with a host; a path is allowed (a dashboard behind a prefix), a trailing slash is dropped.
+const HttpUrl = (description: string, dflt?: string) =>
+  Type.String({ pattern: '^https?://[^\\s/?#]+', description, ...(dflt === undefined ? {} : { default: dflt }) })
+
 export const ConfigSchema = Type.Object({
   PORT: Int(0, 65535, 3000, 'TCP port of the HTTP server'),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address the HTTP server binds to' }),
@@ -23,6 +27,12 @@ export const ConfigSchema = Type.Object({
   CHECK_RETENTION_DAYS: Int(1, 3650, 30, 'Days of check history kept (each monitor always keeps its newest 100)'),
   REQUEST_TIMEOUT_MS: Int(100, 600_000, 30_000, 'Milliseconds a client has to send a whole request (headers and body); slower ones get 408 and are cut off'),
   ADMIN_EMAIL: Type.String({ minLength: 3, default: 'admin@localhost', description: 'Email of the first user created on an empty database' }),
+  PUBLIC_URL: HttpUrl('The dashboard\'s address as people reach it, for the links in notifications; http://localhost:PORT when unset'),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s/?#]+', description: 'SMTP server of email channels (smtps:// for TLS from the start); email channels are refused when unset' })),
+  SMTP_FROM: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$|^[^<>@]*<[^@\\s<>]+@[^@\\s<>]+>$', description: 'Sender of notification mails, "alerts@example.com" or "Pingward <alerts@example.com>"; required with SMTP_URL' })),
+  TELEGRAM_API_URL: HttpUrl('Telegram Bot API server', 'https://api.telegram.org'),
+  PAGERDUTY_EVENTS_URL: HttpUrl('PagerDuty Events API v2 endpoint', 'https://events.pagerduty.com/v2/enqueue'),
+  NTFY_URL: HttpUrl('ntfy server of the ntfy channels that name none', 'https://ntfy.sh'),
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -54,8 +64,14 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     else convertible[key] = spelling
   }
   const withDefaults = Value.Default(ConfigSchema, { ...Value.Convert(ConfigSchema, convertible) as object, ...asWritten }) as Config
+  // The one default that depends on another variable: the dashboard on this very server.
+  if ((withDefaults as Partial<Config>).PUBLIC_URL === undefined) withDefaults.PUBLIC_URL = `http://localhost:${withDefaults.PORT}`
   const lines = [...Value.Errors(ConfigSchema, withDefaults)]
     .map((e) => `  ${e.path.slice(1) || '(root)'}=${JSON.stringify(e.value)}: ${e.message}`)
+  // A mail needs a sender the server accepts; no default would be one, so a server without a sender is refused.
+  if (withDefaults.SMTP_URL !== undefined && withDefaults.SMTP_FROM === undefined) {
+    lines.push('  SMTP_FROM=undefined: required when SMTP_URL is set (e.g. "Pingward <alerts@example.com>")')
+  }
   // The window's form is checked here too, so that one error lists it with every other bad variable.
   try {
     parseWindowMs(withDefaults.RATE_LIMIT_WINDOW)
@@ -63,7 +79,14 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     lines.push(...(err as Error).message.split('\n').slice(1))
   }
   if (lines.length > 0) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`)
+  // Paths are appended to these (`${PUBLIC_URL}/monitors/...`), so a trailing slash would double.
+  for (const key of ['PUBLIC_URL', 'TELEGRAM_API_URL', 'NTFY_URL'] as const) withDefaults[key] = withDefaults[key].replace(/\/+$/, '')
   return withDefaults
+}
+
+/** Whether email channels can be used: an SMTP server is configured (SMTP_FROM comes with it). */
+export function emailConfigured (config: Pick<Config, 'SMTP_URL'>): boolean {
+  return config.SMTP_URL !== undefined
 }
 
 // @lukeed/ms also reads fractions, signs, days, weeks, years and run-together units ("5 sm"). A window is a

@@ -1,6 +1,6 @@
 // Configuration from the environment: defaults, parsing of every variable, one error naming every bad one, window forms.
 import t from 'tap'
-import { ConfigSchema, loadConfig, parseWindowMs } from '../../src/runtime/config.ts'
+import { ConfigSchema, emailConfigured, loadConfig, parseWindowMs } from '../../src/runtime/config.ts'
 
 const DEFAULTS = {
   PORT: 3000,
@@ -17,6 +17,10 @@ const DEFAULTS = {
   REQUEST_TIMEOUT_MS: 30_000,
   REDIS_PREFIX: 'pingward-rl:',
   ADMIN_EMAIL: 'admin@localhost',
+  PUBLIC_URL: 'http://localhost:3000',
+  TELEGRAM_API_URL: 'https://api.telegram.org',
+  PAGERDUTY_EVENTS_URL: 'https://events.pagerduty.com/v2/enqueue',
+  NTFY_URL: 'https://ntfy.sh',
 }
 
 /** The message of the error loadConfig throws, or a failure when it does not throw. */
@@ -29,11 +33,14 @@ function configError (env: Record<string, string>): string {
   throw new Error(`loadConfig accepted ${JSON.stringify(env)}`)
 }
 
-t.test('an empty environment gives the documented defaults, and no database URL or Redis', async (t) => {
+t.test('an empty environment gives the documented defaults, and no database URL, Redis or SMTP server', async (t) => {
   const config = loadConfig({})
   t.strictSame(config, DEFAULTS)
   t.notOk('DATABASE_URL' in config)
   t.notOk('REDIS_URL' in config)
+  t.notOk('SMTP_URL' in config)
+  t.notOk('SMTP_FROM' in config)
+  t.equal(emailConfigured(config), false)
 })
 
 t.test('empty values count as unset, and unrelated variables are ignored', async (t) => {
@@ -59,6 +66,12 @@ t.test('every variable is read and converted to its type', async (t) => {
     REQUEST_TIMEOUT_MS: '5000',
     REDIS_PREFIX: 'pingward-prod:',
     ADMIN_EMAIL: 'ops@example.com',
+    PUBLIC_URL: 'https://status.example.com/pingward',
+    SMTP_URL: 'smtps://alerts:secret@smtp.example.com:465',
+    SMTP_FROM: 'Pingward <alerts@example.com>',
+    TELEGRAM_API_URL: 'https://telegram.internal',
+    PAGERDUTY_EVENTS_URL: 'https://pagerduty.internal/v2/enqueue',
+    NTFY_URL: 'https://ntfy.example.com',
   }
   t.same(Object.keys(env).sort(), Object.keys(ConfigSchema.properties).sort(), 'the test covers every variable of the schema')
   t.strictSame(loadConfig(env), {
@@ -78,6 +91,12 @@ t.test('every variable is read and converted to its type', async (t) => {
     REQUEST_TIMEOUT_MS: 5000,
     REDIS_PREFIX: 'pingward-prod:',
     ADMIN_EMAIL: 'ops@example.com',
+    PUBLIC_URL: 'https://status.example.com/pingward',
+    SMTP_URL: 'smtps://alerts:secret@smtp.example.com:465',
+    SMTP_FROM: 'Pingward <alerts@example.com>',
+    TELEGRAM_API_URL: 'https://telegram.internal',
+    PAGERDUTY_EVENTS_URL: 'https://pagerduty.internal/v2/enqueue',
+    NTFY_URL: 'https://ntfy.example.com',
   })
 })
 
@@ -118,6 +137,39 @@ t.test('URLs must have the right scheme', async (t) => {
   t.equal(loadConfig({ REDIS_URL: 'redis://localhost' }).REDIS_URL, 'redis://localhost')
   t.match(configError({ DATABASE_URL: 'mysql://localhost/x' }), /DATABASE_URL="mysql:\/\/localhost\/x"/)
   t.match(configError({ REDIS_URL: 'localhost:6379' }), /REDIS_URL="localhost:6379"/)
+  for (const name of ['PUBLIC_URL', 'TELEGRAM_API_URL', 'PAGERDUTY_EVENTS_URL', 'NTFY_URL']) {
+    for (const value of ['ftp://example.com', 'example.com', 'https://', 'https:// example.com', 'https:///path']) {
+      t.match(configError({ [name]: value }), new RegExp(`^Invalid configuration:\\n  ${name}=`), `${name}=${value}`)
+    }
+    t.equal(loadConfig({ [name]: 'http://127.0.0.1:8025' })[name as 'NTFY_URL'], 'http://127.0.0.1:8025', `${name}: a local stand-in`)
+  }
+  t.equal(loadConfig({ SMTP_URL: 'smtp://127.0.0.1:2525', SMTP_FROM: 'a@b' }).SMTP_URL, 'smtp://127.0.0.1:2525')
+  for (const value of ['http://mail.example.com', 'mail.example.com:25', 'smtp://', 'smtps:// mail']) {
+    t.match(configError({ SMTP_URL: value, SMTP_FROM: 'a@b' }), /^Invalid configuration:\n {2}SMTP_URL=/, value)
+  }
+})
+
+t.test('PUBLIC_URL: this server on localhost by default, a trailing slash dropped, a path kept', async (t) => {
+  t.equal(loadConfig({ PORT: '8080' }).PUBLIC_URL, 'http://localhost:8080', 'the default follows PORT')
+  t.equal(loadConfig({ PUBLIC_URL: 'https://status.example.com/' }).PUBLIC_URL, 'https://status.example.com')
+  t.equal(loadConfig({ PUBLIC_URL: 'https://example.com/pingward//' }).PUBLIC_URL, 'https://example.com/pingward')
+  t.equal(loadConfig({ TELEGRAM_API_URL: 'https://tg.example.com/', NTFY_URL: 'https://ntfy.example.com/' }).NTFY_URL, 'https://ntfy.example.com')
+  t.equal(loadConfig({ TELEGRAM_API_URL: 'https://tg.example.com/' }).TELEGRAM_API_URL, 'https://tg.example.com')
+  t.equal(loadConfig({ PAGERDUTY_EVENTS_URL: 'https://pd.example.com/v2/enqueue/' }).PAGERDUTY_EVENTS_URL,
+    'https://pd.example.com/v2/enqueue/', 'an endpoint is used as written')
+})
+
+t.test('SMTP: the server needs a sender; a sender is an address, bare or with a name', async (t) => {
+  t.match(configError({ SMTP_URL: 'smtp://mail.example.com' }), /^Invalid configuration:\n {2}SMTP_FROM=undefined: required when SMTP_URL is set/)
+  for (const from of ['alerts@example.com', 'Pingward <alerts@example.com>', '"Ops, Pingward" <ops@example.com>', '<ops@example.com>']) {
+    const config = loadConfig({ SMTP_URL: 'smtp://mail.example.com', SMTP_FROM: from })
+    t.equal(config.SMTP_FROM, from)
+    t.equal(emailConfigured(config), true)
+  }
+  for (const from of ['alerts', 'Pingward', 'a@b@c', 'Pingward <alerts>', 'alerts@example.com <x@y>', 'a b@example.com']) {
+    t.match(configError({ SMTP_URL: 'smtp://mail.example.com', SMTP_FROM: from }), /^Invalid configuration:\n {2}SMTP_FROM=/, from)
+  }
+  t.equal(loadConfig({ SMTP_FROM: 'alerts@example.com' }).SMTP_FROM, 'alerts@example.com', 'a sender alone is kept, harmless')
 })
 
 t.test('one error lists every bad variable, one line each, and names no good one', async (t) => {
@@ -134,6 +186,12 @@ t.test('one error lists every bad variable, one line each, and names no good one
     CHECK_CONFIRM_DELAY: '1.5',
     CHECK_RETENTION_DAYS: '99999',
     ADMIN_EMAIL: 'x',
+    PUBLIC_URL: 'status.example.com',
+    SMTP_URL: 'mail.example.com',
+    SMTP_FROM: 'nobody',
+    TELEGRAM_API_URL: 'telegram',
+    PAGERDUTY_EVENTS_URL: '/v2/enqueue',
+    NTFY_URL: 'ntfy.sh',
   }
   const message = configError({ ...bad, HOST: 'example.internal', DATA_DIR: '/srv/data' })
   const lines = message.split('\n')
