@@ -1,1 +1,2 @@
-ALTER TABLE "notification_channels" ADD COLUMN "delivery_lease_until" timestamp (3) with time zone;
+ALTER TABLE "notification_channels" ADD COLUMN "delivery_lease_until" timestamp (3) with time zone;--> statement-breakpoint
+CREATE INDEX "notification_deliveries_channel_due_idx" ON "notification_deliveries" USING btree ("channel_id","next_attempt_at") WHERE "notification_deliveries"."status" in ('pending', 'failed');

@@ -195,6 +195,8 @@ export const notificationDeliveries = pgTable('notification_deliveries', {
   deliveredAt: ts('delivered_at'),
 }, (t) => [
   index('notification_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'failed')`),
+  // A channel's due deliveries, for the worker that holds the channel (its history can be long).
+  index('notification_deliveries_channel_due_idx').on(t.channelId, t.nextAttemptAt).where(sql`${t.status} in ('pending', 'failed')`),
   index('notification_deliveries_channel_created_idx').on(t.channelId, t.createdAt, t.id),
   index('notification_deliveries_event_idx').on(t.eventId),
   uniqueIndex('notification_deliveries_channel_event_idx').on(t.channelId, t.eventId),
