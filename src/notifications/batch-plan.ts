@@ -1,0 +1,65 @@
+// What to send of a channel's due deliveries, and in which messages: pure, so that the rules are tested alone.
+import type { QueuedDelivery } from '../repositories/delivery-queue.ts'
+import type { Message, ToldEvent } from './channels/types.ts'
+
+/** More events than this for one channel within a minute are a storm: the rest go as one digest. */
+export const STORM_LIMIT = 10
+const DIGEST_WINDOW_MS = 60_000
+
+export interface PlannedSend { message: Message, deliveries: QueuedDelivery[] }
+
+export interface BatchPlan {
+  /** In order: a resolution never goes before its incident's opening. */
+  sends: PlannedSend[]
+  /** Not sent now: a storm's deliveries wait for the digest at the end of its minute. */
+  held: { deliveries: QueuedDelivery[], until: Date } | null
+}
+
+const told = (delivery: QueuedDelivery): ToldEvent => ({ id: delivery.eventId, event: delivery.payload })
+
+/**
+ * `deliveries` as takeDueDeliveries returns them (oldest event first). A receiver that is a program
+ * (`forPeople` false: webhook, PagerDuty) gets each event as it is. A person gets an incident that opened
+ * and resolved before its opening was told as one message ("was down 3 min, now up"), and the deliveries
+ * of a storm (past the 10th of a minute) as one digest when the minute since the first of them is over,
+ * or with the digest already waiting (`heldUntil`).
+ */
+export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: boolean, now: Date, heldUntil: Date | null }): BatchPlan {
+  if (!options.forPeople) return { sends: deliveries.map((d) => ({ message: { kind: 'event', told: told(d) }, deliveries: [d] })), held: null }
+
+  const opening = new Map<string, QueuedDelivery>()
+  const resolution = new Map<string, QueuedDelivery>()
+  for (const d of deliveries) {
+    if (d.incidentId === null) continue
+    if (d.type === 'incident.opened') opening.set(d.incidentId, d)
+    if (d.type === 'incident.resolved') resolution.set(d.incidentId, d)
+  }
+  // A storm's member takes its incident's other half along, so that the two are told in order.
+  const storm = new Set(deliveries.filter((d) => d.stormRank > STORM_LIMIT && d.type !== 'test'))
+  for (const d of [...storm]) {
+    const other = d.incidentId === null ? undefined : (d.type === 'incident.opened' ? resolution : opening).get(d.incidentId)
+    if (other) storm.add(other)
+  }
+
+  const sends: PlannedSend[] = []
+  const merged = new Set<QueuedDelivery>()
+  for (const d of deliveries) {
+    if (storm.has(d) || merged.has(d)) continue
+    const resolved = d.type === 'incident.opened' && d.incidentId !== null ? resolution.get(d.incidentId) : undefined
+    if (resolved) {
+      merged.add(resolved)
+      sends.push({ message: { kind: 'flap', opened: told(d), resolved: told(resolved) }, deliveries: [d, resolved] })
+    } else {
+      sends.push({ message: { kind: 'event', told: told(d) }, deliveries: [d] })
+    }
+  }
+
+  if (storm.size === 0) return { sends, held: null }
+  const members = deliveries.filter((d) => storm.has(d))
+  const digestAt = options.heldUntil ?? new Date(Math.min(...members.map((d) => d.createdAt.getTime())) + DIGEST_WINDOW_MS)
+  if (digestAt > options.now) return { sends, held: { deliveries: members, until: digestAt } }
+  sends.push(members.length === 1
+    ? { message: { kind: 'event', told: told(members[0]) }, deliveries: members }
+    : { message: { kind: 'digest', told: members.map(told) }, deliveries: members })
+  return { sends, held: null }
+}

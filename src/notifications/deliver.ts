@@ -1,0 +1,180 @@
+// Sending what is due to one held channel and recording each attempt; attemptDelivery for one delivery at once.
+import { setTimeout as pause } from 'node:timers/promises'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database } from '../db/client.ts'
+import { systemClock, type Clock } from '../runtime/clock.ts'
+import type { Config } from '../runtime/config.ts'
+import {
+  deliveryState, disableChannel, leaseChannel, postponeDeliveries, queuedChannel, recordAttempts, releaseChannel,
+  takeDelivery, takeDueDeliveries, type AttemptRecord, type QueuedChannel, type QueuedDelivery,
+} from '../repositories/delivery-queue.ts'
+import { nextAttemptAt } from './backoff.ts'
+import { planBatch, type PlannedSend } from './batch-plan.ts'
+import { CHANNEL_ADAPTERS } from './channels/index.ts'
+import type { SendContext } from './channels/types.ts'
+import { createHttpSender, SEND_TIMEOUT_MS } from './http-sender.ts'
+import { createTransport, type SendResult, type Transport } from './transport.ts'
+
+export interface DeliveryOptions {
+  transport: Transport
+  /** Where the dashboard and the services are (from the config); `now` is added per message. */
+  context: Omit<SendContext, 'now'>
+  clock?: Clock
+  log?: FastifyBaseLogger
+  /** For the jitter of retries (tests pass a fixed one). */
+  random?: () => number
+}
+
+/**
+ * The options of the process's deliveries, from its config. Its transport keeps connections: the caller
+ * closes it (`options.transport.close()`) when it stops.
+ */
+export function deliveryOptionsFromConfig (config: Config, log?: FastifyBaseLogger): DeliveryOptions {
+  return {
+    transport: createTransport({ http: createHttpSender({ allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS }) }),
+    context: {
+      publicUrl: config.PUBLIC_URL,
+      serviceUrls: { telegram: config.TELEGRAM_API_URL, pagerduty: config.PAGERDUTY_EVENTS_URL, ntfy: config.NTFY_URL },
+    },
+    log,
+  }
+}
+
+/**
+ * How long a worker holds a channel. Before each message it checks that the lease will outlast the send
+ * (15 s at most) and its recording; a crashed worker's channels are taken up by another after it.
+ */
+export const CHANNEL_LEASE_MS = 60_000
+const LEASE_MARGIN_MS = SEND_TIMEOUT_MS + 10_000
+/** Deliveries taken per turn of a channel; the rest are taken at its next turn. */
+const BATCH_SIZE = 50
+
+/**
+ * Sends what is due to a channel this worker holds (`lease`), in order, one message at a time; records
+ * each attempt; gives the channel back. A receiver that seems away (no answer, 408, 429, 5xx) gets nothing
+ * more this turn: the rest wait for the failed one's retry. `signal` (a stop) ends the turn after the
+ * message in flight; what was not sent stays due. Returns how many deliveries were attempted.
+ */
+export async function deliverChannel (
+  db: Database, channelId: string, lease: Date, options: DeliveryOptions, signal?: AbortSignal
+): Promise<number> {
+  const clock = options.clock ?? systemClock
+  let attempted = 0
+  try {
+    const channel = await queuedChannel(db, channelId, clock())
+    if (!channel) return 0
+    const adapter = CHANNEL_ADAPTERS[channel.type]
+    const now = clock()
+    const { deliveries, heldUntil } = await takeDueDeliveries(db, channelId, lease, now, { limit: BATCH_SIZE, storms: adapter.forPeople })
+    const plan = planBatch(deliveries, { forPeople: adapter.forPeople, now, heldUntil })
+    if (plan.held) await postponeDeliveries(db, lease, plan.held.deliveries.map((d) => d.id), plan.held.until)
+    /** Incidents whose message failed this turn, with its retry: their later events wait for it. */
+    const blocked = new Map<string, Date>()
+    for (const [index, send] of plan.sends.entries()) {
+      if (signal?.aborted || clock().getTime() + LEASE_MARGIN_MS > lease.getTime()) break
+      const waitFor = send.deliveries.map((d) => d.incidentId && blocked.get(d.incidentId)).find(Boolean)
+      if (waitFor) {
+        await postponeDeliveries(db, lease, send.deliveries.map((d) => d.id), waitFor)
+        continue
+      }
+      const outcome = await sendAndRecord(db, channel, send, lease, options, signal)
+      if (outcome === 'aborted') break
+      attempted += send.deliveries.length
+      if (outcome === 'delivered') continue
+      if (outcome === 'gone') break
+      for (const d of send.deliveries) if (d.incidentId) blocked.set(d.incidentId, outcome.retryAt)
+      if (outcome.receiverAway) {
+        const rest = plan.sends.slice(index + 1).flatMap((s) => s.deliveries.map((d) => d.id))
+        await postponeDeliveries(db, lease, rest, outcome.retryAt)
+        break
+      }
+    }
+  } finally {
+    await releaseChannel(db, channelId, lease)
+  }
+  return attempted
+}
+
+type Outcome = 'delivered' | 'gone' | 'aborted' | { retryAt: Date, receiverAway: boolean }
+
+/** Renders and sends one message, records the attempt on each of its deliveries; a 410 turns the channel off. */
+async function sendAndRecord (
+  db: Database, channel: QueuedChannel, send: PlannedSend, lease: Date, options: DeliveryOptions, signal?: AbortSignal
+): Promise<Outcome> {
+  const clock = options.clock ?? systemClock
+  const started = clock()
+  let result: SendResult
+  try {
+    const outgoing = CHANNEL_ADAPTERS[channel.type].render(channel, send.message, { ...options.context, now: started })
+    result = await options.transport.send(outgoing, signal)
+  } catch (err) {
+    result = { ok: false, statusCode: null, durationMs: 0, error: `could not build the message: ${(err as Error).message}` }
+  }
+  // Stopped in the middle: the receiver may or may not have it; it stays due, and is sent again (at least once).
+  if (signal?.aborted && !result.ok) return 'aborted'
+  const now = clock()
+  const ids = send.deliveries.map((d) => d.id)
+  const entry = (d: QueuedDelivery) => ({
+    at: started.toISOString(),
+    status_code: result.statusCode,
+    duration_ms: result.durationMs,
+    error: result.error,
+    ...(ids.length > 1 ? { with: ids.filter((id) => id !== d.id) } : {}),
+  })
+  let outcome: Outcome
+  let records: AttemptRecord[]
+  if (result.ok) {
+    outcome = 'delivered'
+    records = send.deliveries.map((d) => ({ id: d.id, status: 'delivered', nextAttemptAt: null, entry: entry(d) }))
+  } else if (result.statusCode === 410) {
+    outcome = 'gone'
+    records = send.deliveries.map((d) => ({ id: d.id, status: 'dead', nextAttemptAt: null, entry: entry(d) }))
+  } else {
+    // The deliveries of one message are retried together: the oldest's age and the most attempts decide.
+    const retryAt = nextAttemptAt({
+      attempts: Math.max(...send.deliveries.map((d) => d.attempts)) + 1,
+      createdAt: new Date(Math.min(...send.deliveries.map((d) => d.createdAt.getTime()))),
+      now,
+      retryAfterMs: result.retryAfterMs,
+    }, options.random)
+    const code = result.statusCode
+    outcome = { retryAt: retryAt ?? now, receiverAway: code === null || code === 408 || code === 429 || code >= 500 }
+    records = send.deliveries.map((d) => ({ id: d.id, status: retryAt ? 'failed' : 'dead', nextAttemptAt: retryAt, entry: entry(d) }))
+  }
+  const recorded = await recordAttempts(db, lease, records)
+  if (recorded < records.length) options.log?.warn({ channelId: channel.id, deliveries: ids }, 'delivery: the lease ran out before the attempt was recorded')
+  if (outcome === 'gone') {
+    await disableChannel(db, channel.id, `The receiver answered 410 Gone on ${started.toISOString()}: the channel was turned off. Turn it on again to resume.`, now)
+    options.log?.info({ channelId: channel.id }, 'delivery: 410 Gone, channel turned off')
+  }
+  return outcome
+}
+
+/**
+ * Makes one attempt of a delivery now, outside the worker's order (`POST /notification-channels/{id}/test`
+ * answers with its result): it takes the channel's lease, waiting while a worker holds it, unless that
+ * worker attempts this very delivery meanwhile. Resolves once the attempt is recorded, by either.
+ */
+export async function attemptDelivery (db: Database, deliveryId: string, options: DeliveryOptions): Promise<void> {
+  const clock = options.clock ?? systemClock
+  const before = await deliveryState(db, deliveryId)
+  if (!before || (before.status !== 'pending' && before.status !== 'failed')) return
+  for (;;) {
+    const lease = await leaseChannel(db, before.channelId, clock(), CHANNEL_LEASE_MS)
+    if (lease) {
+      try {
+        const channel = await queuedChannel(db, before.channelId, clock())
+        const delivery = await takeDelivery(db, deliveryId, lease)
+        if (!channel || !delivery || delivery.attempts > before.attempts) return
+        await sendAndRecord(db, channel, { message: { kind: 'event', told: { id: delivery.eventId, event: delivery.payload } }, deliveries: [delivery] }, lease, options)
+      } finally {
+        await releaseChannel(db, before.channelId, lease)
+      }
+      return
+    }
+    // A worker holds the channel: it may be sending this delivery right now.
+    await pause(100)
+    const now = await deliveryState(db, deliveryId)
+    if (!now || now.attempts > before.attempts) return
+  }
+}

@@ -1,0 +1,121 @@
+// Sends a channel's HTTP request: the target policy at connect, one deadline, no redirects, never throws.
+import { performance } from 'node:perf_hooks'
+import { Agent } from 'undici'
+import { isPrivateAddress } from '../net/address-policy.ts'
+import { defaultLookup, pinAddress, type Lookup } from '../checker/pinned-lookup.ts'
+import { describeNetworkError, oneLine } from '../checker/probe-errors.ts'
+import type { SendResult } from './transport.ts'
+
+export interface HttpRequest { url: string, headers: Record<string, string>, body: string }
+
+export interface HttpSenderOptions {
+  allowPrivateTargets: boolean
+  /** For the whole exchange: connect, request, response headers and the (bounded) body. */
+  timeoutMs?: number
+  lookup?: Lookup
+}
+
+export interface HttpSender {
+  send (request: HttpRequest, signal?: AbortSignal): Promise<SendResult>
+  close (): Promise<void>
+}
+
+export const SEND_TIMEOUT_MS = 15_000
+// What is read of an answer: its start goes into last_error when it is not a 2xx; the rest is drained
+// (up to the cap) so that the connection can carry the next delivery.
+const KEPT_BODY_CHARS = 200
+const MAX_BODY_BYTES = 64 * 1024
+const TIMEOUT = Symbol('timeout')
+
+export function createHttpSender (options: HttpSenderOptions): HttpSender {
+  const lookup = options.lookup ?? defaultLookup
+  const isAllowed = (ip: string) => options.allowPrivateTargets || !isPrivateAddress(ip)
+  const timeoutMs = options.timeoutMs ?? SEND_TIMEOUT_MS
+  // Connections are kept between deliveries (a receiver gets many in a burst). The origin is the checked
+  // IP, and undici opens a new connection when a request's Host (hence TLS servername) differs from the
+  // one the connection was made for, so a kept connection is only reused for the name it was checked for.
+  const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, connect: { timeout: timeoutMs }, keepAliveTimeout: 4000 })
+  let closed = false
+
+  async function send (request: HttpRequest, signal?: AbortSignal): Promise<SendResult> {
+    const start = performance.now()
+    const result = (statusCode: number | null, error: string | null, retryAfterMs?: number): SendResult =>
+      ({ ok: error === null, statusCode, durationMs: Math.max(0, Math.round(performance.now() - start)), error, retryAfterMs })
+    if (closed) return result(null, 'sender closed')
+    let url: URL
+    try {
+      url = new URL(request.url)
+    } catch {
+      return result(null, 'invalid URL')
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return result(null, `unsupported URL scheme ${url.protocol}`)
+    const deadline = new AbortController()
+    const timer = setTimeout(() => deadline.abort(TIMEOUT), timeoutMs)
+    const onAbort = () => deadline.abort(signal?.reason)
+    signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      const pinned = await pinAddress(url, lookup, isAllowed, deadline.signal)
+      if ('failure' in pinned) return result(null, pinned.failure)
+      const ip = pinned.family === 6 ? `[${pinned.address}]` : pinned.address
+      const port = url.port || (url.protocol === 'https:' ? '443' : '80')
+      const response = await agent.request({
+        origin: `${url.protocol}//${ip}:${port}`,
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: { ...request.headers, host: url.host },
+        body: request.body,
+        signal: deadline.signal,
+      })
+      response.body.on('error', () => {})
+      const kept = await readStart(response.body)
+      const { statusCode } = response
+      if (statusCode >= 200 && statusCode < 300) return result(statusCode, null)
+      const retryAfter = parseRetryAfter(response.headers['retry-after'], Date.now())
+      const said = kept ? `: ${oneLine(kept, KEPT_BODY_CHARS)}` : ''
+      const what = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''
+      return result(statusCode, `HTTP ${statusCode}${what}${said}`, retryAfter)
+    } catch (err) {
+      if (deadline.signal.reason === TIMEOUT) return result(null, `timeout after ${timeoutMs} ms`)
+      if (signal?.aborted) return result(null, 'aborted')
+      return result(null, closed ? 'sender closed' : describeNetworkError(err))
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+    }
+  }
+
+  return {
+    send,
+    async close () {
+      closed = true
+      await agent.close()
+    },
+  }
+}
+
+/** The start of a body as text; the rest is read and dropped up to a cap, past which the connection is closed. */
+async function readStart (body: AsyncIterable<Buffer> & { destroy: () => void }): Promise<string> {
+  let text = ''
+  let bytes = 0
+  for await (const chunk of body) {
+    if (text.length < KEPT_BODY_CHARS) text += chunk.toString('utf8', 0, Math.min(chunk.length, KEPT_BODY_CHARS * 4))
+    bytes += chunk.length
+    if (bytes > MAX_BODY_BYTES) {
+      body.destroy()
+      break
+    }
+  }
+  return text
+}
+
+/**
+ * A Retry-After header (delay seconds, or an HTTP date read against `nowMs`) as milliseconds from now, at
+ * least 0; undefined when absent or unreadable.
+ */
+export function parseRetryAfter (value: string | string[] | undefined, nowMs: number): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim()
+  if (!text) return undefined
+  if (/^\d+$/.test(text)) return Number(text) * 1000
+  const at = Date.parse(text)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs)
+}

@@ -1,0 +1,42 @@
+// What carries an adapter's output to its receiver (HTTP, or mail), and what one attempt came to.
+import type { Outgoing } from './channels/types.ts'
+import type { HttpSender } from './http-sender.ts'
+
+/** One attempt's outcome; never an exception. */
+export interface SendResult {
+  /** Delivered: a 2xx (or the mail server accepted the message). */
+  ok: boolean
+  /** The receiver's HTTP status (or SMTP reply code); null when no answer came. */
+  statusCode: number | null
+  durationMs: number
+  /** One line saying what went wrong; null when ok. */
+  error: string | null
+  /** The receiver's Retry-After, in ms from now. */
+  retryAfterMs?: number
+}
+
+type EmailOutgoing = Extract<Outgoing, { kind: 'email' }>
+
+/** Sends one mail; written with the email adapter (SMTP_URL). */
+export interface EmailSender {
+  send (mail: EmailOutgoing, signal?: AbortSignal): Promise<SendResult>
+  close (): Promise<void>
+}
+
+export interface Transport {
+  send (outgoing: Outgoing, signal?: AbortSignal): Promise<SendResult>
+  close (): Promise<void>
+}
+
+export function createTransport (parts: { http: HttpSender, email?: EmailSender }): Transport {
+  return {
+    send (outgoing, signal) {
+      if (outgoing.kind === 'http') return parts.http.send(outgoing, signal)
+      if (!parts.email) return Promise.resolve({ ok: false, statusCode: null, durationMs: 0, error: 'email is not configured (SMTP_URL)' })
+      return parts.email.send(outgoing, signal)
+    },
+    async close () {
+      await Promise.all([parts.http.close(), parts.email?.close()])
+    },
+  }
+}
