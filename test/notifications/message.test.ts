@@ -1,0 +1,113 @@
+// The text a person reads: monitor, what failed, since when, for how long, the link; flaps, closes by pause or
+// delete, digests; durations, times and the cutting of long text.
+import t from 'tap'
+import { duration, fitLines, humanText, plainBody, truncate, utcTime } from '../../src/notifications/message.ts'
+import {
+  MONITOR_ID, flap, monitorRecord, opened, resolved, resolvedEvent, sendContext, stormEvents, test, testEvent,
+} from './support.ts'
+
+const channel = { name: 'Ops phone' }
+const context = sendContext()
+const link = { url: `https://pingward.example.com/monitors/${MONITOR_ID}`, label: 'Open in Pingward' }
+
+t.test('an incident that opened: the monitor, what failed, since when, for how long so far, the link', async (t) => {
+  const text = humanText(channel, opened, context)
+  t.strictSame(text, {
+    tone: 'down',
+    title: 'Homepage is down',
+    facts: [
+      { label: 'What failed', value: 'expected status 200, got 503' },
+      { label: 'Down since', value: '2026-05-01 12:00 UTC' },
+      { label: 'Down for', value: '2 min so far' },
+      { label: 'Checking', value: 'https://example.com/health', url: true },
+    ],
+    items: [],
+    link,
+  })
+  t.equal(plainBody(text), [
+    'What failed: expected status 200, got 503',
+    'Down since: 2026-05-01 12:00 UTC',
+    'Down for: 2 min so far',
+    'Checking: https://example.com/health',
+    '',
+    `Open in Pingward: ${link.url}`,
+  ].join('\n'))
+  const later = humanText(channel, opened, sendContext(undefined, '2026-05-01T14:10:05.000Z'))
+  t.equal(later.facts[2].value, '2 h 10 min so far', 'a retry hours later tells how long it has been down by then')
+})
+
+t.test('an incident that resolved: how long it was down, from when to when, and what had failed', async (t) => {
+  t.strictSame(humanText(channel, resolved, context), {
+    tone: 'up',
+    title: 'Homepage is up again',
+    facts: [
+      { label: 'What failed', value: 'expected status 200, got 503' },
+      { label: 'Down from', value: '2026-05-01 12:00 UTC to 2026-05-01 12:03 UTC' },
+      { label: 'Down for', value: '3 min' },
+      { label: 'Checking', value: 'https://example.com/health', url: true },
+    ],
+    items: [],
+    link,
+  })
+})
+
+t.test('a flap says both in one message: "was down 3 min, now up"', async (t) => {
+  const text = humanText(channel, flap, context)
+  t.equal(text.tone, 'flap')
+  t.equal(text.title, 'Homepage was down 3 min, now up')
+  t.same(text.facts.map((fact) => fact.label), ['What failed', 'Down from', 'Down for', 'Checking'])
+})
+
+t.test('an incident closed by a pause or a delete does not claim the monitor is up', async (t) => {
+  const paused = humanText(channel, { kind: 'event', told: resolvedEvent(undefined, 'pause') }, context)
+  t.equal(paused.title, 'Homepage: incident closed, the monitor was paused')
+  t.equal(paused.tone, 'info')
+  const deleted = humanText(channel, { kind: 'event', told: resolvedEvent(undefined, 'delete') }, context)
+  t.equal(deleted.title, 'Homepage: incident closed, the monitor was deleted')
+})
+
+t.test('a test names the channel and links to the dashboard', async (t) => {
+  t.strictSame(humanText(channel, test, context), {
+    tone: 'info',
+    title: 'Test notification from Pingward',
+    facts: [{ label: 'Channel', value: 'Ops phone' }, { label: 'Sent', value: '2026-05-01 12:01 UTC' }],
+    items: [],
+    link: { url: 'https://pingward.example.com/', label: 'Open Pingward' },
+  })
+})
+
+t.test('a digest counts the storm and gives one line per event, with its monitor\'s page', async (t) => {
+  const text = humanText(channel, { kind: 'digest', told: [...stormEvents(3), testEvent()] }, context)
+  t.equal(text.title, '4 notifications: 2 down, 1 up again')
+  t.equal(text.tone, 'down')
+  t.strictSame(text.items, [
+    { tone: 'down', line: 'Monitor 1 is down since 2026-05-01 12:00 UTC: expected status 200, got 503', url: 'https://pingward.example.com/monitors/6f1c2a8e-3b4d-4e5f-8a9b-000000000000' },
+    { tone: 'down', line: 'Monitor 2 is down since 2026-05-01 12:00 UTC: expected status 200, got 503', url: 'https://pingward.example.com/monitors/6f1c2a8e-3b4d-4e5f-8a9b-000000000001' },
+    { tone: 'up', line: 'Monitor 3 is up again after 3 min down', url: 'https://pingward.example.com/monitors/6f1c2a8e-3b4d-4e5f-8a9b-000000000002' },
+    { tone: 'info', line: 'Test notification', url: null },
+  ])
+  t.match(plainBody(text), /^- Monitor 1 is down since .* \(https:\/\/pingward\.example\.com\/monitors\/6f1c2a8e-3b4d-4e5f-8a9b-000000000000\)\n/)
+  const closed = humanText(channel, { kind: 'digest', told: [resolvedEvent(monitorRecord({ name: 'API' }), 'pause')] }, context)
+  t.equal(closed.title, '1 notifications', 'nothing down or up: no counts')
+  t.equal(closed.items[0].line, 'API: incident closed after 3 min, the monitor was paused')
+})
+
+t.test('durations read as a person says them, two units at most', async (t) => {
+  const cases: Array<[number, string]> = [
+    [0, '0 s'], [-5, '0 s'], [45, '45 s'], [59.6, '1 min'], [60, '1 min'], [210, '3 min'], [3599, '59 min'],
+    [3600, '1 h'], [3660, '1 h 1 min'], [7500, '2 h 5 min'], [86_400, '1 d'], [90_000, '1 d 1 h'], [3 * 86_400 + 4 * 3600 + 59, '3 d 4 h'],
+  ]
+  for (const [seconds, text] of cases) t.equal(duration(seconds), text, `${seconds} s`)
+  t.equal(utcTime('2026-12-31T23:59:59.999Z'), '2026-12-31 23:59 UTC')
+})
+
+t.test('long text is cut to the limit, and a digest\'s lines stop with a count of the rest', async (t) => {
+  t.equal(truncate('abcdef', 6), 'abcdef')
+  t.equal(truncate('abcdefg', 6), 'abcde…')
+  const lines = Array.from({ length: 100 }, (_, i) => `line ${String(i).padStart(2, '0')}`) // 7 characters each
+  const fitted = fitLines(lines, 60)
+  t.ok(fitted.length <= 60, fitted)
+  t.equal(fitted, 'line 00\nline 01\nline 02\nline 03\nline 04\nline 05\n…and 94 more')
+  t.equal(fitLines(lines.slice(0, 3), 60), 'line 00\nline 01\nline 02', 'what fits is whole')
+  t.equal(fitLines(['x'.repeat(100)], 60), '…and 1 more', 'a line too long for any room is counted')
+})

@@ -1,0 +1,176 @@
+// Notification test support: an incident's events as the outbox writes them (checked against the webhook body's
+// schema), channels, a send context, and a local server standing in for a service that records what it receives.
+import type { IncomingHttpHeaders } from 'node:http'
+import { Ajv } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { ChannelType } from '../../src/domain/vocabulary.ts'
+import type { ChannelForSending, Message, Outgoing, SendContext, ToldEvent } from '../../src/notifications/channels/types.ts'
+import { CheckSchema } from '../../src/schemas/check.ts'
+import { IncidentSchema } from '../../src/schemas/incident.ts'
+import { MonitorSchema, type Monitor } from '../../src/schemas/monitor.ts'
+import { NotificationEventSchema, type NotificationEvent } from '../../src/schemas/notification-event.ts'
+import type { Teardown } from '../helper.ts'
+import { targetServer } from '../support/target-server.ts'
+
+export const MONITOR_ID = '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b'
+export const INCIDENT_ID = '0b9e8d7c-6a5b-4c3d-9e2f-1a0b9c8d7e6f'
+
+const STARTED = '2026-05-01T12:00:05.000Z' // the first failing check
+const OPENED = '2026-05-01T12:01:05.000Z' // the third: the threshold
+const RESOLVED = '2026-05-01T12:03:35.000Z' // 210 s after the start: "3 min"
+
+// The monitor record as the outbox writes it: with its opted-in channels once the schema has them.
+const channelIds = 'notification_channel_ids' in MonitorSchema.properties ? { notification_channel_ids: [] } : {}
+
+export function monitorRecord (overrides: Partial<Monitor> = {}): Monitor {
+  return {
+    ...channelIds,
+    id: MONITOR_ID,
+    name: 'Homepage',
+    url: 'https://example.com/health',
+    monitor_type: 'site',
+    status: 'down',
+    is_active: true,
+    interval_minutes: 1,
+    last_checked_at: OPENED,
+    method: 'GET',
+    expected_status: 200,
+    timeout_seconds: 10,
+    failure_threshold: 3,
+    recovery_threshold: 1,
+    created_at: '2026-04-01T09:00:00.000Z',
+    updated_at: '2026-04-01T09:00:00.000Z',
+    ...overrides,
+  } as Monitor
+}
+
+// ajv-formats ships CommonJS with a default export.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+const ajv = new Ajv({ strict: false, allErrors: true })
+addFormats(ajv)
+const isEvent = ajv.addSchema([MonitorSchema, IncidentSchema, CheckSchema]).compile(NotificationEventSchema)
+
+/** The fixture, once it is proven to be what the outbox writes: a webhook body of the API's records. */
+function checked (event: NotificationEvent): NotificationEvent {
+  if (!isEvent(event)) throw new Error(`fixture is not a NotificationEvent: ${ajv.errorsText(isEvent.errors)}`)
+  return event
+}
+
+const incident = {
+  id: INCIDENT_ID,
+  monitor_id: MONITOR_ID,
+  cause: 'expected status 200, got 503',
+  status_code: 503,
+  started_at: STARTED,
+}
+
+/** The `incident.opened` event of the check that reached the threshold. */
+export function openedEvent (monitor = monitorRecord()): ToldEvent {
+  return {
+    id: 'a1a1a1a1-0000-4000-8000-000000000001',
+    event: checked({
+      type: 'incident.opened',
+      timestamp: OPENED,
+      data: {
+        monitor,
+        incident: { ...incident, monitor_id: monitor.id, status: 'open', resolved_at: null, duration_seconds: null },
+        check: {
+          id: 'c0c0c0c0-0000-4000-8000-000000000001',
+          monitor_id: monitor.id,
+          is_up: false,
+          status_code: 503,
+          response_time_ms: 120,
+          checked_at: OPENED,
+          error_message: 'expected status 200, got 503',
+        },
+      },
+    }),
+  }
+}
+
+/** The `incident.resolved` event: by a passing check, or (`by`) by a pause or a delete, which has no check. */
+export function resolvedEvent (monitor = monitorRecord({ status: 'up' }), by: 'check' | 'pause' | 'delete' = 'check'): ToldEvent {
+  const changed = by === 'pause' ? { ...monitor, is_active: false, status: 'paused' as const } : monitor
+  return {
+    id: 'a1a1a1a1-0000-4000-8000-000000000002',
+    event: checked({
+      type: 'incident.resolved',
+      timestamp: RESOLVED,
+      data: {
+        monitor: changed,
+        incident: { ...incident, monitor_id: monitor.id, status: 'resolved', resolved_at: RESOLVED, duration_seconds: 210 },
+        check: by === 'check'
+          ? {
+              id: 'c0c0c0c0-0000-4000-8000-000000000002',
+              monitor_id: monitor.id,
+              is_up: true,
+              status_code: 200,
+              response_time_ms: 80,
+              checked_at: RESOLVED,
+              error_message: null,
+            }
+          : null,
+      },
+    }),
+  }
+}
+
+export function testEvent (): ToldEvent {
+  return { id: 'a1a1a1a1-0000-4000-8000-000000000003', event: checked({ type: 'test', timestamp: OPENED, data: { monitor: null, incident: null, check: null } }) }
+}
+
+/** A storm: `count` monitors (`Monitor 1`, ...) each opening an incident, every third one resolving. */
+export function stormEvents (count: number): ToldEvent[] {
+  return Array.from({ length: count }, (_, i) => {
+    const monitor = monitorRecord({ id: `6f1c2a8e-3b4d-4e5f-8a9b-${String(i).padStart(12, '0')}`, name: `Monitor ${i + 1}` })
+    const told = i % 3 === 2 ? resolvedEvent(monitor) : openedEvent(monitor)
+    const incidentId = `0b9e8d7c-6a5b-4c3d-9e2f-${String(i).padStart(12, '0')}`
+    return { id: `e0e0e0e0-0000-4000-8000-${String(i).padStart(12, '0')}`, event: { ...told.event, data: { ...told.event.data, incident: { ...told.event.data.incident!, id: incidentId } } } }
+  })
+}
+
+export const opened: Message = { kind: 'event', told: openedEvent() }
+export const resolved: Message = { kind: 'event', told: resolvedEvent() }
+export const flap: Message = { kind: 'flap', opened: openedEvent(), resolved: resolvedEvent() }
+export const test: Message = { kind: 'event', told: testEvent() }
+
+export const MESSAGES_FOR_PEOPLE: Array<[string, Message]> = [
+  ['opened', opened], ['resolved', resolved], ['flap', flap], ['test', test], ['digest', { kind: 'digest', told: stormEvents(12) }],
+]
+
+/** A send context for services at `base` (a stand-in), "now" one minute after the incident opened. */
+export function sendContext (base = 'http://127.0.0.1:9', now = '2026-05-01T12:02:05.000Z'): SendContext {
+  return {
+    publicUrl: 'https://pingward.example.com',
+    serviceUrls: { telegram: `${base}/telegram`, pagerduty: `${base}/v2/enqueue`, ntfy: `${base}/ntfy` },
+    now: new Date(now),
+  }
+}
+
+export function channel (type: ChannelType, config: Record<string, unknown>): ChannelForSending {
+  return { id: 'cccccccc-0000-4000-8000-000000000001', name: `Ops ${type}`, type, config, secrets: [] }
+}
+
+export interface Received { method: string, url: string, headers: IncomingHttpHeaders, body: string }
+
+/** A local server standing in for a service: records each request and answers `status` with `answer`. */
+export async function standIn (t: Teardown, { status = 200, answer = 'ok' } = {}) {
+  const received: Received[] = []
+  const server = await targetServer(t, (req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') })
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(answer)
+    })
+  })
+  return { url: server.url, received }
+}
+
+/** Performs a rendered HTTP request as the sender does (POST, no redirects) and returns the status. */
+export async function post (outgoing: Outgoing): Promise<number> {
+  if (outgoing.kind !== 'http') throw new Error(`not an HTTP request: ${outgoing.kind}`)
+  const response = await fetch(outgoing.url, { method: 'POST', headers: outgoing.headers, body: outgoing.body, redirect: 'manual' })
+  await response.arrayBuffer()
+  return response.status
+}
