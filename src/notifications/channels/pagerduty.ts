@@ -1,7 +1,68 @@
-// PLACEHOLDER until its helper writes it: the pagerduty adapter.
+// PagerDuty Events API v2: an incident that opens triggers an alert whose dedup_key is the incident's id, so the
+// resolve sent when it ends closes that very alert. A machine reads it: one request per event, no flaps or digests.
+import { humanText, incidentOf, monitorUrl, truncate } from '../message.ts'
+import { configText, jsonPost } from './fields.ts'
 import type { ChannelAdapter } from './types.ts'
 
+// PagerDuty's limits: a summary of 1,024 characters, a dedup_key of 255.
+const SUMMARY_MAX = 1024
+
 export const pagerdutyAdapter: ChannelAdapter = {
-  forPeople: true,
-  render: () => { throw new Error('the pagerduty adapter is not written yet') },
+  forPeople: false,
+  render: (channel, message, context) => {
+    // The sender gives flaps and digests only to adapters for people; a resolve that matched no trigger would be lost.
+    if (message.kind !== 'event') throw new Error(`the pagerduty adapter sends events one by one, not a ${message.kind}`)
+    const routingKey = configText(channel, 'routing_key')
+    const { told } = message
+    const parts = incidentOf(told)
+    const url = context.serviceUrls.pagerduty
+    if (!parts) {
+      // A test: an informational alert of its own, so that it is seen and closes without touching a real one.
+      return jsonPost(url, {
+        routing_key: routingKey,
+        event_action: 'trigger',
+        dedup_key: `pingward-test-${told.id}`,
+        payload: {
+          summary: `Test notification from Pingward (channel ${truncate(channel.name, 200)})`,
+          source: context.publicUrl,
+          severity: 'info',
+          timestamp: told.event.timestamp,
+          custom_details: { channel: channel.name },
+        },
+        client: 'Pingward',
+        client_url: `${context.publicUrl}/`,
+      })
+    }
+    const { monitor, incident } = parts
+    if (told.event.type === 'incident.resolved') {
+      return jsonPost(url, { routing_key: routingKey, event_action: 'resolve', dedup_key: incident.id })
+    }
+    const text = humanText(channel, message, context)
+    const link = monitorUrl(context, monitor.id)
+    return jsonPost(url, {
+      routing_key: routingKey,
+      event_action: 'trigger',
+      dedup_key: incident.id,
+      payload: {
+        summary: truncate(`${text.title}: ${incident.cause}`, SUMMARY_MAX),
+        source: monitor.url,
+        severity: 'critical',
+        timestamp: incident.started_at,
+        component: monitor.name,
+        class: 'uptime check',
+        custom_details: {
+          monitor: monitor.name,
+          url: monitor.url,
+          cause: incident.cause,
+          status_code: incident.status_code,
+          down_since: incident.started_at,
+          monitor_id: monitor.id,
+          incident_id: incident.id,
+        },
+      },
+      client: 'Pingward',
+      client_url: link,
+      links: [{ href: link, text: `${truncate(monitor.name, 200)} in Pingward` }],
+    })
+  },
 }

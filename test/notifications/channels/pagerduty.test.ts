@@ -1,0 +1,91 @@
+// PagerDuty Events API v2: a trigger whose dedup_key is the incident id, and a resolve with the same key, POSTed
+// to PAGERDUTY_EVENTS_URL as PagerDuty documents them, received by a local server standing in for PagerDuty.
+import t from 'tap'
+import { pagerdutyAdapter } from '../../../src/notifications/channels/pagerduty.ts'
+import {
+  INCIDENT_ID, MONITOR_ID, channel, flap, opened, post, resolved, resolvedEvent, sendContext, standIn, stormEvents, test,
+} from '../support.ts'
+
+const ROUTING_KEY = 'R0UT1NGKEY0123456789ABCDEFGHIJKL'
+const answer = JSON.stringify({ status: 'success', message: 'Event processed', dedup_key: INCIDENT_ID })
+const service = channel('pagerduty', { routing_key: ROUTING_KEY })
+
+t.test('a machine reads it: no flaps or digests', async (t) => {
+  t.equal(pagerdutyAdapter.forPeople, false)
+  t.throws(() => pagerdutyAdapter.render(service, flap, sendContext()), /one by one, not a flap/)
+  t.throws(() => pagerdutyAdapter.render(service, { kind: 'digest', told: stormEvents(11) }, sendContext()), /not a digest/)
+})
+
+t.test('an incident that opened triggers an alert keyed by the incident id; its resolve closes that alert', async (t) => {
+  const pagerduty = await standIn(t, { status: 202, answer })
+  t.equal(await post(pagerdutyAdapter.render(service, opened, sendContext(pagerduty.url))), 202)
+  t.equal(await post(pagerdutyAdapter.render(service, resolved, sendContext(pagerduty.url))), 202)
+  const [trigger, resolve] = pagerduty.received
+  for (const request of [trigger, resolve]) {
+    t.equal(request.method, 'POST')
+    t.equal(request.url, '/v2/enqueue', 'PAGERDUTY_EVENTS_URL as written')
+    t.equal(request.headers['content-type'], 'application/json')
+  }
+  const page = `https://pingward.example.com/monitors/${MONITOR_ID}`
+  t.strictSame(JSON.parse(trigger.body), {
+    routing_key: ROUTING_KEY,
+    event_action: 'trigger',
+    dedup_key: INCIDENT_ID,
+    payload: {
+      summary: 'Homepage is down: expected status 200, got 503',
+      source: 'https://example.com/health',
+      severity: 'critical',
+      timestamp: '2026-05-01T12:00:05.000Z',
+      component: 'Homepage',
+      class: 'uptime check',
+      custom_details: {
+        monitor: 'Homepage',
+        url: 'https://example.com/health',
+        cause: 'expected status 200, got 503',
+        status_code: 503,
+        down_since: '2026-05-01T12:00:05.000Z',
+        monitor_id: MONITOR_ID,
+        incident_id: INCIDENT_ID,
+      },
+    },
+    client: 'Pingward',
+    client_url: page,
+    links: [{ href: page, text: 'Homepage in Pingward' }],
+  })
+  t.strictSame(JSON.parse(resolve.body), { routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: INCIDENT_ID })
+})
+
+t.test('a pause or a delete resolves the alert too', async (t) => {
+  for (const by of ['pause', 'delete'] as const) {
+    const outgoing = pagerdutyAdapter.render(service, { kind: 'event', told: resolvedEvent(undefined, by) }, sendContext())
+    t.strictSame(outgoing.kind === 'http' && JSON.parse(outgoing.body), { routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: INCIDENT_ID }, by)
+  }
+})
+
+t.test('a test triggers an informational alert of its own', async (t) => {
+  const pagerduty = await standIn(t, { status: 202, answer })
+  t.equal(await post(pagerdutyAdapter.render(service, test, sendContext(pagerduty.url))), 202)
+  t.strictSame(JSON.parse(pagerduty.received[0].body), {
+    routing_key: ROUTING_KEY,
+    event_action: 'trigger',
+    dedup_key: 'pingward-test-a1a1a1a1-0000-4000-8000-000000000003',
+    payload: {
+      summary: 'Test notification from Pingward (channel Ops pagerduty)',
+      source: 'https://pingward.example.com',
+      severity: 'info',
+      timestamp: '2026-05-01T12:01:05.000Z',
+      custom_details: { channel: 'Ops pagerduty' },
+    },
+    client: 'Pingward',
+    client_url: 'https://pingward.example.com/',
+  })
+})
+
+t.test('a long cause is cut to the 1,024 characters of a summary', async (t) => {
+  const long = structuredClone(opened)
+  if (long.kind === 'event') long.told.event.data.incident!.cause = 'x'.repeat(5000)
+  const outgoing = pagerdutyAdapter.render(service, long, sendContext())
+  const { payload } = JSON.parse(outgoing.kind === 'http' ? outgoing.body : '{}')
+  t.equal(payload.summary.length, 1024)
+  t.equal(payload.custom_details.cause.length, 5000, 'the details keep it whole')
+})
