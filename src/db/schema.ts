@@ -15,6 +15,10 @@ const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date',
 const oneOf = (name: string, column: PgColumn, values: readonly string[]) =>
   check(name, sql`${column} in (${sql.raw(values.map((v) => `'${v}'`).join(', '))})`)
 
+/** A CHECK that every element of the text[] column is one of the vocabulary's values. */
+const allOf = (name: string, column: PgColumn, values: readonly string[]) =>
+  check(name, sql`${column} <@ array[${sql.raw(values.map((v) => `'${v}'`).join(', '))}]::text[]`)
+
 export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),
   email: text('email').notNull().unique(),
@@ -149,6 +153,7 @@ export const notificationChannels = pgTable('notification_channels', {
 }, (t) => [
   index('notification_channels_user_created_idx').on(t.userId, t.createdAt, t.id),
   oneOf('notification_channels_type_check', t.type, CHANNEL_TYPES),
+  allOf('notification_channels_events_check', t.events, NOTIFICATION_EVENT_TYPES),
 ])
 
 // The monitors a channel covers when it does not cover all of its owner's (all_monitors false).

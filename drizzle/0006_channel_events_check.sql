@@ -1,0 +1,1 @@
+ALTER TABLE "notification_channels" ADD CONSTRAINT "notification_channels_events_check" CHECK ("notification_channels"."events" <@ array['incident.opened', 'incident.resolved', 'test']::text[]);
