@@ -1,0 +1,104 @@
+// Email channels' sender: one nodemailer SMTP transport over SMTP_URL, checked at start, that sends a rendered
+// mail and says what the attempt came to (never throws), as the delivery worker records it.
+import { performance } from 'node:perf_hooks'
+import nodemailer from 'nodemailer'
+import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
+import { oneLine } from '../checker/probe-errors.ts'
+import type { Config } from '../runtime/config.ts'
+import type { Outgoing } from './channels/types.ts'
+import type { EmailSender, SendResult } from './transport.ts'
+
+type OutgoingEmail = Extract<Outgoing, { kind: 'email' }>
+
+export interface SmtpSender extends EmailSender {
+  /** Connects and authenticates once: a wrong host, port or password shows at start, not at the first outage. */
+  verify: () => Promise<void>
+}
+
+/** Milliseconds for connecting, the greeting and each later step: the delivery timeout. */
+const TIMEOUT_MS = 15_000
+
+/** The sender of SMTP_URL and SMTP_FROM; null when no SMTP server is configured (email channels are refused then). */
+export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'>, timeoutMs = TIMEOUT_MS): SmtpSender | null {
+  if (config.SMTP_URL === undefined) return null
+  const from = config.SMTP_FROM
+  if (from === undefined) throw new Error('SMTP_FROM is required with SMTP_URL') // loadConfig refuses this already
+  // The transport itself, not createTransport's options: given a `url`, createTransport drops every other option.
+  const transport = nodemailer.createTransport(new SMTPTransport({
+    url: config.SMTP_URL,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  }))
+  const where = withoutPassword(config.SMTP_URL)
+  let closed = false
+
+  async function send (mail: OutgoingEmail, signal?: AbortSignal): Promise<SendResult> {
+    const start = performance.now()
+    const result = (statusCode: number | null, error: string | null): SendResult =>
+      ({ ok: error === null, statusCode, durationMs: Math.max(0, Math.round(performance.now() - start)), error })
+    if (closed) return result(null, 'sender closed')
+    if (signal?.aborted) return result(null, 'aborted')
+    const sending = transport.sendMail({
+      from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      ...(mail.html === undefined ? {} : { html: mail.html }),
+      messageId: mail.messageId,
+      ...(mail.inReplyTo === undefined ? {} : { inReplyTo: mail.inReplyTo, references: [mail.inReplyTo] }),
+      // RFC 3834: an automatic message, so that vacation responders do not answer it.
+      headers: { 'Auto-Submitted': 'auto-generated' },
+    })
+    // nodemailer cannot cancel a send: an abort answers at once and lets the send finish (at least once).
+    let onAbort = () => {}
+    const aborted = new Promise<'aborted'>((resolve) => {
+      onAbort = () => resolve('aborted')
+      signal?.addEventListener('abort', onAbort, { once: true })
+    })
+    try {
+      const info = await Promise.race([sending, aborted])
+      if (info === 'aborted') {
+        sending.catch(() => {})
+        return result(null, 'aborted')
+      }
+      // Taken for at least one address (nodemailer fails when all are refused): delivered, since a retry would
+      // send it again to those and not change the server's mind about the others.
+      return result(replyCode(info.response), null)
+    } catch (err) {
+      const failure = err as Error & { responseCode?: number, response?: string, code?: string }
+      const said = oneLine(failure.response ?? failure.message ?? String(err), 200)
+      return result(failure.responseCode ?? null, `SMTP ${failure.code ? `${failure.code}: ` : ''}${said}`)
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+    }
+  }
+
+  return {
+    send,
+    verify: async () => {
+      try {
+        await transport.verify()
+      } catch (err) {
+        throw new Error(`SMTP server ${where} cannot be used: ${oneLine((err as Error).message, 200)}`, { cause: err })
+      }
+    },
+    close: async () => {
+      closed = true
+      transport.close()
+    },
+  }
+}
+
+/** `250 2.0.0 Ok: queued as ...` → 250. */
+function replyCode (response: string | undefined): number | null {
+  const match = /^(\d{3})/.exec(response ?? '')
+  return match ? Number(match[1]) : null
+}
+
+/** The URL without its password, for messages and logs. */
+function withoutPassword (url: string): string {
+  const parsed = new URL(url)
+  if (parsed.password) parsed.password = '***'
+  return parsed.href.replace(/\/$/, '')
+}
