@@ -1,4 +1,5 @@
 // Reading a stored channel config: the API validated it against its type's schema, so a missing field here is a bug.
+import { USER_AGENT } from '../../checker/probe.ts'
 import type { ChannelForSending } from './types.ts'
 
 /** The config's string field `key`; throws when it is not there. */
@@ -13,7 +14,7 @@ export function optionalConfigText (channel: ChannelForSending, key: string): st
   return channel.config[key] === undefined || channel.config[key] === null ? undefined : configText(channel, key)
 }
 
-/** A JSON POST: what every HTTP service here takes. */
+/** A JSON POST, saying it is Pingward's: what every HTTP service here takes. */
 export function jsonPost (url: string, body: unknown, headers: Record<string, string> = {}) {
-  return { kind: 'http' as const, url, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
+  return { kind: 'http' as const, url, headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...headers }, body: JSON.stringify(body) }
 }
