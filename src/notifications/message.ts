@@ -7,7 +7,7 @@ import type { ChannelForSending, Message, SendContext, ToldEvent } from './chann
 /** How it reads: `down` (an incident opened), `up` (resolved), `flap` (both at once), `info` (a test, a digest of no outage). */
 export type Tone = 'down' | 'up' | 'flap' | 'info'
 
-export interface Fact {
+interface Fact {
   label: string
   value: string
   /** The value is a URL, to be shown as written (and linked). */

@@ -151,7 +151,7 @@ export function channel (type: ChannelType, config: Record<string, unknown>): Ch
   return { id: 'cccccccc-0000-4000-8000-000000000001', name: `Ops ${type}`, type, config, secrets: [] }
 }
 
-export interface Received { method: string, url: string, headers: IncomingHttpHeaders, body: string }
+interface Received { method: string, url: string, headers: IncomingHttpHeaders, body: string }
 
 /** A local server standing in for a service: records each request and answers `status` with `answer`. */
 export async function standIn (t: Teardown, { status = 200, answer = 'ok' } = {}) {
