@@ -1,8 +1,9 @@
-// Starts a checker (probes, scheduling, retention) on an open database; stop() ends it cleanly.
+// Starts a checker (probes, scheduling, retention, notification deliveries) on an open database; stop() ends it cleanly.
 import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../runtime/clock.ts'
 import type { Config } from '../runtime/config.ts'
 import type { Database } from '../db/client.ts'
+import { startDeliveryWorker } from '../notifications/delivery-worker.ts'
 import { createProber } from './probe.ts'
 import { startRetention } from './retention.ts'
 import { Checker } from './scheduler.ts'
@@ -34,11 +35,13 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
   })
   checker.start()
   const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS })
+  // Every checker process delivers the notifications that checks (and the API's pauses and deletes) write.
+  const deliveries = startDeliveryWorker({ config, db, log, clock })
   log.info({ concurrency: config.CHECK_CONCURRENCY }, 'checker started')
   return {
     stop: async () => {
       clearInterval(statsTimer)
-      await Promise.all([checker.stop(), stopRetention()])
+      await Promise.all([checker.stop(), stopRetention(), deliveries.stop()])
       log.info('checker stopped')
     },
   }

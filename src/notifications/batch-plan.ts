@@ -11,8 +11,11 @@ export interface PlannedSend { message: Message, deliveries: QueuedDelivery[] }
 export interface BatchPlan {
   /** In order: a resolution never goes before its incident's opening. */
   sends: PlannedSend[]
-  /** Not sent now: a storm's deliveries wait for the digest at the end of its minute. */
-  held: { deliveries: QueuedDelivery[], until: Date } | null
+  /**
+   * Not sent now: a storm's deliveries wait for the digest at the end of its minute; a program's
+   * resolution waits for its opening's retry.
+   */
+  held: Array<{ deliveries: QueuedDelivery[], until: Date }>
 }
 
 const told = (delivery: QueuedDelivery): ToldEvent => ({ id: delivery.eventId, event: delivery.payload })
@@ -25,14 +28,28 @@ const told = (delivery: QueuedDelivery): ToldEvent => ({ id: delivery.eventId, e
  * or with the digest already waiting (`heldUntil`).
  */
 export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: boolean, now: Date, heldUntil: Date | null }): BatchPlan {
-  if (!options.forPeople) return { sends: deliveries.map((d) => ({ message: { kind: 'event', told: told(d) }, deliveries: [d] })), held: null }
-
   const opening = new Map<string, QueuedDelivery>()
   const resolution = new Map<string, QueuedDelivery>()
   for (const d of deliveries) {
     if (d.incidentId === null) continue
     if (d.type === 'incident.opened') opening.set(d.incidentId, d)
     if (d.type === 'incident.resolved') resolution.set(d.incidentId, d)
+  }
+  if (!options.forPeople) {
+    // An opening that failed is retried when its backoff (or the receiver's Retry-After) says; its
+    // resolution, due sooner, waits for it.
+    const held: BatchPlan['held'] = []
+    const sends: PlannedSend[] = []
+    for (const d of deliveries) {
+      const waitingOpening = d.incidentId === null ? undefined : opening.get(d.incidentId)
+      if (d.nextAttemptAt > options.now && d.type === 'incident.opened') continue
+      if (d.type === 'incident.resolved' && waitingOpening && waitingOpening.nextAttemptAt > options.now) {
+        held.push({ deliveries: [d], until: waitingOpening.nextAttemptAt })
+        continue
+      }
+      sends.push({ message: { kind: 'event', told: told(d) }, deliveries: [d] })
+    }
+    return { sends, held }
   }
   // A storm's member takes its incident's other half along, so that the two are told in order.
   const storm = new Set(deliveries.filter((d) => d.stormRank > STORM_LIMIT && d.type !== 'test'))
@@ -54,12 +71,12 @@ export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: b
     }
   }
 
-  if (storm.size === 0) return { sends, held: null }
+  if (storm.size === 0) return { sends, held: [] }
   const members = deliveries.filter((d) => storm.has(d))
   const digestAt = options.heldUntil ?? new Date(Math.min(...members.map((d) => d.createdAt.getTime())) + DIGEST_WINDOW_MS)
-  if (digestAt > options.now) return { sends, held: { deliveries: members, until: digestAt } }
+  if (digestAt > options.now) return { sends, held: [{ deliveries: members, until: digestAt }] }
   sends.push(members.length === 1
     ? { message: { kind: 'event', told: told(members[0]) }, deliveries: members }
     : { message: { kind: 'digest', told: members.map(told) }, deliveries: members })
-  return { sends, held: null }
+  return { sends, held: [] }
 }

@@ -49,14 +49,17 @@ const LEASE_MARGIN_MS = SEND_TIMEOUT_MS + 10_000
 /** Deliveries taken per turn of a channel; the rest are taken at its next turn. */
 const BATCH_SIZE = 50
 
+/** A worker's stop: `stop` ends a channel's turn after the message in flight, `abort` cuts that message short. */
+export interface StopSignals { stop: AbortSignal, abort: AbortSignal }
+
 /**
  * Sends what is due to a channel this worker holds (`lease`), in order, one message at a time; records
  * each attempt; gives the channel back. A receiver that seems away (no answer, 408, 429, 5xx) gets nothing
- * more this turn: the rest wait for the failed one's retry. `signal` (a stop) ends the turn after the
- * message in flight; what was not sent stays due. Returns how many deliveries were attempted.
+ * more this turn: the rest wait for the failed one's retry. What a stop leaves unsent stays due (an
+ * aborted message is not recorded: it is sent again). Returns how many deliveries were attempted.
  */
 export async function deliverChannel (
-  db: Database, channelId: string, lease: Date, options: DeliveryOptions, signal?: AbortSignal
+  db: Database, channelId: string, lease: Date, options: DeliveryOptions, signals?: StopSignals
 ): Promise<number> {
   const clock = options.clock ?? systemClock
   let attempted = 0
@@ -67,17 +70,17 @@ export async function deliverChannel (
     const now = clock()
     const { deliveries, heldUntil } = await takeDueDeliveries(db, channelId, lease, now, { limit: BATCH_SIZE, storms: adapter.forPeople })
     const plan = planBatch(deliveries, { forPeople: adapter.forPeople, now, heldUntil })
-    if (plan.held) await postponeDeliveries(db, lease, plan.held.deliveries.map((d) => d.id), plan.held.until)
+    for (const held of plan.held) await postponeDeliveries(db, lease, held.deliveries.map((d) => d.id), held.until)
     /** Incidents whose message failed this turn, with its retry: their later events wait for it. */
     const blocked = new Map<string, Date>()
     for (const [index, send] of plan.sends.entries()) {
-      if (signal?.aborted || clock().getTime() + LEASE_MARGIN_MS > lease.getTime()) break
+      if (signals?.stop.aborted || clock().getTime() + LEASE_MARGIN_MS > lease.getTime()) break
       const waitFor = send.deliveries.map((d) => d.incidentId && blocked.get(d.incidentId)).find(Boolean)
       if (waitFor) {
         await postponeDeliveries(db, lease, send.deliveries.map((d) => d.id), waitFor)
         continue
       }
-      const outcome = await sendAndRecord(db, channel, send, lease, options, signal)
+      const outcome = await sendAndRecord(db, channel, send, lease, options, signals?.abort)
       if (outcome === 'aborted') break
       attempted += send.deliveries.length
       if (outcome === 'delivered') continue

@@ -84,11 +84,12 @@ export function createHttpSender (options: HttpSenderOptions): HttpSender {
     }
   }
 
+  let closing: Promise<void> | undefined
   return {
     send,
-    async close () {
+    close () {
       closed = true
-      await agent.close()
+      return (closing ??= agent.close())
     },
   }
 }

@@ -38,7 +38,11 @@ export async function deliverySetup (db: Database) {
     withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health', failure_threshold: 1 }), new Date())
 
   async function channel (url: string, values: {
-    type?: ChannelType, secret?: string, previousSecret?: string, previousSecretUntil?: Date, events?: NotificationEventType[]
+    type?: ChannelType,
+    secret?: string,
+    previousSecret?: string,
+    previousSecretUntil?: Date,
+    events?: NotificationEventType[]
     config?: Record<string, unknown>
   } = {}) {
     const [row] = await db.insert(notificationChannels).values({
@@ -58,7 +62,11 @@ export async function deliverySetup (db: Database) {
   /** A `test` event for one channel, as the API's test route writes it; returns the delivery's id. */
   async function testEvent (channelId: string, at = new Date()): Promise<{ deliveryId: string, eventId: string }> {
     const { eventId } = await enqueueEvent(db, {
-      userId: user.id, monitorId: null, incidentId: null, at, channelId,
+      userId: user.id,
+      monitorId: null,
+      incidentId: null,
+      at,
+      channelId,
       payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
     })
     const [row] = await db.select({ id: notificationDeliveries.id }).from(notificationDeliveries).where(eq(notificationDeliveries.eventId, eventId))

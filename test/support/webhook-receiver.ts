@@ -25,7 +25,7 @@ export async function webhookReceiver (
 ) {
   const received: Received[] = []
   const waiters = new Set<() => void>()
-  let answer = options.answer ?? (() => ({ status: 204 }))
+  let answer: (received: Received, index: number) => Answer = options.answer ?? (() => ({ status: 204 }))
   const { url, server } = await targetServer(t, (req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))

@@ -1,0 +1,140 @@
+// The delivery worker of a checker process: claims channels with due deliveries and sends to them, a bounded
+// number at once; stop() lets what is in flight finish briefly, then gives the rest back.
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database } from '../db/client.ts'
+import { isDatabaseUnavailable } from '../db/unavailable.ts'
+import { claimChannels, releaseChannel } from '../repositories/delivery-queue.ts'
+import { systemClock, type Clock } from '../runtime/clock.ts'
+import type { Config } from '../runtime/config.ts'
+import { CHANNEL_LEASE_MS, deliverChannel, deliveryOptionsFromConfig, type DeliveryOptions } from './deliver.ts'
+
+export interface DeliveryWorkerOptions extends DeliveryOptions {
+  db: Database
+  log: FastifyBaseLogger
+  /** Channels being sent to at once by this process (one message at a time each). */
+  concurrency?: number
+  /**
+   * Sleep of an idle loop: a delivery written meanwhile waits at most this long (plus the claim) before it
+   * is sent. The idle query is one range probe of the due index, empty.
+   */
+  pollMs?: number
+  /** How long stop() lets messages in flight finish (and be recorded) before abandoning them. */
+  stopGraceMs?: number
+}
+
+export class DeliveryWorker {
+  private readonly inFlight = new Map<string, { lease: Date, done: Promise<void> }>()
+  private readonly stopping = new AbortController()
+  private readonly aborting = new AbortController()
+  private running = false
+  private loop: Promise<void> | undefined
+  private wake: (() => void) | undefined
+  private readonly clock: Clock
+
+  constructor (private readonly options: DeliveryWorkerOptions) {
+    this.clock = options.clock ?? systemClock
+  }
+
+  start (): void {
+    if (this.running) return
+    this.running = true
+    this.loop = this.run()
+  }
+
+  /** Claims channels with due deliveries (up to the free concurrency) and starts sending to them; returns how many. */
+  async tick (): Promise<number> {
+    const free = (this.options.concurrency ?? 50) - this.inFlight.size
+    if (free <= 0) return 0
+    const claimed = await claimChannels(this.options.db, this.clock(), free, CHANNEL_LEASE_MS)
+    for (const { channelId, lease } of claimed) this.launch(channelId, lease)
+    return claimed.length
+  }
+
+  /** Sends everything due now, to the end (for tests). */
+  async runOnce (): Promise<number> {
+    let total = 0
+    for (;;) {
+      const claimed = await this.tick()
+      await Promise.all([...this.inFlight.values()].map((channel) => channel.done))
+      if (claimed === 0) return total
+      total += claimed
+    }
+  }
+
+  private launch (channelId: string, lease: Date): void {
+    const signals = { stop: this.stopping.signal, abort: this.aborting.signal }
+    const done = deliverChannel(this.options.db, channelId, lease, this.options, signals)
+      .then(() => {}, (err: unknown) => {
+        // The lease runs out and the channel is claimed again: nothing is lost.
+        if (isDatabaseUnavailable(err)) this.options.log.warn({ err, channelId }, 'delivery: database unavailable')
+        else this.options.log.error({ err, channelId }, 'delivery: sending to a channel failed')
+      })
+      .finally(() => {
+        this.inFlight.delete(channelId)
+        this.wake?.()
+      })
+    this.inFlight.set(channelId, { lease, done })
+  }
+
+  private async run (): Promise<void> {
+    const pollMs = this.options.pollMs ?? 200
+    while (this.running) {
+      let sleepMs = pollMs
+      try {
+        const claimed = await this.tick()
+        // Saturated or more to claim: go on as soon as a channel is done (wake) or at once.
+        if (claimed > 0 && this.inFlight.size < (this.options.concurrency ?? 50)) continue
+      } catch (err) {
+        if (isDatabaseUnavailable(err)) this.options.log.warn({ err }, 'delivery: database unavailable')
+        else this.options.log.error({ err }, 'delivery: claiming failed')
+        sleepMs = pollMs * 10
+      }
+      if (!this.running) break
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, sleepMs)
+        this.wake = () => { clearTimeout(timer); resolve() }
+      })
+      this.wake = undefined
+    }
+  }
+
+  /**
+   * Stops claiming and lets the messages in flight finish for a moment; then aborts the rest (not
+   * recorded: they stay due and are sent again, at least once) and gives their channels back, so that
+   * another worker takes them at once instead of after the lease.
+   */
+  async stop (): Promise<void> {
+    this.running = false
+    this.stopping.abort()
+    this.wake?.()
+    await this.loop
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([
+      Promise.all([...this.inFlight.values()].map((c) => c.done)),
+      new Promise((resolve) => { timer = setTimeout(resolve, this.options.stopGraceMs ?? 3000) }),
+    ])
+    clearTimeout(timer)
+    this.aborting.abort()
+    const abandoned = [...this.inFlight.entries()]
+    await Promise.all(abandoned.map(([, c]) => c.done))
+    // deliverChannel releases its channel itself; this covers a release that failed on the way out.
+    for (const [channelId, { lease }] of abandoned) {
+      await releaseChannel(this.options.db, channelId, lease).catch((err: unknown) => {
+        this.options.log.warn({ err, channelId }, 'delivery: could not give a channel back; its lease will expire')
+      })
+    }
+    await this.options.transport.close()
+  }
+}
+
+/** The delivery worker of a checker process, from its config; stop() ends it (see DeliveryWorker.stop). */
+export function startDeliveryWorker (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock }) {
+  const worker = new DeliveryWorker({
+    ...deliveryOptionsFromConfig(options.config, options.log),
+    db: options.db,
+    log: options.log,
+    clock: options.clock,
+  })
+  worker.start()
+  return worker
+}
