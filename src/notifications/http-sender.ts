@@ -117,6 +117,9 @@ export function parseRetryAfter (value: string | string[] | undefined, nowMs: nu
   const text = (Array.isArray(value) ? value[0] : value)?.trim()
   if (!text) return undefined
   if (/^\d+$/.test(text)) return Number(text) * 1000
+  // An HTTP date starts with its weekday ("Wed, 21 Oct 2015 07:28:00 GMT", or the obsolete "Wednesday,
+  // 21-Oct-15 ..." and "Wed Oct 21 ..."); Date.parse alone would read "-3" as a year.
+  if (!/^[a-z]{3,9},?\s/i.test(text)) return undefined
   const at = Date.parse(text)
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs)
 }

@@ -1,0 +1,84 @@
+// Which messages a channel's due deliveries become: each event for programs; for people a flap in one
+// message and a storm's deliveries in one digest at the end of its minute.
+import t from 'tap'
+import { planBatch } from '../../src/notifications/batch-plan.ts'
+import type { QueuedDelivery } from '../../src/repositories/delivery-queue.ts'
+
+const now = new Date('2026-01-01T12:00:00Z')
+let n = 0
+function delivery (type: QueuedDelivery['type'], incidentId: string | null, values: Partial<QueuedDelivery> = {}): QueuedDelivery {
+  n++
+  return {
+    id: `d${n}`,
+    eventId: `e${n}`,
+    type,
+    incidentId,
+    payload: { type, timestamp: now.toISOString(), data: { monitor: null, incident: null, check: null } },
+    status: 'pending',
+    attempts: 0,
+    createdAt: now,
+    nextAttemptAt: now,
+    stormRank: 1,
+    ...values,
+  }
+}
+const kinds = (plan: ReturnType<typeof planBatch>) => plan.sends.map((s) => `${s.message.kind}:${s.deliveries.map((d) => d.id).join('+')}`)
+
+t.test('a program gets each event as it is, in order', async (t) => {
+  n = 0
+  const batch = [delivery('incident.opened', 'i1'), delivery('incident.resolved', 'i1'), delivery('test', null)]
+  const plan = planBatch(batch, { forPeople: false, now, heldUntil: null })
+  t.same(kinds(plan), ['event:d1', 'event:d2', 'event:d3'])
+  t.same(plan.held, [])
+})
+
+t.test('a program\'s resolution waits for its opening when that is not due yet', async (t) => {
+  n = 0
+  const retry = new Date(now.getTime() + 30_000)
+  const batch = [delivery('incident.opened', 'i1', { status: 'failed', attempts: 1, nextAttemptAt: retry }), delivery('incident.resolved', 'i1')]
+  const plan = planBatch(batch, { forPeople: false, now, heldUntil: null })
+  t.same(kinds(plan), [])
+  t.same(plan.held.map((h) => [h.deliveries.map((d) => d.id), h.until]), [[['d2'], retry]])
+})
+
+t.test('a person gets an incident told whole when its opening was not told, with or without its retry due', async (t) => {
+  n = 0
+  const batch = [
+    delivery('incident.opened', 'i1', { status: 'failed', attempts: 2, nextAttemptAt: new Date(now.getTime() + 60_000) }),
+    delivery('test', null),
+    delivery('incident.resolved', 'i1'),
+    delivery('incident.opened', 'i2'),
+  ]
+  const plan = planBatch(batch, { forPeople: true, now, heldUntil: null })
+  t.same(kinds(plan), ['flap:d1+d3', 'event:d2', 'event:d4'])
+  const flap = plan.sends[0].message
+  t.ok(flap.kind === 'flap' && flap.opened.id === 'e1' && flap.resolved.id === 'e3')
+})
+
+t.test('a storm: the members wait for the end of the minute since the first of them, then go as one digest', async (t) => {
+  n = 0
+  const first = new Date(now.getTime() - 30_000)
+  const batch = [
+    delivery('incident.opened', 'i1', { stormRank: 10 }),
+    delivery('incident.opened', 'i2', { stormRank: 11, createdAt: first }),
+    delivery('incident.resolved', 'i2', { stormRank: 10 }), // its opening is in the storm: it goes along
+    delivery('test', null, { stormRank: 12 }), // a test is never held
+  ]
+  const waiting = planBatch(batch, { forPeople: true, now, heldUntil: null })
+  t.same(kinds(waiting), ['event:d1', 'event:d4'])
+  t.same(waiting.held.map((h) => [h.deliveries.map((d) => d.id), h.until]), [[['d2', 'd3'], new Date(first.getTime() + 60_000)]])
+
+  const later = new Date(first.getTime() + 60_000)
+  const sent = planBatch(batch.slice(1, 3), { forPeople: true, now: later, heldUntil: null })
+  t.same(kinds(sent), ['digest:d2+d3'])
+
+  const heldUntil = new Date(later.getTime() + 5000)
+  const joining = planBatch(batch.slice(1, 3), { forPeople: true, now: later, heldUntil })
+  t.same(joining.held.map((h) => h.until), [heldUntil], 'a digest already waiting is joined')
+})
+
+t.test('a storm of one goes as its event', async (t) => {
+  n = 0
+  const plan = planBatch([delivery('incident.opened', 'i1', { stormRank: 11, createdAt: new Date(now.getTime() - 61_000) })], { forPeople: true, now, heldUntil: null })
+  t.same(kinds(plan), ['event:d1'])
+})
