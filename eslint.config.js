@@ -56,6 +56,6 @@ export default [
   layerRule(['src/domain/**'], 'src/domain (the bottom layer)', [...EDGE, 'checker', 'services', 'repositories', 'db', 'schemas', 'net']),
   // The checker logs through the logger the process hands it (app.log in the API process): its type is
   // Fastify's, since pino 10's own BaseLogger type is not one that app.log (typed on Fastify's pino) satisfies.
-  layerRule(['src/checker/**', 'src/services/**'], 'src/checker and src/services', EDGE, ['FastifyBaseLogger']),
+  layerRule(['src/checker/**', 'src/services/**', 'src/notifications/**'], 'src/checker, src/services and src/notifications', EDGE, ['FastifyBaseLogger']),
   layerRule(['src/notifications/**'], 'src/notifications', [...EDGE, 'services'], ['FastifyBaseLogger']),
 ]
