@@ -6,7 +6,7 @@ import { defaultLookup, pinAddress, type Lookup } from '../checker/pinned-lookup
 import { describeNetworkError, oneLine } from '../checker/probe-errors.ts'
 import type { SendResult } from './transport.ts'
 
-export interface HttpRequest { url: string, headers: Record<string, string>, body: string }
+interface HttpRequest { url: string, headers: Record<string, string>, body: string }
 
 export interface HttpSenderOptions {
   allowPrivateTargets: boolean

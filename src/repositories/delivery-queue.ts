@@ -34,7 +34,7 @@ export interface QueuedDelivery {
 }
 
 /** One attempt of the attempt log: [{at, status_code, duration_ms, error}], plus `with` when the message carried other deliveries too. */
-export interface AttemptEntry {
+interface AttemptEntry {
   at: string
   status_code: number | null
   duration_ms: number

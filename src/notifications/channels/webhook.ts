@@ -8,7 +8,7 @@ import type { ChannelAdapter } from './types.ts'
  * space-separated. A secret is `whsec_` + base64 of the key bytes, and the key is those bytes (not the text).
  * During the 24 h after a rotation there are two secrets, so a receiver holding either one can verify.
  */
-export function webhookSignature (secrets: string[], id: string, timestamp: number, body: string): string {
+function webhookSignature (secrets: string[], id: string, timestamp: number, body: string): string {
   return secrets.map((secret) => {
     const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
     return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`
