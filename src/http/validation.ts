@@ -25,7 +25,9 @@ function isUsableDateTime (text: string): boolean {
 }
 
 function makeAjv (options: Options): Ajv {
-  const ajv = new Ajv({ allErrors: false, verbose: true, strict: false, removeAdditional: false, ...options })
+  // discriminator: a `oneOf` told apart by a property (a channel's `type`) is checked against the one object
+  // that value names, so an error names that object's field instead of "must match exactly one schema".
+  const ajv = new Ajv({ allErrors: false, verbose: true, strict: false, removeAdditional: false, discriminator: true, ...options })
   addFormats(ajv)
   ajv.addFormat('date-time', isUsableDateTime)
   // A custom message for a field whose rule is clearer in words than as a regex or format.
@@ -97,6 +99,7 @@ function describe (error: ErrorObject): string {
     case 'required': return 'is required'
     case 'type': return `must be ${String(params.type).replace(',', ' or ')}${error.data === null ? ', not null' : ''}`
     case 'enum': return `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`
+    case 'discriminator': return describeDiscriminator(error)
     case 'format':
     case 'pattern':
     case 'minLength':
@@ -106,6 +109,21 @@ function describe (error: ErrorObject): string {
       return error.message ?? 'is invalid'
     default: return error.message ?? 'is invalid'
   }
+}
+
+/** The values a discriminated `oneOf` allows for its tag (each object's `const` or `enum` of it). */
+function tagValues (schema: { oneOf?: Array<{ properties?: Record<string, { const?: unknown, enum?: unknown[] }> }> }, tag: string): unknown[] {
+  return (schema.oneOf ?? []).flatMap((branch) => {
+    const property = branch.properties?.[tag]
+    return property?.enum ?? (property && 'const' in property ? [property.const] : [])
+  })
+}
+
+/** A discriminator's error, said of its tag (the path gets it added by firstFieldError). */
+function describeDiscriminator (error: ErrorObject): string {
+  const params = error.params as { error: string, tag: string }
+  if (params.error === 'tag') return 'must be string'
+  return `must be one of: ${tagValues(error.parentSchema as object, params.tag).join(', ')}`
 }
 
 /** An input error as a form shows it: the top-level field it is about ('' for none) and the API's message. */
@@ -119,7 +137,7 @@ export interface FieldError {
 function firstFieldError (errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar): FieldError {
   const error = errors[0] as unknown as ErrorObject
   const params = error.params as Record<string, unknown>
-  const child = (params.additionalProperty ?? params.missingProperty) as string | undefined
+  const child = (params.additionalProperty ?? params.missingProperty ?? (error.keyword === 'discriminator' ? params.tag : undefined)) as string | undefined
   const path = dataVar + error.instancePath + (child ? `/${child}` : '')
   const top = error.instancePath.split('/')[1]
   const field = top === undefined ? child ?? '' : top.replace(/~1/g, '/').replace(/~0/g, '~')
