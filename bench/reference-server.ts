@@ -42,6 +42,8 @@ const monitorJson = (r: Row) => ({
   timeout_seconds: r.timeout_seconds,
   failure_threshold: r.failure_threshold,
   recovery_threshold: r.recovery_threshold,
+  // The insert of POST /monitors returns no channels: a new monitor without any has none.
+  notification_channel_ids: r.notification_channel_ids ?? [],
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
 })

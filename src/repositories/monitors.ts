@@ -5,9 +5,10 @@ import { isoTime } from '../db/timestamps.ts'
 import { preparedPerDatabase, preparedSql, selectList } from '../db/prepared.ts'
 import { monitors } from '../db/schema.ts'
 import {
-  MonitorListItemSchema, MonitorSchema, type Monitor, type MonitorListItem, type NewMonitor, type UpdateMonitor,
+  MonitorListItemSchema, MonitorSchema, type Monitor, type MonitorListItem, type MonitorWithoutChannels, type NewMonitor, type UpdateMonitor,
 } from '../schemas/monitor.ts'
 import { resolveOpenIncident } from './incidents.ts'
+import { channelIdsColumn, monitorChannelIds, setMonitorChannels } from './monitor-channels.ts'
 import { enqueueIncidentEvent } from './notification-outbox.ts'
 import {
   assertOwnerFound, foundRows, ownedMonitorRow, ownerRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
@@ -15,8 +16,8 @@ import {
 
 type MonitorRow = typeof monitors.$inferSelect
 
-/** The API's record of a monitor row. */
-export function toMonitor (row: MonitorRow): Monitor {
+/** The API's record of a monitor row, but for its channels (another table's rows). */
+export function toMonitor (row: MonitorRow): MonitorWithoutChannels {
   return {
     id: row.id,
     name: row.name,
@@ -69,7 +70,7 @@ export async function listMonitors (db: Database, owner: Owner): Promise<Monitor
 
 /** The statement of findMonitor: no row, the owner is gone; a row of nulls, no such monitor of theirs. */
 function findMonitorQuery (kind: OwnerKind): SQL {
-  return sql`select ${selectList('m', monitors, MONITOR_FIELDS)}
+  return sql`select ${selectList('m', monitors, MONITOR_FIELDS, { notification_channel_ids: channelIdsColumn('m') })}
     ${ownedMonitorRow(kind, 'id')}`
 }
 const findStatement = perOwnerKind((kind) => preparedSql(`find_monitor_${kind}`, () => findMonitorQuery(kind)))
@@ -136,7 +137,7 @@ const insertStatement = preparedPerDatabase((db) => db.insert(monitors).values({
 export async function createMonitor (db: Database, userId: string, input: NewMonitor, now: Date): Promise<Monitor> {
   const active = input.is_active
   const at = now.toISOString()
-  const [row] = await insertStatement(db).execute({
+  const values = {
     userId,
     name: input.name.trim(),
     url: input.url,
@@ -148,12 +149,20 @@ export async function createMonitor (db: Database, userId: string, input: NewMon
     timeoutSeconds: input.timeout_seconds,
     failureThreshold: input.failure_threshold,
     recoveryThreshold: input.recovery_threshold,
-    status: active ? 'pending' : 'paused',
-    // A new monitor is due at once, so its first check comes within seconds.
-    nextCheckAt: active ? at : null,
-    now: at,
+    status: active ? 'pending' as const : 'paused' as const,
+  }
+  // A new monitor is due at once, so its first check comes within seconds.
+  const nextCheckAt = active ? now : null
+  if (input.notification_channel_ids.length === 0) {
+    const [row] = await insertStatement(db).execute({ ...values, nextCheckAt: nextCheckAt && at, now: at })
+    return { ...toMonitor(row), notification_channel_ids: [] }
+  }
+  // With channels: the monitor and its opt-ins together, or neither (a channel that is not the user's).
+  return db.transaction(async (tx) => {
+    const [row] = await tx.insert(monitors).values({ ...values, nextCheckAt, createdAt: now, updatedAt: now }).returning()
+    await setMonitorChannels(tx, userId, row.id, input.notification_channel_ids)
+    return { ...toMonitor(row), notification_channel_ids: await monitorChannelIds(tx, row.id) }
   })
-  return toMonitor(row)
 }
 
 export async function updateMonitor (
@@ -175,14 +184,15 @@ export async function updateMonitor (
       changes.nextCheckAt = new Date(Math.max(next, now.getTime()))
     }
     const [row] = await tx.update(monitors).set(changes).where(eq(monitors.id, id)).returning()
+    if (input.notification_channel_ids) await setMonitorChannels(tx, userId, id, input.notification_channel_ids)
     const monitor = toMonitor(row)
     if (pausing) await resolveAndNotify(tx, monitor, userId, now)
-    return monitor
+    return { ...monitor, notification_channel_ids: await monitorChannelIds(tx, id) }
   })
 }
 
 /** Resolves the monitor's open incident (a pause or a delete) and writes its `incident.resolved` notification. */
-async function resolveAndNotify (tx: Database, monitor: Monitor, userId: string, now: Date): Promise<void> {
+async function resolveAndNotify (tx: Database, monitor: MonitorWithoutChannels, userId: string, now: Date): Promise<void> {
   const incident = await resolveOpenIncident(tx, monitor.id, now)
   if (incident) await enqueueIncidentEvent(tx, { userId, monitor, incident, check: null, at: now })
 }

@@ -4,9 +4,10 @@ import { sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { monitorNotificationChannels, notificationChannels, notificationDeliveries, notificationEvents } from '../db/schema.ts'
 import type { Check } from '../schemas/check.ts'
-import type { Monitor } from '../schemas/monitor.ts'
+import type { MonitorWithoutChannels } from '../schemas/monitor.ts'
 import type { NotificationEvent } from '../schemas/notification-event.ts'
 import { toIncident, type IncidentRow } from './incidents.ts'
+import { monitorChannelIds } from './monitor-channels.ts'
 
 export interface OutboxEvent {
   userId: string
@@ -49,11 +50,13 @@ export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{
 
 /**
  * The notification of an incident change: `incident.opened` (by a check) or `incident.resolved` (by a
- * check, a pause or a delete), from the incident's status, with the records as they are in the transaction.
+ * check, a pause or a delete), from the incident's status, with the records as they are in the transaction
+ * (the monitor's whole record: its channels are read here, only when an incident changes).
  */
 export async function enqueueIncidentEvent (
-  tx: Database, change: { userId: string, monitor: Monitor, incident: IncidentRow, check: Check | null, at: Date }
+  tx: Database, change: { userId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check | null, at: Date }
 ): Promise<void> {
+  const monitor = { ...change.monitor, notification_channel_ids: await monitorChannelIds(tx, change.monitor.id) }
   await enqueueEvent(tx, {
     userId: change.userId,
     monitorId: change.monitor.id,
@@ -62,7 +65,7 @@ export async function enqueueIncidentEvent (
     payload: {
       type: change.incident.status === 'open' ? 'incident.opened' : 'incident.resolved',
       timestamp: change.at.toISOString(),
-      data: { monitor: change.monitor, incident: toIncident(change.incident), check: change.check },
+      data: { monitor, incident: toIncident(change.incident), check: change.check },
     },
   })
 }

@@ -31,6 +31,11 @@ const writable = {
   timeout_seconds: Type.Integer({ minimum: 1, maximum: 60, description: 'A check that takes longer fails' }),
   failure_threshold: Type.Integer({ minimum: 1, maximum: 10, description: 'Failed checks in a row that open an incident' }),
   recovery_threshold: Type.Integer({ minimum: 1, maximum: 10, description: 'Successful checks in a row that resolve it' }),
+  notification_channel_ids: Type.Array(Uuid('Id of one of the caller\'s notification channels'), {
+    maxItems: 100,
+    uniqueItems: true,
+    description: 'The notification channels told of this monitor\'s incidents, besides those with `all_monitors`: each one of the caller\'s',
+  }),
 }
 
 const withDefault = <T extends object>(schema: T, value: unknown) => ({ ...schema, default: value })
@@ -46,6 +51,7 @@ export const CreateMonitorSchema = Type.Object({
   timeout_seconds: Type.Optional(withDefault(writable.timeout_seconds, MONITOR_DEFAULTS.timeout_seconds)),
   failure_threshold: Type.Optional(withDefault(writable.failure_threshold, MONITOR_DEFAULTS.failure_threshold)),
   recovery_threshold: Type.Optional(withDefault(writable.recovery_threshold, MONITOR_DEFAULTS.recovery_threshold)),
+  notification_channel_ids: Type.Optional(withDefault(writable.notification_channel_ids, [])),
 }, {
   title: 'CreateMonitor',
   additionalProperties: false,
@@ -86,6 +92,7 @@ export const MonitorSchema = Type.Object({
   timeout_seconds: writable.timeout_seconds,
   failure_threshold: writable.failure_threshold,
   recovery_threshold: writable.recovery_threshold,
+  notification_channel_ids: writable.notification_channel_ids,
   created_at: Timestamp('When the monitor was created'),
   updated_at: Timestamp('When the monitor was last changed'),
 }, { $id: 'Monitor', title: 'Monitor', additionalProperties: false })
@@ -94,6 +101,8 @@ export const MonitorEnvelope = Envelope(Type.Ref(MonitorSchema), 'One monitor')
 export const MonitorListEnvelope = Envelope(Type.Array(Type.Ref(MonitorListItemSchema)), 'The caller\'s monitors, newest created first')
 
 export type Monitor = Static<typeof MonitorSchema>
+/** A monitor's record as its row alone gives it: without the channels it opted into (another table). */
+export type MonitorWithoutChannels = Omit<Monitor, 'notification_channel_ids'>
 export type MonitorListItem = Static<typeof MonitorListItemSchema>
 export type CreateMonitor = Static<typeof CreateMonitorSchema>
 /** A create body after validation, which applied the schema's defaults: every field is there. */

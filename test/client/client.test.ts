@@ -48,6 +48,7 @@ t.test('create, read, update, list and delete a monitor through the typed client
     timeout_seconds: 10,
     failure_threshold: 2,
     recovery_threshold: 1,
+    notification_channel_ids: [],
     created_at: monitor.created_at,
     updated_at: monitor.updated_at,
   } satisfies Monitor)

@@ -184,6 +184,8 @@ export interface components {
             failure_threshold: number;
             /** @description Successful checks in a row that resolve it */
             recovery_threshold: number;
+            /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
+            notification_channel_ids: string[];
             /**
              * Format: date-time
              * @description When the monitor was created
@@ -512,6 +514,11 @@ export interface operations {
                      * @default 1
                      */
                     recovery_threshold?: number;
+                    /**
+                     * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
+                     * @default []
+                     */
+                    notification_channel_ids?: string[];
                 };
             };
         };
@@ -844,6 +851,8 @@ export interface operations {
                     failure_threshold?: number;
                     /** @description Successful checks in a row that resolve it */
                     recovery_threshold?: number;
+                    /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
+                    notification_channel_ids?: string[];
                 };
             };
         };

@@ -45,11 +45,11 @@ async function setup (t: Test) {
     from notification_events e left join notification_deliveries d on d.event_id = e.id
     where e.monitor_id = ${monitor.id} group by e.id order by e.created_at, e.type desc`))
     .map((e) => ({ ...e, channels: (e.channel_ids ?? []).map((id) => names[id]).sort() }))
-  return { app, owner, monitor, outbox }
+  return { app, owner, monitor, outbox, channels }
 }
 
 t.test('an incident opened and resolved by checks: one event each, a delivery per channel that wants it', async (t) => {
-  const { app, monitor, outbox } = await setup(t)
+  const { app, monitor, outbox, channels } = await setup(t)
   const down = new Date(Date.now() - 60_000)
   t.equal(await recordCheck(app.db, monitor.id, check(false, down), 30_000), true)
   t.equal(await recordCheck(app.db, monitor.id, check(false, new Date(down.getTime() + 30_000)), 30_000), true, 'still down: no new event')
@@ -63,7 +63,7 @@ t.test('an incident opened and resolved by checks: one event each, a delivery pe
     type: 'incident.opened',
     timestamp: down.toISOString(),
     data: {
-      monitor: { id: monitor.id, name: 'Shop', status: 'down' },
+      monitor: { id: monitor.id, name: 'Shop', status: 'down', notification_channel_ids: [channels.optedIn.id] },
       incident: { monitor_id: monitor.id, status: 'open', cause: 'expected status 200, got 503', started_at: down.toISOString(), resolved_at: null },
       check: { monitor_id: monitor.id, is_up: false, status_code: 503, checked_at: down.toISOString() },
     },

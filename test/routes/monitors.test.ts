@@ -1,11 +1,13 @@
 // Monitor routes: shapes, defaults, bounds, strict bodies, ordering, update rules and soft delete.
 import t from 'tap'
+import { notificationChannels } from '../../src/db/schema.ts'
 import { buildTestApp, makeMonitor, makeUser, request, validMonitor } from '../helper.ts'
 
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const LIST_FIELDS = ['id', 'interval_minutes', 'is_active', 'last_checked_at', 'monitor_type', 'name', 'status', 'url']
 const FULL_FIELDS = [...LIST_FIELDS, 'created_at', 'expected_status', 'failure_threshold', 'method',
-  'recovery_threshold', 'timeout_seconds', 'updated_at'].sort()
+  'notification_channel_ids', 'recovery_threshold', 'timeout_seconds', 'updated_at'].sort()
 
 t.test('monitor routes', async (t) => {
   const { app } = await buildTestApp(t)
@@ -32,6 +34,7 @@ t.test('monitor routes', async (t) => {
       timeout_seconds: 10,
       failure_threshold: 2,
       recovery_threshold: 1,
+      notification_channel_ids: [],
       status: 'pending',
       last_checked_at: null,
     })
@@ -93,6 +96,10 @@ t.test('monitor routes', async (t) => {
       [{ last_checked_at: null }, 'body/last_checked_at is not allowed'],
       [{ created_at: '2026-01-01T00:00:00.000Z' }, 'body/created_at is not allowed'],
       [{ colour: 'red' }, 'body/colour is not allowed'],
+      [{ notification_channel_ids: ['x'] }, 'body/notification_channel_ids/0 must be a valid uuid'],
+      [{ notification_channel_ids: null }, 'body/notification_channel_ids must be array, not null'],
+      [{ notification_channel_ids: [UNKNOWN_ID, UNKNOWN_ID] }, 'body/notification_channel_ids must NOT have duplicate items (items ## 1 and 0 are identical)'],
+      [{ notification_channel_ids: [UNKNOWN_ID] }, 'body/notification_channel_ids/0 is not one of your notification channels'],
     ]
     for (const [override, message] of cases) {
       const res = await post(validMonitor(override))
@@ -169,6 +176,45 @@ t.test('monitor routes', async (t) => {
       t.same(res.json(), { error: 'Monitor not found' })
     }
   })
+})
+
+t.test('notification_channel_ids: the caller\'s channels a monitor opts into, in the full record only', async (t) => {
+  const { app } = await buildTestApp(t)
+  const { auth, user } = await makeUser(app)
+  const stranger = await makeUser(app)
+  const channel = async (userId: string, name: string) => (await app.db.insert(notificationChannels).values({
+    userId, name, type: 'ntfy', config: { topic: name }, events: ['incident.opened', 'incident.resolved'],
+  }).returning())[0].id
+  const [a, b, c] = [await channel(user.id, 'a'), await channel(user.id, 'b'), await channel(user.id, 'c')]
+  const theirs = await channel(stranger.user.id, 'theirs')
+  const sorted = (...ids: string[]) => [...ids].sort()
+  const monitorCount = async () => (await request(app, auth, { url: '/api/v1/monitors' })).json().data.length
+
+  const created = await request(app, auth, { method: 'POST', url: '/api/v1/monitors', payload: validMonitor({ notification_channel_ids: [b, a] }) })
+  t.equal(created.statusCode, 201)
+  const m = created.json().data
+  t.same(m.notification_channel_ids, sorted(a, b), 'in id order')
+  t.same((await request(app, auth, { url: `/api/v1/monitors/${m.id}` })).json().data, m, 'read back the same')
+  const list = (await request(app, auth, { url: '/api/v1/monitors' })).json().data
+  t.notOk('notification_channel_ids' in list[0], 'not in list items')
+
+  const patch = (payload: object) => request(app, auth, { method: 'PATCH', url: `/api/v1/monitors/${m.id}`, payload })
+  t.same((await patch({ name: 'renamed' })).json().data.notification_channel_ids, sorted(a, b), 'kept when absent')
+  t.same((await patch({ notification_channel_ids: [c, a] })).json().data.notification_channel_ids, sorted(a, c), 'replaced')
+  t.same((await patch({ notification_channel_ids: [] })).json().data.notification_channel_ids, [], 'emptied')
+
+  const count = await monitorCount()
+  for (const ids of [[theirs], [a, theirs], [UNKNOWN_ID]]) {
+    const index = ids.findIndex((id) => id !== a)
+    const error = { error: `body/notification_channel_ids/${index} is not one of your notification channels` }
+    const refusedCreate = await request(app, auth, { method: 'POST', url: '/api/v1/monitors', payload: validMonitor({ notification_channel_ids: ids }) })
+    t.same([refusedCreate.statusCode, refusedCreate.json()], [400, error], 'create: another user\'s or no channel')
+    const refusedUpdate = await patch({ name: 'stolen', notification_channel_ids: ids })
+    t.same([refusedUpdate.statusCode, refusedUpdate.json()], [400, error], 'update: another user\'s or no channel')
+  }
+  t.equal(await monitorCount(), count, 'a refused create made no monitor')
+  const after = (await request(app, auth, { url: `/api/v1/monitors/${m.id}` })).json().data
+  t.match(after, { name: 'renamed', notification_channel_ids: [] }, 'a refused update changed nothing')
 })
 
 t.test('ALLOW_PRIVATE_TARGETS lets an operator monitor private addresses', async (t) => {

@@ -1,0 +1,45 @@
+// Which channels a monitor opted into (monitor_notification_channels): the monitor field `notification_channel_ids`.
+import { and, eq, inArray, notInArray, sql } from 'drizzle-orm'
+import { rowsOf, type Database } from '../db/client.ts'
+import { monitorNotificationChannels, notificationChannels } from '../db/schema.ts'
+import { InvalidInputError } from '../domain/errors.ts'
+
+/** The ids of the channels a monitor opted into, in id order (the order every read gives them in). */
+export async function monitorChannelIds (db: Database, monitorId: string): Promise<string[]> {
+  const rows = await db.select({ id: monitorNotificationChannels.channelId }).from(monitorNotificationChannels)
+    .where(eq(monitorNotificationChannels.monitorId, monitorId))
+    .orderBy(monitorNotificationChannels.channelId)
+  return rows.map((row) => row.id)
+}
+
+/** The SQL of monitorChannelIds for a read's select list, on the monitor of alias `alias`. */
+export const channelIdsColumn = (alias: string): string =>
+  `array(select mc.channel_id from monitor_notification_channels mc where mc.monitor_id = ${alias}.id order by mc.channel_id)`
+
+/**
+ * Makes `channelIds` the monitor's opted-in channels, in the caller's transaction. Every id must be a
+ * channel of `userId`: otherwise InvalidInputError naming the first that is not (the caller rolls back).
+ */
+export async function setMonitorChannels (tx: Database, userId: string, monitorId: string, channelIds: string[]): Promise<void> {
+  const wanted = [...new Set(channelIds)]
+  await tx.delete(monitorNotificationChannels).where(and(
+    eq(monitorNotificationChannels.monitorId, monitorId),
+    wanted.length > 0 ? notInArray(monitorNotificationChannels.channelId, wanted) : undefined
+  ))
+  if (wanted.length === 0) return
+  // Only the user's own channels are linked, in the statement that finds them: a channel deleted meanwhile
+  // is simply not found, never a foreign-key failure.
+  const found = rowsOf<{ id: string }>(await tx.execute(sql`
+    with mine as (
+      select id from ${notificationChannels} where user_id = ${userId} and ${inArray(notificationChannels.id, wanted)}
+    ), linked as (
+      insert into ${monitorNotificationChannels} (monitor_id, channel_id) select ${monitorId}, id from mine
+      on conflict do nothing
+    )
+    select id from mine`))
+  const mine = new Set(found.map((row) => row.id))
+  const index = channelIds.findIndex((id) => !mine.has(id))
+  if (index >= 0) {
+    throw new InvalidInputError('notification_channel_ids', `body/notification_channel_ids/${index} is not one of your notification channels`)
+  }
+}
