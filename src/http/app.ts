@@ -21,6 +21,8 @@ import healthRoutes from '../routes/health.ts'
 import monitorRoutes from '../routes/monitors.ts'
 import checkRoutes from '../routes/checks.ts'
 import incidentRoutes from '../routes/incidents.ts'
+import channelRoutes from '../routes/notification-channels.ts'
+import deliveryRoutes from '../routes/deliveries.ts'
 import dashboardPlugin from '../dashboard/plugin.ts'
 
 export interface BuildAppOptions {
@@ -85,6 +87,8 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(monitorRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS })
     await api.register(checkRoutes)
     await api.register(incidentRoutes)
+    await api.register(channelRoutes, { config })
+    await api.register(deliveryRoutes)
   }, { prefix: '/api/v1' })
   await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, adminEmail: config.ADMIN_EMAIL })
   return app

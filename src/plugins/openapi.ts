@@ -7,6 +7,42 @@ import { HttpError } from '../http/error-catalog.ts'
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
 
+const header = (name: string, description: string, schema: object, example: string) =>
+  ({ name, in: 'header', required: true, description, schema, example })
+
+/** What a webhook channel receives (api-contract section 8): the document's top-level `webhooks`. */
+const WEBHOOKS = {
+  notificationEvent: {
+    post: {
+      tags: ['notifications'],
+      summary: 'A notification event, sent to a webhook channel\'s `url`',
+      description: 'A JSON POST for each event the channel gets, signed as the Standard Webhooks specification says. ' +
+        'A 2xx within 15 seconds delivers it; anything else is retried with growing delays for about two days (honouring ' +
+        '`Retry-After`), so a receiver may see an event more than once: `webhook-id` tells them apart. 410 Gone turns the channel off. ' +
+        'No redirects are followed.',
+      operationId: 'notificationEvent',
+      parameters: [
+        header('webhook-id', 'The event\'s id: the same on every retry, for de-duplication', { type: 'string', format: 'uuid' },
+          '3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d'),
+        header('webhook-timestamp', 'When this attempt was signed, in Unix seconds', { type: 'string', pattern: '^[0-9]+$' }, '1795253400'),
+        header('webhook-signature', '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the ' +
+          'base64-decoded part of the channel\'s `whsec_` secret after its prefix; during the 24 hours after a rotation, one signature ' +
+          'per secret, separated by a space', { type: 'string' }, 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+      ],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/NotificationEvent' } } },
+      },
+      responses: {
+        '2XX': { description: 'Received: the delivery is done' },
+        410: { description: 'Gone: the channel is turned off (`is_active: false`, with a `disabled_reason`)' },
+        default: { description: 'Anything else, or no answer within 15 seconds: retried later' },
+      },
+      security: [],
+    },
+  },
+}
+
 export default fp(async (app) => {
   await app.register(swagger, {
     openapi: {
@@ -14,7 +50,7 @@ export default fp(async (app) => {
       info: {
         title: 'Pingward API',
         version: '1.0.0',
-        description: 'Uptime monitors, their check results and incidents. Every request carries `Authorization: Bearer sk_...`. ' +
+        description: 'Uptime monitors, their check results and incidents, and notifications of them. Every request carries `Authorization: Bearer sk_...`. ' +
           'Success bodies are `{"data": ...}`, errors are `{"error": "..."}`. Each response carries `x-ratelimit-limit`, ' +
           '`x-ratelimit-remaining`, `x-ratelimit-reset` and `x-request-id`.',
         license: { name: 'MIT', identifier: 'MIT' },
@@ -23,8 +59,10 @@ export default fp(async (app) => {
         { name: 'monitors', description: 'Uptime monitors' },
         { name: 'checks', description: 'Check results of a monitor' },
         { name: 'incidents', description: 'Periods during which a monitor was down' },
+        { name: 'notifications', description: 'Notification channels, where their events go, and the delivery of each event' },
         { name: 'health', description: 'Liveness and readiness of the service' },
       ],
+      webhooks: WEBHOOKS,
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `sk_` followed by 38 characters' },

@@ -5,9 +5,15 @@ import { ErrorSchema } from '../schemas/common.ts'
 import { CheckSchema } from '../schemas/check.ts'
 import { IncidentSchema } from '../schemas/incident.ts'
 import { MonitorListItemSchema, MonitorSchema } from '../schemas/monitor.ts'
+import { NotificationChannelSchema, NotificationChannelWithSecretSchema } from '../schemas/notification-channel.ts'
+import { DeliveryDetailSchema, DeliverySchema } from '../schemas/delivery.ts'
+import { NotificationEventSchema } from '../schemas/notification-event.ts'
 
-/** Every schema with an $id that a route's schema refers to. */
-export const SHARED_SCHEMAS = [ErrorSchema, MonitorSchema, MonitorListItemSchema, CheckSchema, IncidentSchema]
+/** Every schema with an $id that a route's schema (or the document's `webhooks`) refers to. */
+export const SHARED_SCHEMAS = [
+  ErrorSchema, MonitorSchema, MonitorListItemSchema, CheckSchema, IncidentSchema,
+  NotificationChannelSchema, NotificationChannelWithSecretSchema, DeliverySchema, DeliveryDetailSchema, NotificationEventSchema,
+]
 
 export default fp(async (app) => {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema)

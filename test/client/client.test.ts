@@ -3,17 +3,23 @@ import type { AddressInfo } from 'node:net'
 import createClient from 'openapi-fetch'
 import t from 'tap'
 import { buildTestApp, makeUser } from '../helper.ts'
+import { webhookReceiver } from '../support/webhook-receiver.ts'
 import type { components, paths } from './pingward-api.d.ts'
 
 type Monitor = components['schemas']['Monitor']
 type MonitorListItem = components['schemas']['MonitorListItem']
 type UpdateBody = paths['/api/v1/monitors/{id}']['patch']['requestBody']['content']['application/json']
+type Channel = components['schemas']['NotificationChannel']
+type Delivery = components['schemas']['Delivery']
+type DeliveryDetail = components['schemas']['DeliveryDetail']
+type CreateChannelBody = paths['/api/v1/notification-channels']['post']['requestBody']['content']['application/json']
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
-// One listening app on a fresh database for the whole file; each test has its own user.
-const { app } = await buildTestApp(t)
+// One listening app on a fresh database for the whole file; each test has its own user. Private targets are
+// allowed so that a notification channel can point at a local receiver.
+const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
 await app.listen({ host: '127.0.0.1', port: 0 })
 const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
 
@@ -137,4 +143,79 @@ t.test('the generated types reject what the API rejects', async (t) => {
   t.strictSame(refused.error, { error: 'Unauthorized' })
   const health = await anonymous.GET('/healthz')
   t.strictSame(health.data, { data: { status: 'alive' } })
+})
+
+t.test('notification channels and their deliveries through the typed client', async (t) => {
+  const client = await clientForNewUser()
+  const secrets: string[] = []
+  const receiver = await webhookReceiver(t, { verifyWith: () => secrets })
+  const created = await client.POST('/api/v1/notification-channels', {
+    body: { name: 'On-call', type: 'webhook', config: { url: `${receiver.url}/hook` }, all_monitors: true },
+  })
+  t.equal(created.response.status, 201)
+  const { secret, ...channel } = created.data!.data
+  t.match(secret, /^whsec_/)
+  secrets.push(secret!)
+  t.equal(created.response.headers.get('location'), `/api/v1/notification-channels/${channel.id}`)
+  t.strictSame(channel, {
+    id: channel.id,
+    name: 'On-call',
+    type: 'webhook',
+    config: { url: `${receiver.url}/hook` },
+    events: ['incident.opened', 'incident.resolved'],
+    all_monitors: true,
+    is_active: true,
+    disabled_reason: null,
+    created_at: channel.created_at,
+    updated_at: channel.updated_at,
+  } satisfies Channel)
+  const path = { id: channel.id }
+
+  const slack = await client.POST('/api/v1/notification-channels', {
+    body: { name: 'Slack', type: 'slack', config: { webhook_url: 'https://hooks.slack.com/services/T0/B0/abcdefgh1234' } },
+  })
+  t.same(slack.data?.data.config, { webhook_url: '…1234' }, 'secrets masked')
+  t.notOk(slack.data?.data.secret, 'only a webhook has a signing secret')
+
+  const read = await client.GET('/api/v1/notification-channels/{id}', { params: { path } })
+  t.strictSame(read.data?.data, channel)
+  const updated = await client.PATCH('/api/v1/notification-channels/{id}', { params: { path }, body: { events: ['incident.opened'] } })
+  t.same(updated.data?.data.events, ['incident.opened'])
+  const list = await client.GET('/api/v1/notification-channels')
+  t.same(list.data?.data.map((c: Channel) => c.name), ['Slack', 'On-call'])
+
+  const monitor = await client.POST('/api/v1/monitors', {
+    body: { name: 'Shop', url: 'https://example.com', notification_channel_ids: [slack.data!.data.id] },
+  })
+  t.same(monitor.data?.data.notification_channel_ids, [slack.data!.data.id])
+
+  const tested = await client.POST('/api/v1/notification-channels/{id}/test', { params: { path } })
+  t.equal(tested.response.status, 200)
+  const delivery: DeliveryDetail = tested.data!.data
+  t.match(delivery, { channel_id: channel.id, event_type: 'test', status: 'delivered', attempts: 1 })
+  t.equal(receiver.received[0].verifiedWith.length, 1, 'signed')
+
+  const deliveries = await client.GET('/api/v1/notification-channels/{id}/deliveries', { params: { path, query: { limit: 10, status: 'delivered' } } })
+  const items: Delivery[] = deliveries.data!.data
+  t.same(items.map((d) => d.id), [delivery.id])
+  const one = await client.GET('/api/v1/deliveries/{id}', { params: { path: { id: delivery.id } } })
+  t.strictSame(one.data?.data, delivery)
+  const retried = await client.POST('/api/v1/deliveries/{id}/retry', { params: { path: { id: delivery.id } } })
+  t.equal(retried.response.status, 202)
+  t.equal(retried.data?.data.status, 'pending')
+
+  const rotated = await client.POST('/api/v1/notification-channels/{id}/rotate-secret', { params: { path } })
+  t.match(rotated.data?.data.secret, /^whsec_/)
+  t.not(rotated.data?.data.secret, secret)
+
+  // @ts-expect-error a webhook's config is {url}
+  const wrongConfig: CreateChannelBody = { name: 'x', type: 'webhook', config: { webhook_url: 'https://example.com' } }
+  const refused = await client.POST('/api/v1/notification-channels', { body: wrongConfig })
+  t.equal(refused.response.status, 400)
+  t.strictSame(refused.error, { error: 'body/config/url is required' })
+
+  const deleted = await client.DELETE('/api/v1/notification-channels/{id}', { params: { path } })
+  t.equal(deleted.response.status, 204)
+  const gone = await client.GET('/api/v1/deliveries/{id}', { params: { path: { id: delivery.id } } })
+  t.strictSame(gone.error, { error: 'Delivery not found' }, 'its deliveries went with it')
 })

@@ -127,8 +127,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/notification-channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List notification channels
+         * @description The caller's channels, newest created first, secrets masked.
+         */
+        get: operations["listNotificationChannels"];
+        put?: never;
+        /**
+         * Create a notification channel
+         * @description Answers 201 with the channel and a `Location` header. A webhook channel's answer carries its signing secret, `secret`, this once: keep it to verify the `webhook-signature` of its requests. Every URL of the config passes the target policy; secrets are masked in every answer. Email channels need the operator's mail server (SMTP_URL).
+         */
+        post: operations["createNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a notification channel */
+        get: operations["getNotificationChannel"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a notification channel
+         * @description Deletes the channel for good, with its deliveries (their log too) and the monitors' opt-ins to it; nothing is sent to it any more.
+         */
+        delete: operations["deleteNotificationChannel"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a notification channel
+         * @description Any subset of the writable fields; `{}` is a no-op. `config` is merged over the stored one and checked as the type's config; `type` cannot change. `is_active: true` turns on a channel the service turned off (`disabled_reason`).
+         */
+        patch: operations["updateNotificationChannel"];
+        trace?: never;
+    };
+    "/api/v1/notification-channels/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Writes a `test` event for this channel alone (whatever its `events` and `is_active`) and makes its first attempt at once; answers with the delivery after that attempt. A failed attempt is retried like any other.
+         */
+        post: operations["testNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-channels/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook's signing secret
+         * @description A new signing secret for a webhook channel, in `secret`, shown this once. For 24 hours requests are signed with both the new and the old secret, so receivers can switch without losing a message. Other types have no secret (400).
+         */
+        post: operations["rotateNotificationChannelSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notification-channels/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries of a channel
+         * @description The channel's deliveries, newest first, `limit` at a time (50 unless said). When more follow, the answer carries `Link: <...>; rel="next"`, the URL of the next page.
+         */
+        get: operations["listChannelDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery
+         * @description One delivery of the caller's channels, with every attempt in `attempt_log`.
+         */
+        get: operations["getDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deliveries/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery
+         * @description Makes the delivery due now, whatever its status (`dead` ones too; a `delivered` one is sent again), keeping its attempts. Answers 202 with it, `pending`: the delivery worker sends it within about a second.
+         */
+        post: operations["retryDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    notificationEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A notification event, sent to a webhook channel's `url`
+         * @description A JSON POST for each event the channel gets, signed as the Standard Webhooks specification says. A 2xx within 15 seconds delivers it; anything else is retried with growing delays for about two days (honouring `Retry-After`), so a receiver may see an event more than once: `webhook-id` tells them apart. 410 Gone turns the channel off. No redirects are followed.
+         */
+        post: operations["notificationEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** Error */
@@ -304,6 +474,364 @@ export interface components {
             resolved_at: string | null;
             /** @description resolved_at - started_at in seconds; null while open */
             duration_seconds: number | null;
+        };
+        /** NotificationChannel */
+        NotificationChannel: {
+            /**
+             * Format: uuid
+             * @description Identifier of the channel
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            id: string;
+            /** @description Display name */
+            name: string;
+            /**
+             * @description Where the channel sends
+             * @enum {string}
+             */
+            type: "webhook" | "slack" | "discord" | "teams" | "telegram" | "ntfy" | "pagerduty" | "email";
+            /** @description The type's config, secrets masked */
+            config: {
+                /**
+                 * Format: uri
+                 * @description Where the signed POST goes. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                 * @example https://example.com/hooks/pingward
+                 */
+                url: string;
+            } | {
+                /**
+                 * @description A secret, masked: `…` and its last 4 characters
+                 * @example …a1b2
+                 */
+                webhook_url: string;
+            } | {
+                /**
+                 * @description A secret, masked: `…` and its last 4 characters
+                 * @example …a1b2
+                 */
+                bot_token: string;
+                /**
+                 * @description The chat, group or channel the bot writes to: a numeric id or `@channelusername`
+                 * @example -1001234567890
+                 */
+                chat_id: string;
+            } | {
+                /**
+                 * @description The ntfy topic to publish to
+                 * @example pingward-alerts
+                 */
+                topic: string;
+                /**
+                 * Format: uri
+                 * @description The ntfy server; the operator's NTFY_URL (by default the public https://ntfy.sh) when absent. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                 * @example https://ntfy.example.com
+                 */
+                server_url?: string;
+                /**
+                 * @description A secret, masked: `…` and its last 4 characters
+                 * @example …a1b2
+                 */
+                token?: string;
+            } | {
+                /**
+                 * @description A secret, masked: `…` and its last 4 characters
+                 * @example …a1b2
+                 */
+                routing_key: string;
+            } | {
+                /** @description 1-20 addresses, each once */
+                to: string[];
+            };
+            /**
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @example [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             */
+            events: ("incident.opened" | "incident.resolved" | "test")[];
+            /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
+            all_monitors: boolean;
+            /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
+            is_active: boolean;
+            /**
+             * @description Why the service turned the channel off (its receiver answered 410 Gone); null otherwise
+             * @example the receiver answered 410 Gone
+             */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description When the channel was created
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the channel was last changed
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /** NotificationChannelWithSecret */
+        NotificationChannelWithSecret: {
+            /**
+             * Format: uuid
+             * @description Identifier of the channel
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            id: string;
+            /** @description Display name */
+            name: string;
+            /**
+             * @description Where the channel sends
+             * @enum {string}
+             */
+            type: "webhook" | "slack" | "discord" | "teams" | "telegram" | "ntfy" | "pagerduty" | "email";
+            /** @description The type's config, secrets masked */
+            config: {
+                /**
+                 * Format: uri
+                 * @description Where the signed POST goes. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                 * @example https://example.com/hooks/pingward
+                 */
+                url: string;
+            } | {
+                /**
+                 * @description A secret, masked: `…` and its last 4 characters
+                 * @example …a1b2
+                 */
+                webhook_url: string;
+            } | {
+                /**
+                 * @description A secret, masked: `…` and its last 4 characters
+                 * @example …a1b2
+                 */
+                bot_token: string;
+                /**
+                 * @description The chat, group or channel the bot writes to: a numeric id or `@channelusername`
+                 * @example -1001234567890
+                 */
+                chat_id: string;
+            } | {
+                /**
+                 * @description The ntfy topic to publish to
+                 * @example pingward-alerts
+                 */
+                topic: string;
+                /**
+                 * Format: uri
+                 * @description The ntfy server; the operator's NTFY_URL (by default the public https://ntfy.sh) when absent. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                 * @example https://ntfy.example.com
+                 */
+                server_url?: string;
+                /**
+                 * @description A secret, masked: `…` and its last 4 characters
+                 * @example …a1b2
+                 */
+                token?: string;
+            } | {
+                /**
+                 * @description A secret, masked: `…` and its last 4 characters
+                 * @example …a1b2
+                 */
+                routing_key: string;
+            } | {
+                /** @description 1-20 addresses, each once */
+                to: string[];
+            };
+            /**
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @example [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             */
+            events: ("incident.opened" | "incident.resolved" | "test")[];
+            /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
+            all_monitors: boolean;
+            /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
+            is_active: boolean;
+            /**
+             * @description Why the service turned the channel off (its receiver answered 410 Gone); null otherwise
+             * @example the receiver answered 410 Gone
+             */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description When the channel was created
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the channel was last changed
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description A webhook channel's signing secret (`whsec_` and the base64 of 32 random bytes), shown only in the answers to create and rotate-secret. Receivers verify `webhook-signature` with it (Standard Webhooks)
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8Nx9aJ1BhQM=
+             */
+            secret?: string;
+        };
+        /** Delivery */
+        Delivery: {
+            /**
+             * Format: uuid
+             * @description Identifier of the delivery
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The channel it goes to
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            channel_id: string;
+            /**
+             * Format: uuid
+             * @description The event it tells: the `webhook-id`, the same on every attempt
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            event_id: string;
+            /**
+             * @description What the event is
+             * @enum {string}
+             */
+            event_type: "incident.opened" | "incident.resolved" | "test";
+            /**
+             * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed" | "dead";
+            /** @description Attempts made so far */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once delivered or dead
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            next_attempt_at: string | null;
+            /** @description HTTP status of the last attempt; null before the first, or when no response arrived */
+            last_status_code: number | null;
+            /**
+             * @description What went wrong in the last attempt; null when it succeeded or none was made
+             * @example receiver answered 503
+             */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the event was written
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When a 2xx arrived; null until then
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            delivered_at: string | null;
+        };
+        /** DeliveryDetail */
+        DeliveryDetail: {
+            /**
+             * Format: uuid
+             * @description Identifier of the delivery
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The channel it goes to
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            channel_id: string;
+            /**
+             * Format: uuid
+             * @description The event it tells: the `webhook-id`, the same on every attempt
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            event_id: string;
+            /**
+             * @description What the event is
+             * @enum {string}
+             */
+            event_type: "incident.opened" | "incident.resolved" | "test";
+            /**
+             * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed" | "dead";
+            /** @description Attempts made so far */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once delivered or dead
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            next_attempt_at: string | null;
+            /** @description HTTP status of the last attempt; null before the first, or when no response arrived */
+            last_status_code: number | null;
+            /**
+             * @description What went wrong in the last attempt; null when it succeeded or none was made
+             * @example receiver answered 503
+             */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the event was written
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When a 2xx arrived; null until then
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            delivered_at: string | null;
+            /** @description Every attempt, oldest first */
+            attempt_log: {
+                /**
+                 * Format: date-time
+                 * @description When the attempt started
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                at: string;
+                /** @description HTTP status received; null when no response arrived */
+                status_code: number | null;
+                /** @description Milliseconds until the answer (or the failure) */
+                duration_ms: number;
+                /**
+                 * @description What went wrong; null for a 2xx
+                 * @example timeout after 15000 ms
+                 */
+                error: string | null;
+            }[];
+        };
+        /**
+         * NotificationEvent
+         * @description The JSON body of a webhook request. Its id is the `webhook-id` header, the same on every retry.
+         */
+        NotificationEvent: {
+            /**
+             * @description What happened
+             * @enum {string}
+             */
+            type: "incident.opened" | "incident.resolved" | "test";
+            /**
+             * Format: date-time
+             * @description When it happened
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /** @description The monitor as it was then; null for a `test` event */
+                monitor: components["schemas"]["Monitor"] | null;
+                /** @description The incident that opened or resolved; null for a `test` event */
+                incident: components["schemas"]["Incident"] | null;
+                /** @description The check that opened or resolved it; null for `test`, and when a pause or a delete resolved it */
+                check: components["schemas"]["Check"] | null;
+            };
         };
     };
     responses: never;
@@ -1128,6 +1656,1437 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    listNotificationChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's channels, newest created first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NotificationChannel"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A new channel: `name`, `type` and that type's `config` are required; `events`, `all_monitors` and `is_active` have defaults */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "On-call webhook",
+                 *       "type": "webhook",
+                 *       "config": {
+                 *         "url": "https://example.com/hooks/pingward"
+                 *       },
+                 *       "events": [
+                 *         "incident.opened",
+                 *         "incident.resolved"
+                 *       ],
+                 *       "all_monitors": true
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+                     * @example On-call
+                     */
+                    name: string;
+                    /**
+                     * @description Where the channel sends; fixed once created
+                     * @enum {string}
+                     */
+                    type: "webhook";
+                    /**
+                     * WebhookConfig
+                     * @description A signed JSON POST (Standard Webhooks) to `url`
+                     */
+                    config: {
+                        /**
+                         * Format: uri
+                         * @description Where the signed POST goes. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                         * @example https://example.com/hooks/pingward
+                         */
+                        url: string;
+                    };
+                    /**
+                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+                     * @default [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     * @example [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     */
+                    events?: ("incident.opened" | "incident.resolved" | "test")[];
+                    /**
+                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+                     * @default false
+                     */
+                    all_monitors?: boolean;
+                    /**
+                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+                     * @default true
+                     */
+                    is_active?: boolean;
+                } | {
+                    /**
+                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+                     * @example On-call
+                     */
+                    name: string;
+                    /**
+                     * @description Where the channel sends; fixed once created
+                     * @enum {string}
+                     */
+                    type: "slack";
+                    /**
+                     * ChatWebhookConfig
+                     * @description A message in the service's own format, posted to its incoming webhook
+                     */
+                    config: {
+                        /**
+                         * Format: uri
+                         * @description The incoming-webhook URL the service gave (Slack, Discord or Teams); a secret. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                         * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
+                         */
+                        webhook_url: string;
+                    };
+                    /**
+                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+                     * @default [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     * @example [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     */
+                    events?: ("incident.opened" | "incident.resolved" | "test")[];
+                    /**
+                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+                     * @default false
+                     */
+                    all_monitors?: boolean;
+                    /**
+                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+                     * @default true
+                     */
+                    is_active?: boolean;
+                } | {
+                    /**
+                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+                     * @example On-call
+                     */
+                    name: string;
+                    /**
+                     * @description Where the channel sends; fixed once created
+                     * @enum {string}
+                     */
+                    type: "discord";
+                    /**
+                     * ChatWebhookConfig
+                     * @description A message in the service's own format, posted to its incoming webhook
+                     */
+                    config: {
+                        /**
+                         * Format: uri
+                         * @description The incoming-webhook URL the service gave (Slack, Discord or Teams); a secret. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                         * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
+                         */
+                        webhook_url: string;
+                    };
+                    /**
+                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+                     * @default [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     * @example [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     */
+                    events?: ("incident.opened" | "incident.resolved" | "test")[];
+                    /**
+                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+                     * @default false
+                     */
+                    all_monitors?: boolean;
+                    /**
+                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+                     * @default true
+                     */
+                    is_active?: boolean;
+                } | {
+                    /**
+                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+                     * @example On-call
+                     */
+                    name: string;
+                    /**
+                     * @description Where the channel sends; fixed once created
+                     * @enum {string}
+                     */
+                    type: "teams";
+                    /**
+                     * ChatWebhookConfig
+                     * @description A message in the service's own format, posted to its incoming webhook
+                     */
+                    config: {
+                        /**
+                         * Format: uri
+                         * @description The incoming-webhook URL the service gave (Slack, Discord or Teams); a secret. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                         * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
+                         */
+                        webhook_url: string;
+                    };
+                    /**
+                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+                     * @default [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     * @example [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     */
+                    events?: ("incident.opened" | "incident.resolved" | "test")[];
+                    /**
+                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+                     * @default false
+                     */
+                    all_monitors?: boolean;
+                    /**
+                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+                     * @default true
+                     */
+                    is_active?: boolean;
+                } | {
+                    /**
+                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+                     * @example On-call
+                     */
+                    name: string;
+                    /**
+                     * @description Where the channel sends; fixed once created
+                     * @enum {string}
+                     */
+                    type: "telegram";
+                    /**
+                     * TelegramConfig
+                     * @description A message sent by the Bot API's `sendMessage`
+                     */
+                    config: {
+                        /**
+                         * @description The bot's token from @BotFather; a secret
+                         * @example 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw
+                         */
+                        bot_token: string;
+                        /**
+                         * @description The chat, group or channel the bot writes to: a numeric id or `@channelusername`
+                         * @example -1001234567890
+                         */
+                        chat_id: string;
+                    };
+                    /**
+                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+                     * @default [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     * @example [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     */
+                    events?: ("incident.opened" | "incident.resolved" | "test")[];
+                    /**
+                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+                     * @default false
+                     */
+                    all_monitors?: boolean;
+                    /**
+                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+                     * @default true
+                     */
+                    is_active?: boolean;
+                } | {
+                    /**
+                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+                     * @example On-call
+                     */
+                    name: string;
+                    /**
+                     * @description Where the channel sends; fixed once created
+                     * @enum {string}
+                     */
+                    type: "ntfy";
+                    /**
+                     * NtfyConfig
+                     * @description A notification published to an ntfy topic
+                     */
+                    config: {
+                        /**
+                         * @description The ntfy topic to publish to
+                         * @example pingward-alerts
+                         */
+                        topic: string;
+                        /**
+                         * Format: uri
+                         * @description The ntfy server; the operator's NTFY_URL (by default the public https://ntfy.sh) when absent. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                         * @example https://ntfy.example.com
+                         */
+                        server_url?: string;
+                        /**
+                         * @description An access token of the ntfy server, for a protected topic; a secret
+                         * @example tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2
+                         */
+                        token?: string;
+                    };
+                    /**
+                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+                     * @default [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     * @example [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     */
+                    events?: ("incident.opened" | "incident.resolved" | "test")[];
+                    /**
+                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+                     * @default false
+                     */
+                    all_monitors?: boolean;
+                    /**
+                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+                     * @default true
+                     */
+                    is_active?: boolean;
+                } | {
+                    /**
+                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+                     * @example On-call
+                     */
+                    name: string;
+                    /**
+                     * @description Where the channel sends; fixed once created
+                     * @enum {string}
+                     */
+                    type: "pagerduty";
+                    /**
+                     * PagerDutyConfig
+                     * @description An Events API v2 alert: triggered when an incident opens, resolved (same `dedup_key`, the incident id) when it ends
+                     */
+                    config: {
+                        /**
+                         * @description The integration key (routing key) of an Events API v2 integration; a secret
+                         * @example R0ut1ngK3yR0ut1ngK3yR0ut1ngK3y12
+                         */
+                        routing_key: string;
+                    };
+                    /**
+                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+                     * @default [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     * @example [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     */
+                    events?: ("incident.opened" | "incident.resolved" | "test")[];
+                    /**
+                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+                     * @default false
+                     */
+                    all_monitors?: boolean;
+                    /**
+                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+                     * @default true
+                     */
+                    is_active?: boolean;
+                } | {
+                    /**
+                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+                     * @example On-call
+                     */
+                    name: string;
+                    /**
+                     * @description Where the channel sends; fixed once created
+                     * @enum {string}
+                     */
+                    type: "email";
+                    /**
+                     * EmailConfig
+                     * @description A mail through the operator's SMTP server (SMTP_URL)
+                     */
+                    config: {
+                        /** @description 1-20 addresses, each once */
+                        to: string[];
+                    };
+                    /**
+                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+                     * @default [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     * @example [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     */
+                    events?: ("incident.opened" | "incident.resolved" | "test")[];
+                    /**
+                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+                     * @default false
+                     */
+                    all_monitors?: boolean;
+                    /**
+                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+                     * @default true
+                     */
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The created channel, with a webhook's signing secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NotificationChannelWithSecret"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this (a read-only key on a write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the notification channel
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One notification channel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NotificationChannel"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such notification channel for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the notification channel
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this (a read-only key on a write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such notification channel for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the notification channel
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Any subset of the writable fields; `{}` changes nothing. `type` cannot change */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "incident.opened"
+                 *       ],
+                 *       "is_active": true
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+                     * @example On-call
+                     */
+                    name?: string;
+                    /**
+                     * @description Merged over the stored config (a field set to null is removed), then checked as the type's config. A secret sent back masked, as responses show it, keeps the stored secret
+                     * @example {
+                     *       "url": "https://example.com/hooks/new"
+                     *     }
+                     */
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+                     * @example [
+                     *       "incident.opened",
+                     *       "incident.resolved"
+                     *     ]
+                     */
+                    events?: ("incident.opened" | "incident.resolved" | "test")[];
+                    /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
+                    all_monitors?: boolean;
+                    /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description One notification channel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NotificationChannel"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this (a read-only key on a write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such notification channel for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the notification channel
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery after its first attempt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryDetail"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this (a read-only key on a write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such notification channel for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateNotificationChannelSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the notification channel
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel with its new signing secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NotificationChannelWithSecret"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this (a read-only key on a write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such notification channel for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listChannelDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries with this status */
+                status?: "pending" | "delivered" | "failed" | "dead";
+                /** @description Most deliveries to return */
+                limit?: number;
+                /**
+                 * @description Only deliveries strictly older than this time, for paging back
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the notification channel
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deliveries of the channel, newest first */
+            200: {
+                headers: {
+                    /** @description When more deliveries follow: `<url of the next page>; rel="next"` */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Delivery"][];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such notification channel for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the delivery
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One delivery with its attempts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryDetail"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such delivery for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the delivery
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, due now */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryDetail"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this (a read-only key on a write) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such delivery for this caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notificationEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id: the same on every retry, for de-duplication
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds
+                 * @example 1795253400
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the channel's `whsec_` secret after its prefix; during the 24 hours after a rotation, one signature per secret, separated by a space
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the channel is turned off (`is_active: false`, with a `disabled_reason`) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer within 15 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

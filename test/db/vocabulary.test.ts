@@ -2,12 +2,17 @@
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import {
-  API_KEY_SCOPES, HTTP_METHODS, INCIDENT_STATUSES, MONITOR_STATUSES, MONITOR_TYPES,
+  API_KEY_SCOPES, CHANNEL_TYPES, DELIVERY_STATUSES, HTTP_METHODS, INCIDENT_STATUSES, MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES,
 } from '../../src/domain/vocabulary.ts'
+import { rowsOf } from '../../src/db/client.ts'
+import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { CreateApiKeySchema } from '../../src/schemas/api-key.ts'
+import { DeliveryDetailSchema, DeliveryListQuery, DeliverySchema } from '../../src/schemas/delivery.ts'
 import { IncidentSchema } from '../../src/schemas/incident.ts'
 import { MonitorSchema } from '../../src/schemas/monitor.ts'
-import { buildTestApp, makeMonitor, makeUser } from '../helper.ts'
+import { CreateChannelSchema, NotificationChannelSchema } from '../../src/schemas/notification-channel.ts'
+import { NotificationEventSchema } from '../../src/schemas/notification-event.ts'
+import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
 
 t.test('the API schemas enumerate the vocabularies', async (t) => {
   t.same(MonitorSchema.properties.monitor_type.enum, MONITOR_TYPES)
@@ -15,11 +20,21 @@ t.test('the API schemas enumerate the vocabularies', async (t) => {
   t.same(MonitorSchema.properties.status.enum, MONITOR_STATUSES)
   t.same(IncidentSchema.properties.status.enum, INCIDENT_STATUSES)
   t.same(CreateApiKeySchema.properties.scope.enum, API_KEY_SCOPES)
+  t.same(NotificationChannelSchema.properties.type.enum, CHANNEL_TYPES)
+  t.same((CreateChannelSchema.oneOf as Array<{ properties: { type: { const: string } } }>).map((branch) => branch.properties.type.const), CHANNEL_TYPES,
+    'the create body has one object per channel type')
+  t.same(NotificationChannelSchema.properties.events.items.enum, NOTIFICATION_EVENT_TYPES)
+  t.same(NotificationEventSchema.properties.type.enum, NOTIFICATION_EVENT_TYPES)
+  for (const schema of [DeliverySchema, DeliveryDetailSchema]) {
+    t.same(schema.properties.event_type.enum, NOTIFICATION_EVENT_TYPES)
+    t.same(schema.properties.status.enum, DELIVERY_STATUSES)
+  }
+  t.same(DeliveryListQuery.properties.status.enum, DELIVERY_STATUSES)
 })
 
 t.test('the tables accept every value of each vocabulary and refuse any other', async (t) => {
   const { app } = await buildTestApp(t)
-  const { auth, keyId } = await makeUser(app)
+  const { auth, keyId, user: { id: userId } } = await makeUser(app)
   const monitor = await makeMonitor(app, auth)
   await app.db.execute(sql`insert into incidents (monitor_id, cause, started_at) values (${monitor.id}, 'test', now())`)
   const columns: Array<[string, string, readonly string[], string]> = [
@@ -31,10 +46,29 @@ t.test('the tables accept every value of each vocabulary and refuse any other', 
   const incident = (await app.db.execute(sql`select id from incidents where monitor_id = ${monitor.id}`))
   const incidentId = (Array.isArray(incident) ? incident : (incident as { rows: Array<{ id: string }> }).rows)[0].id as string
   columns.push(['incidents', 'status', INCIDENT_STATUSES, incidentId])
+  const channel = (await request(app, auth, {
+    method: 'POST', url: '/api/v1/notification-channels', payload: { name: 'n', type: 'ntfy', config: { topic: 'x' } },
+  })).json().data
+  const at = new Date()
+  const { eventId } = await enqueueEvent(app.db, {
+    userId, monitorId: null, incidentId: null, channelId: channel.id, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
+  })
+  const [delivery] = rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))
+  columns.push(
+    ['notification_channels', 'type', CHANNEL_TYPES, channel.id],
+    ['notification_events', 'type', NOTIFICATION_EVENT_TYPES, eventId],
+    ['notification_deliveries', 'status', DELIVERY_STATUSES, delivery.id]
+  )
   for (const [table, column, values, id] of columns) {
     const set = (value: string) => app.db.execute(sql`update ${sql.identifier(table)} set ${sql.identifier(column)} = ${value} where id = ${id}`)
     for (const value of values) await set(value)
     const refused = await set('not-in-the-list').then(() => undefined, (err: { code?: string, cause?: { code?: string } }) => err.cause?.code ?? err.code)
     t.equal(refused, '23514', `${table}.${column} refuses a value outside its vocabulary (check_violation)`)
   }
+  // An array column: every element must be of the vocabulary.
+  const setEvents = (values: string[]) => app.db.execute(sql`update notification_channels set events = ${`{${values.join(',')}}`}::text[] where id = ${channel.id}`)
+  await setEvents([...NOTIFICATION_EVENT_TYPES])
+  for (const value of NOTIFICATION_EVENT_TYPES) await setEvents([value])
+  const refused = await setEvents(['incident.opened', 'not-in-the-list']).then(() => undefined, (err: { code?: string, cause?: { code?: string } }) => err.cause?.code ?? err.code)
+  t.equal(refused, '23514', 'notification_channels.events refuses an element outside its vocabulary (check_violation)')
 })

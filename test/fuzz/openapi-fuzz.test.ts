@@ -10,7 +10,11 @@ import { insertChecks } from '../../src/repositories/checks.ts'
 import { openIncident } from '../../src/repositories/incidents.ts'
 import { deleteApiKey } from '../../src/repositories/api-keys.ts'
 import { generateApiKey } from '../../src/auth/keys.ts'
-import { buildTestApp, makeKey, makeMonitor, makeUser } from '../helper.ts'
+import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
+import { rowsOf } from '../../src/db/client.ts'
+import { sql } from 'drizzle-orm'
+import { buildTestApp, makeKey, makeMonitor, makeUser, request } from '../helper.ts'
+import { targetServer } from '../support/target-server.ts'
 import { anyJson, badUuid, deref, invalidValue, oddString, validValue, type Schema } from './schema-arbitrary.ts'
 import { encodePart, type FuzzCase, type Operation, rawBodies } from './fuzz-cases.ts'
 
@@ -112,6 +116,8 @@ const fuzzCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 0, max: operations.le
 
 /** An object that breaks one rule: a field wrong, a required field missing, an unknown field, or not an object. */
 function mutatedObject (schema: Schema): fc.Arbitrary<unknown> {
+  // One of several objects (a channel of each type): one of them, broken.
+  if (schema.oneOf) return fc.oneof(...(schema.oneOf as Schema[]).map(mutatedObject))
   const properties = Object.entries(schema.properties ?? {}) as Array<[string, Schema]>
   const required: string[] = schema.required ?? []
   const choices: fc.Arbitrary<unknown>[] = [
@@ -132,9 +138,18 @@ function mutatedObject (schema: Schema): fc.Arbitrary<unknown> {
   return fc.oneof(...choices)
 }
 
+/** What a path's `{id}` names, and how a 404 for it reads. */
+type Resource = 'monitors' | 'channels' | 'deliveries'
+const resourceOf = (path: string): Resource =>
+  path.startsWith('/api/v1/notification-channels') ? 'channels' : path.startsWith('/api/v1/deliveries') ? 'deliveries' : 'monitors'
+const NOT_FOUND: Record<Resource, string> = { monitors: 'Monitor not found', channels: 'Notification channel not found', deliveries: 'Delivery not found' }
+const READ_URL: Record<Resource, string> = { monitors: '/api/v1/monitors', channels: '/api/v1/notification-channels', deliveries: '/api/v1/deliveries' }
+
 t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} runs)`, async (t) => {
   t.comment(`FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} (set them to replay or to run longer)`)
-  const { app } = await buildTestApp(t)
+  // Private targets allowed: channels made with a local receiver's URL (the test route sends to it).
+  const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
+  const receiver = await targetServer(t, (_req, res) => { res.writeHead(204).end() })
   const alice = await makeUser(app)
   const aliceRead = await makeKey(app, alice.user.id, 'read')
   const bob = await makeUser(app)
@@ -151,8 +166,29 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
   const bobIds = bobMonitors.map((m) => m.id)
   await insertChecks(app.db, [{ monitorId: bobIds[0], isUp: false, statusCode: 503, responseTimeMs: 7, checkedAt: new Date(), errorMessage: 'expected status 200, got 503' }])
   await openIncident(app.db, bobIds[0], { cause: 'expected status 200, got 503', statusCode: 503, startedAt: new Date() })
-  const bobView = async () => Promise.all(bobIds.flatMap((id) => ['', '/checks', '/incidents'].map(async (suffix) =>
-    (await app.inject({ url: `/api/v1/monitors/${id}${suffix}`, headers: bobRead.auth })).body)))
+  /** A webhook channel of the user's, sending to the local receiver, with one delivery. */
+  const channelOf = async (user: typeof alice, name: string) => {
+    const channel = (await request(app, user.auth, {
+      method: 'POST', url: '/api/v1/notification-channels', payload: { name, type: 'webhook', config: { url: `${receiver.url}/${name}` } },
+    })).json().data
+    const at = new Date()
+    const { eventId } = await enqueueEvent(app.db, {
+      userId: user.user.id, monitorId: null, incidentId: null, channelId: channel.id, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
+    })
+    const [delivery] = rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))
+    return { channelId: channel.id as string, deliveryId: delivery.id }
+  }
+  const aliceChannels = await Promise.all([0, 1, 2, 3].map((i) => channelOf(alice, `alice-hook-${i}`)))
+  const bobChannels = await Promise.all([0, 1].map((i) => channelOf(bob, `bob-hook-${i}`)))
+  const ids: Record<'alice' | 'bob', Record<Resource, string[]>> = {
+    alice: { monitors: aliceIds, channels: aliceChannels.map((c) => c.channelId), deliveries: aliceChannels.map((c) => c.deliveryId) },
+    bob: { monitors: bobIds, channels: bobChannels.map((c) => c.channelId), deliveries: bobChannels.map((c) => c.deliveryId) },
+  }
+  const bobView = async () => Promise.all([
+    ...bobIds.flatMap((id) => ['', '/checks', '/incidents'].map((suffix) => `/api/v1/monitors/${id}${suffix}`)),
+    ...ids.bob.channels.flatMap((id) => [`/api/v1/notification-channels/${id}`, `/api/v1/notification-channels/${id}/deliveries`]),
+    ...ids.bob.deliveries.map((id) => `/api/v1/deliveries/${id}`),
+  ].map(async (url) => (await app.inject({ url, headers: bobRead.auth })).body))
   const bobBefore = await bobView()
   const authHeader: Record<string, string | undefined> = {
     'a-write': `Bearer ${alice.key}`,
@@ -169,9 +205,10 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
   const property = fc.asyncProperty(fuzzCase, async (c) => {
     const op = operations.find((o) => o.name === c.op)!
     const caller = c.auth.startsWith('a-') ? 'alice' : c.auth.startsWith('b-') ? 'bob' : 'nobody'
-    // Bob never writes to his own monitors, so that they can be compared at the end.
-    const theirs = caller === 'bob' ? aliceIds : bobIds
-    const mine = caller === 'alice' ? aliceIds : caller === 'bob' && c.auth === 'b-read' ? bobIds : theirs
+    const resource = resourceOf(op.path)
+    // Bob never writes to his own monitors and channels, so that they can be compared at the end.
+    const theirs = ids[caller === 'bob' ? 'alice' : 'bob'][resource]
+    const mine = caller === 'alice' ? ids.alice[resource] : caller === 'bob' && c.auth === 'b-read' ? ids.bob[resource] : theirs
     let id = ''
     let badId = false
     if (op.hasId) {
@@ -196,7 +233,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     if (authorization !== undefined) headers.authorization = authorization
     if (c.body && c.contentType !== undefined) headers['content-type'] = c.contentType
     const crossUser = op.hasId && c.target === 'theirs' && caller !== 'nobody'
-    const ownerView = crossUser && caller === 'bob' ? await app.inject({ url: `/api/v1/monitors/${id}`, headers: aliceRead.auth }) : undefined
+    const ownerView = crossUser && caller === 'bob' ? await app.inject({ url: `${READ_URL[resource]}/${id}`, headers: aliceRead.auth }) : undefined
 
     const res = await app.inject({ method: op.method as 'GET', url, headers, payload: c.body?.text })
     stats.sent++
@@ -216,7 +253,8 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     }
     if (res.statusCode >= 400 && Object.keys(res.json()).join() !== 'error') fail('error body is not {error}')
     for (const secret of secrets) if (res.body.includes(secret)) fail('a key or key hash in a response')
-    const foreign = caller === 'alice' ? [...bobIds, 'bob-secret', 'bob-private'] : caller === 'bob' ? aliceIds : [...aliceIds, ...bobIds, 'bob-secret']
+    const all = (who: 'alice' | 'bob') => [...ids[who].monitors, ...ids[who].channels, ...ids[who].deliveries]
+    const foreign = caller === 'alice' ? [...all('bob'), 'bob-secret', 'bob-private', 'bob-hook'] : caller === 'bob' ? [...all('alice'), 'alice-hook'] : [...all('alice'), ...all('bob'), 'bob-secret']
     for (const text of foreign) if (res.body.includes(text)) fail(`another user's data (${text}) in the response`)
 
     const routerRefused = res.statusCode === 400 && res.json().error.startsWith('Bad request: ')
@@ -227,15 +265,25 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
       if (c.auth.endsWith('-read') && op.method !== 'GET' && res.statusCode !== 403) fail('a read key was not refused a write with 403')
     }
     if (ok && (badId || badQuery || (op.body && c.body && !isValidBody(op, c.body.text)))) fail('a broken request succeeded')
-    if (crossUser && ok) fail('another user\'s monitor answered 2xx')
-    if (crossUser && res.statusCode === 404 && res.json().error !== 'Monitor not found') fail('another user\'s monitor: not the plain 404')
+    if (crossUser && ok) fail(`another user's ${resource} answered 2xx`)
+    if (crossUser && res.statusCode === 404 && res.json().error !== NOT_FOUND[resource]) fail(`another user's ${resource}: not the plain 404`)
     if (ownerView) {
-      const after = await app.inject({ url: `/api/v1/monitors/${id}`, headers: aliceRead.auth })
-      if (after.body !== ownerView.body) fail('another user\'s request changed a monitor')
+      const after = await app.inject({ url: `${READ_URL[resource]}/${id}`, headers: aliceRead.auth })
+      if (after.body !== ownerView.body) fail(`another user's request changed a ${resource}`)
     }
     if (ok) {
       stats.okByOp.set(op.name, (stats.okByOp.get(op.name) ?? 0) + 1)
-      if (op.method === 'POST' && caller === 'alice') aliceIds.push(res.json().data.id)
+      // What alice made becomes one of hers to pick: a monitor, a channel, a test's delivery.
+      if (op.method === 'POST' && caller === 'alice') {
+        const made = op.path === '/api/v1/monitors' ? 'monitors' : op.path === '/api/v1/notification-channels' ? 'channels' : op.path.endsWith('/test') ? 'deliveries' : undefined
+        if (made) ids.alice[made].push(res.json().data.id)
+      }
+      // Channels are fewer than monitors and deleted for good: each one deleted is replaced, so the others' routes keep succeeding.
+      if (op.method === 'DELETE' && resource === 'channels' && caller === 'alice') {
+        const replacement = await channelOf(alice, `alice-hook-${stats.sent}`)
+        ids.alice.channels.push(replacement.channelId)
+        ids.alice.deliveries.push(replacement.deliveryId)
+      }
     }
   })
 

@@ -73,6 +73,7 @@ function validString (schema: Schema): fc.Arbitrary<string> {
   if (schema.enum) return fc.constantFrom(...(schema.enum as string[]))
   const maxLength = schema.maxLength ?? 2000
   if (schema.format === 'uuid') return fc.uuid()
+  if (schema.format === 'email') return fc.emailAddress().filter((address) => address.length <= maxLength)
   if (schema.format === 'date-time') {
     return fc.oneof(
       { arbitrary: fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()), weight: 4 },
@@ -86,13 +87,20 @@ function validString (schema: Schema): fc.Arbitrary<string> {
     ).filter((url) => url.length <= maxLength)
   }
   const pattern = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined
+  // A whole-string pattern (a token's, a topic's) is generated from, not filtered for: few strings match it.
+  if (pattern && /^\^.*\$$/.test(schema.pattern)) {
+    return fc.stringMatching(pattern).filter((s) => s.length >= (schema.minLength ?? 0) && s.length <= maxLength)
+  }
   const size = { minLength: schema.minLength ?? 0, maxLength: Math.min(maxLength, 64) }
   return fc.oneof(fc.string({ unit: 'grapheme', ...size }), fc.string({ unit: 'binary', ...size }), oddString)
     .filter((s) => (pattern ? pattern.test(s) : true) && s.length >= (schema.minLength ?? 0) && s.length <= maxLength)
 }
 
-/** A value the schema accepts (the subset the document uses: object, array, string, integer, boolean, enum, null). */
+/** A value the schema accepts (the subset the document uses: object, array, string, integer, boolean, enum, const, null, oneOf). */
 export function validValue (schema: Schema): fc.Arbitrary<unknown> {
+  const branches = schema.oneOf ?? schema.anyOf
+  if (branches) return fc.oneof(...(branches as Schema[]).map(validValue))
+  if ('const' in schema) return fc.constant(schema.const)
   const types = typesOf(schema)
   if (types.length > 1) return fc.oneof(...types.map((type) => validValue({ ...schema, type })))
   if (schema.enum && types[0] !== 'string') return fc.constantFrom(...schema.enum)
@@ -102,7 +110,11 @@ export function validValue (schema: Schema): fc.Arbitrary<unknown> {
     case 'integer': return fc.integer({ min: schema.minimum ?? -(2 ** 31), max: schema.maximum ?? 2 ** 31 })
     case 'number': return fc.double({ min: schema.minimum, max: schema.maximum, noNaN: true })
     case 'string': return validString(schema)
-    case 'array': return fc.array(validValue(schema.items ?? {}), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) })
+    case 'array': {
+      const size = { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) }
+      const items = validValue(schema.items ?? {})
+      return schema.uniqueItems ? fc.uniqueArray(items, { ...size, comparator: (a, b) => JSON.stringify(a) === JSON.stringify(b) }) : fc.array(items, size)
+    }
     case 'object': {
       const properties: Record<string, Schema> = schema.properties ?? {}
       const model = Object.fromEntries(Object.entries(properties).map(([key, sub]) => [key, validValue(sub)]))
@@ -116,6 +128,7 @@ export function validValue (schema: Schema): fc.Arbitrary<unknown> {
 export function invalidValue (schema: Schema): fc.Arbitrary<unknown> {
   const types = typesOf(schema)
   const choices: fc.Arbitrary<unknown>[] = [anyJson.filter((v) => !types.some((type) => matchesType(v, type)))]
+  if ('const' in schema) choices.push(oddString.filter((s) => s !== schema.const))
   if (!types.includes('null')) choices.push(fc.constant(null))
   if (types.includes('integer') || types.includes('number')) {
     if (schema.minimum !== undefined) choices.push(fc.integer({ min: -(2 ** 40), max: schema.minimum - 1 }))

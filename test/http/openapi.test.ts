@@ -50,16 +50,32 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   const ops = operations(current)
   t.same(ops.map((o) => o.name).sort(), [
     'DELETE /api/v1/monitors/{id}',
+    'DELETE /api/v1/notification-channels/{id}',
+    'GET /api/v1/deliveries/{id}',
     'GET /api/v1/monitors',
     'GET /api/v1/monitors/{id}',
     'GET /api/v1/monitors/{id}/checks',
     'GET /api/v1/monitors/{id}/incidents',
+    'GET /api/v1/notification-channels',
+    'GET /api/v1/notification-channels/{id}',
+    'GET /api/v1/notification-channels/{id}/deliveries',
     'GET /healthz',
     'GET /readyz',
     'PATCH /api/v1/monitors/{id}',
+    'PATCH /api/v1/notification-channels/{id}',
+    'POST /api/v1/deliveries/{id}/retry',
     'POST /api/v1/monitors',
+    'POST /api/v1/notification-channels',
+    'POST /api/v1/notification-channels/{id}/rotate-secret',
+    'POST /api/v1/notification-channels/{id}/test',
   ], 'the documented operations (the document route itself is hidden)')
-  const success: Record<string, string> = { 'POST /api/v1/monitors': '201', 'DELETE /api/v1/monitors/{id}': '204' }
+  const success: Record<string, string> = {
+    'POST /api/v1/monitors': '201',
+    'DELETE /api/v1/monitors/{id}': '204',
+    'POST /api/v1/notification-channels': '201',
+    'DELETE /api/v1/notification-channels/{id}': '204',
+    'POST /api/v1/deliveries/{id}/retry': '202',
+  }
   const tagNames = new Set((current.tags ?? []).map((tag) => tag.name))
   const ids = new Set<string>()
   for (const { name, path, op } of ops) {
@@ -92,8 +108,23 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   }
   t.same(current.security, [{ bearerAuth: [] }])
   t.match(current.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer' })
-  t.same(Object.keys(current.components?.schemas ?? {}).sort(), ['Check', 'Error', 'Incident', 'Monitor', 'MonitorListItem'],
-    'components are named after the schemas')
+  t.same(Object.keys(current.components?.schemas ?? {}).sort(), [
+    'Check', 'Delivery', 'DeliveryDetail', 'Error', 'Incident', 'Monitor', 'MonitorListItem', 'NotificationChannel',
+    'NotificationChannelWithSecret', 'NotificationEvent',
+  ], 'components are named after the schemas')
+})
+
+t.test('the webhook payload is in the document\'s top-level webhooks, with its signature headers', async (t) => {
+  const post = (current.webhooks?.notificationEvent as Record<string, any> | undefined)?.post
+  t.ok(post, 'webhooks.notificationEvent.post')
+  t.same(post.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/NotificationEvent' })
+  t.same(post.parameters.map((p: { in: string, name: string, required: boolean }) => [p.in, p.name, p.required]),
+    [['header', 'webhook-id', true], ['header', 'webhook-timestamp', true], ['header', 'webhook-signature', true]])
+  t.ok(post.tags.every((tag: string) => (current.tags ?? []).some((declared) => declared.name === tag)), 'its tag is declared')
+  const event = current.components!.schemas!.NotificationEvent as Record<string, any>
+  t.same(Object.keys(event.properties.data.properties), ['monitor', 'incident', 'check'])
+  const deliveries = (current.paths!['/api/v1/notification-channels/{id}/deliveries'] as Record<string, any>).get
+  t.ok(deliveries.responses['200'].headers.link.description, 'the delivery list declares its Link header')
 })
 
 t.test('the service serves the committed document and Swagger UI, without a key', async (t) => {

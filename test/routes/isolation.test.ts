@@ -1,11 +1,14 @@
 // Object-level authorization: another user's monitor is a 404 on every id route and nothing changes, and no
 // response of any route carries a key, a key hash or anything of another user.
 import t from 'tap'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
+import { rowsOf } from '../../src/db/client.ts'
 import { apiKeys, checks, incidents } from '../../src/db/schema.ts'
 import { insertChecks } from '../../src/repositories/checks.ts'
 import { openIncident } from '../../src/repositories/incidents.ts'
+import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { buildTestApp, makeKey, makeMonitor, makeUser, request } from '../helper.ts'
+import { targetServer } from '../support/target-server.ts'
 
 t.test('two users never see or touch each other\'s monitors', async (t) => {
   const { app } = await buildTestApp(t)
@@ -47,25 +50,43 @@ t.test('two users never see or touch each other\'s monitors', async (t) => {
   t.notOk(JSON.stringify(bobList).includes(aliceMonitor.id))
 })
 
-t.test('no response of any documented route carries a key, a key hash or the other user\'s data', async (t) => {
-  const { app } = await buildTestApp(t)
+t.test('no response of any documented route carries a key, a key hash, a channel secret or the other user\'s data', async (t) => {
+  // Private targets allowed: the channels' webhooks go to a local receiver (the test route sends).
+  const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
+  const receiver = await targetServer(t, (_req, res) => { res.writeHead(204).end() })
   const people = await Promise.all(['alice', 'bob'].map(async (who) => {
     const write = await makeUser(app)
     const read = await makeKey(app, write.user.id, 'read')
     const monitor = await makeMonitor(app, write.auth, { name: `${who}-monitor-name-${write.user.id.slice(0, 8)}`, url: `https://${who}-private-host.example.com/secret-path` })
     await insertChecks(app.db, [{ monitorId: monitor.id, isUp: false, statusCode: 500, responseTimeMs: 9, checkedAt: new Date(), errorMessage: `${who}-check-error` }])
     await openIncident(app.db, monitor.id, { cause: `${who}-incident-cause`, statusCode: 500, startedAt: new Date() })
-    return { who, write, read, monitor }
+    const botToken = `${who.length}123456:${who}-bot-token-${write.user.id.slice(0, 8)}`
+    await request(app, write.auth, {
+      method: 'POST', url: '/api/v1/notification-channels', payload: { name: `${who}-telegram`, type: 'telegram', config: { bot_token: botToken, chat_id: '-100123' } },
+    })
+    const hook = (await request(app, write.auth, {
+      method: 'POST', url: '/api/v1/notification-channels', payload: { name: `${who}-channel-name`, type: 'webhook', config: { url: `${receiver.url}/${who}-hook-path` } },
+    })).json().data
+    const at = new Date()
+    const { eventId } = await enqueueEvent(app.db, {
+      userId: write.user.id, monitorId: null, incidentId: null, channelId: hook.id, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
+    })
+    const [delivery] = rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))
+    return { who, write, read, monitor, channel: hook, delivery, channelSecrets: [botToken, hook.secret as string] }
   }))
+  /** The id a route's path takes, of this person: their monitor's, webhook channel's or delivery's. */
+  const idOf = (path: string, p: typeof people[number]) =>
+    path.includes('/notification-channels/') ? p.channel.id : path.includes('/deliveries/') ? p.delivery.id : p.monitor.id
   // Everything that identifies a user's data, read from the database itself.
   const hashes = (await app.db.select({ hash: apiKeys.keyHash }).from(apiKeys)).map((row) => row.hash)
   t.equal(hashes.length, 4)
   const traces = async (p: typeof people[number]) => [
     p.monitor.id, p.monitor.name, p.monitor.url, p.write.user.id, p.write.user.email, `${p.who}-check-error`, `${p.who}-incident-cause`,
+    p.channel.id, `${p.who}-channel-name`, `${p.who}-hook-path`, `${p.who}-telegram`, p.delivery.id,
     ...(await app.db.select({ id: checks.id }).from(checks).where(eq(checks.monitorId, p.monitor.id))).map((row) => row.id),
     ...(await app.db.select({ id: incidents.id }).from(incidents).where(eq(incidents.monitorId, p.monitor.id))).map((row) => row.id),
   ]
-  const secrets = [...hashes, ...people.flatMap((p) => [p.write.key, p.read.key])]
+  const secrets = [...hashes, ...people.flatMap((p) => [p.write.key, p.read.key, ...p.channelSecrets])]
 
   const doc = (await app.inject({ url: '/api/v1/openapi.json' })).json()
   const routes = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
@@ -79,8 +100,8 @@ t.test('no response of any documented route carries a key, a key hash or the oth
     const foreign = await traces(other)
     for (const auth of [caller.write.auth, caller.read.auth, {}]) {
       for (const { method, path } of routes) {
-        for (const id of [caller.monitor.id, other.monitor.id]) {
-          const own = id === caller.monitor.id
+        for (const id of [idOf(path, caller), idOf(path, other)]) {
+          const own = id === idOf(path, caller)
           // The caller's own monitor is left as it is, so every later round still has the same data to leak.
           if (own && (method === 'DELETE' || method === 'PATCH')) continue
           const payload = method === 'POST' ? { name: 'probe', url: 'https://example.com' } : method === 'PATCH' ? { name: 'stolen', is_active: false } : undefined
@@ -104,7 +125,7 @@ t.test('no response of any documented route carries a key, a key hash or the oth
   }
   t.ok(scanned > 100, `${scanned} responses scanned`)
   t.same(leaks, [], 'no key, key hash or other user\'s data in any response')
-  t.same(notFound, [], 'another user\'s monitor is a 404 on every id route, for read and write keys')
+  t.same(notFound, [], 'another user\'s monitor, channel or delivery is a 404 on every id route, for read and write keys')
   t.same(await Promise.all(people.map(async (p) => (await request(app, p.read.auth, { url: `/api/v1/monitors/${p.monitor.id}` })).json().data)),
     people.map((p) => p.monitor), 'both monitors are unchanged')
 })

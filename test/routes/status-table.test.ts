@@ -5,23 +5,51 @@ import { buildApp } from '../../src/http/app.ts'
 import { buildTestApp, createTestDatabase, makeMonitor, makeUser, request, testConfig } from '../helper.ts'
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
-const routes = (id: string) => [
+const MONITOR = 'Monitor not found'
+const CHANNEL = 'Notification channel not found'
+const DELIVERY = 'Delivery not found'
+const INVALID_MONITOR = { payload: { name: 'x', url: 'https://example.com', interval_minutes: 0 }, error: 'body/interval_minutes must be >= 1' }
+const INVALID_CHANNEL = { payload: { name: 'x', type: 'ntfy', config: { topic: 'no spaces' } }, error: 'body/config/topic must be 1-64 letters, digits, - or _' }
+interface Route {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  url: string
+  payload?: object
+  /** A body that breaks a rule, and the error naming it. */
+  invalid?: { payload: object, error: string }
+  /** The 404 message for an id of nothing of the caller's. */
+  notFound?: string
+}
+const routes = (id: string): Route[] => [
   { method: 'GET', url: '/api/v1/monitors' },
-  { method: 'POST', url: '/api/v1/monitors', payload: { name: 'x', url: 'https://example.com' } },
-  { method: 'GET', url: `/api/v1/monitors/${id}` },
-  { method: 'PATCH', url: `/api/v1/monitors/${id}`, payload: { name: 'y' } },
-  { method: 'DELETE', url: `/api/v1/monitors/${id}` },
-  { method: 'GET', url: `/api/v1/monitors/${id}/checks` },
-  { method: 'GET', url: `/api/v1/monitors/${id}/incidents` },
-] as const
+  { method: 'POST', url: '/api/v1/monitors', payload: { name: 'x', url: 'https://example.com' }, invalid: INVALID_MONITOR },
+  { method: 'GET', url: `/api/v1/monitors/${id}`, notFound: MONITOR },
+  { method: 'PATCH', url: `/api/v1/monitors/${id}`, payload: { name: 'y' }, invalid: INVALID_MONITOR, notFound: MONITOR },
+  { method: 'DELETE', url: `/api/v1/monitors/${id}`, notFound: MONITOR },
+  { method: 'GET', url: `/api/v1/monitors/${id}/checks`, notFound: MONITOR },
+  { method: 'GET', url: `/api/v1/monitors/${id}/incidents`, notFound: MONITOR },
+  { method: 'GET', url: '/api/v1/notification-channels' },
+  { method: 'POST', url: '/api/v1/notification-channels', payload: { name: 'x', type: 'ntfy', config: { topic: 'x' } }, invalid: INVALID_CHANNEL },
+  { method: 'GET', url: `/api/v1/notification-channels/${id}`, notFound: CHANNEL },
+  { method: 'PATCH', url: `/api/v1/notification-channels/${id}`, payload: { name: 'y' }, invalid: { payload: { config: { topic: '' } }, error: INVALID_CHANNEL.error }, notFound: CHANNEL },
+  { method: 'DELETE', url: `/api/v1/notification-channels/${id}`, notFound: CHANNEL },
+  { method: 'POST', url: `/api/v1/notification-channels/${id}/test`, notFound: CHANNEL },
+  { method: 'POST', url: `/api/v1/notification-channels/${id}/rotate-secret`, notFound: CHANNEL },
+  { method: 'GET', url: `/api/v1/notification-channels/${id}/deliveries`, notFound: CHANNEL },
+  { method: 'GET', url: `/api/v1/deliveries/${id}`, notFound: DELIVERY },
+  { method: 'POST', url: `/api/v1/deliveries/${id}/retry`, notFound: DELIVERY },
+]
 const idRoutes = (id: string) => routes(id).filter((r) => r.url.includes(id))
-const bodyRoutes = (id: string) => routes(id).filter((r) => 'payload' in r)
+/** Every route on real resources of the caller's: a monitor's id on the monitor routes, a channel's on the others. */
+const routesOn = (monitorId: string, channelId: string) =>
+  [...routes(monitorId).filter((r) => r.url.includes('/monitors')), ...routes(channelId).filter((r) => !r.url.includes('/monitors'))]
 
 t.test('status table', async (t) => {
   const { app } = await buildTestApp(t)
   const { auth } = await makeUser(app)
   const { auth: readAuth } = await makeUser(app, 'read')
   const monitor = await makeMonitor(app, auth)
+  const channel = (await request(app, auth, { method: 'POST', url: '/api/v1/notification-channels', payload: { name: 'c', type: 'ntfy', config: { topic: 'c' } } })).json().data
+  const bodyRoutes = routesOn(monitor.id, channel.id).filter((r) => r.payload)
 
   await t.test('400: a path id that is not a UUID, on every id route', async (t) => {
     for (const route of idRoutes('not-a-uuid')) {
@@ -32,12 +60,12 @@ t.test('status table', async (t) => {
   })
 
   await t.test('400: malformed JSON and invalid bodies on every body route', async (t) => {
-    for (const route of bodyRoutes(monitor.id)) {
+    for (const route of bodyRoutes) {
       const broken = await request(app, auth, { ...route, payload: '{"name": ', headers: { 'content-type': 'application/json' } })
       t.equal(broken.statusCode, 400)
       t.same(broken.json(), { error: 'Body is not valid JSON' })
-      const invalid = await request(app, auth, { ...route, payload: { name: 'x', url: 'https://example.com', interval_minutes: 0 } })
-      t.same(invalid.json(), { error: 'body/interval_minutes must be >= 1' })
+      const invalid = await request(app, auth, { ...route, payload: route.invalid!.payload })
+      t.same([invalid.statusCode, invalid.json()], [400, { error: route.invalid!.error }], `${route.method} ${route.url}`)
     }
   })
 
@@ -58,11 +86,11 @@ t.test('status table', async (t) => {
     }
   })
 
-  await t.test('404 for an unknown monitor on every id route, and for unknown routes', async (t) => {
+  await t.test('404 for an unknown monitor, channel or delivery on every id route, and for unknown routes', async (t) => {
     for (const route of idRoutes(UNKNOWN_ID)) {
       const res = await request(app, auth, route)
       t.equal(res.statusCode, 404, `${route.method} ${route.url}`)
-      t.same(res.json(), { error: 'Monitor not found' })
+      t.same(res.json(), { error: route.notFound })
     }
     for (const [method, url] of [['GET', '/nothing'], ['GET', '/api/v1/nothing'], ['PUT', `/api/v1/monitors/${monitor.id}`], ['GET', '/api/v2/monitors']] as const) {
       const res = await request(app, auth, { method, url })
@@ -72,7 +100,7 @@ t.test('status table', async (t) => {
   })
 
   await t.test('413 for a body over 1 MiB, 415 for a body that is not JSON', async (t) => {
-    for (const route of bodyRoutes(monitor.id)) {
+    for (const route of bodyRoutes) {
       const huge = await request(app, auth, { ...route, payload: JSON.stringify({ name: 'x'.repeat(1024 * 1024) }), headers: { 'content-type': 'application/json' } })
       t.equal(huge.statusCode, 413)
       t.same(huge.json(), { error: 'Request body is too large' })
@@ -99,12 +127,15 @@ t.test('500: an unexpected failure reveals nothing of it, on every route', async
   const { app } = await buildTestApp(t)
   const { auth } = await makeUser(app)
   const monitor = await makeMonitor(app, auth)
-  await app.db.execute(sql`alter table monitors rename to monitors_moved`)
-  for (const route of routes(monitor.id)) {
+  const channel = (await request(app, auth, { method: 'POST', url: '/api/v1/notification-channels', payload: { name: 'c', type: 'ntfy', config: { topic: 'c' } } })).json().data
+  for (const table of ['monitors', 'notification_channels', 'notification_deliveries']) {
+    await app.db.execute(sql.raw(`alter table ${table} rename to ${table}_moved`))
+  }
+  for (const route of routesOn(monitor.id, channel.id)) {
     const res = await request(app, auth, route)
     t.equal(res.statusCode, 500, `${route.method} ${route.url}`)
     t.same(res.json(), { error: 'Internal server error' })
-    t.notMatch(res.body, /monitors_moved|relation|select|stack/i)
+    t.notMatch(res.body, /_moved|relation|select|stack/i)
   }
 })
 

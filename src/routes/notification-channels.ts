@@ -1,0 +1,195 @@
+// Notification channel routes: list, read, create, update and delete the caller's channels, send a test
+// event, rotate a webhook's signing secret, and list a channel's deliveries.
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { confirmedCaller } from '../plugins/auth.ts'
+import { errorResponses, HttpError } from '../http/error-catalog.ts'
+import { bodyValidator } from '../http/validation.ts'
+import { CHANNEL_TYPES, type ChannelType } from '../domain/vocabulary.ts'
+import { InvalidInputError } from '../domain/errors.ts'
+import { emailConfigured, type Config } from '../runtime/config.ts'
+import { deliveryOptionsFromConfig, type DeliveryOptions } from '../notifications/deliver.ts'
+import {
+  CHANNEL_CONFIG_SCHEMAS, ChannelEnvelope, ChannelIdParams, ChannelListEnvelope, ChannelWithSecretEnvelope, CreateChannelSchema,
+  UpdateChannelSchema, type NewChannel,
+} from '../schemas/notification-channel.ts'
+import { DeliveryEnvelope, DeliveryListEnvelope, DeliveryListQuery } from '../schemas/delivery.ts'
+import { deleteChannel, findChannelRow, listChannels, toChannel } from '../repositories/notification-channels.ts'
+import { listChannelDeliveries } from '../repositories/deliveries.ts'
+import { createChannel, rotateSecret, sendTestEvent, updateChannel } from '../services/notification-channels.ts'
+
+interface ChannelRoutesOptions {
+  config: Config
+}
+
+const NOT_FOUND = 'Notification channel not found'
+export const channelNotFound = () => new HttpError(404, NOT_FOUND)
+
+/** The error responses of a channel route, its 404 said of channels. */
+export function channelErrors (...statuses: Parameters<typeof errorResponses>) {
+  const responses = errorResponses(...statuses)
+  if (responses[404]) {
+    responses[404] = { ...responses[404], description: 'No such notification channel for this caller', examples: [{ error: NOT_FOUND }] }
+  }
+  return responses
+}
+
+// An update's merged config is checked as the type's config, with the messages of the body's validation.
+const configValidators = Object.fromEntries(CHANNEL_TYPES.map((type) =>
+  [type, bodyValidator(Type.Object({ config: CHANNEL_CONFIG_SCHEMAS[type] }))])) as Record<ChannelType, ReturnType<typeof bodyValidator>>
+
+function checkConfig (type: ChannelType, config: Record<string, unknown>): void {
+  const result = configValidators[type]({ config })
+  if (!result.ok) throw new InvalidInputError(result.error.field, result.error.message)
+}
+
+const channelRoutes: FastifyPluginAsyncTypebox<ChannelRoutesOptions> = async (app, { config }) => {
+  const allowPrivateTargets = config.ALLOW_PRIVATE_TARGETS
+  // The test route's sender, made on its first use (its connections close with the app).
+  let deliveryOptions: DeliveryOptions | undefined
+  const testDeliveryOptions = () => (deliveryOptions ??= { ...deliveryOptionsFromConfig(config, app.log), clock: app.clock })
+  app.addHook('onClose', async () => { await deliveryOptions?.transport.close() })
+  app.get('/notification-channels', {
+    schema: {
+      tags: ['notifications'],
+      summary: 'List notification channels',
+      description: 'The caller\'s channels, newest created first, secrets masked.',
+      operationId: 'listNotificationChannels',
+      response: { 200: ChannelListEnvelope, ...channelErrors() },
+    },
+  }, async (request) => ({ data: await listChannels(app.db, confirmedCaller(request)) }))
+
+  app.get('/notification-channels/:id', {
+    schema: {
+      tags: ['notifications'],
+      summary: 'Get a notification channel',
+      operationId: 'getNotificationChannel',
+      params: ChannelIdParams,
+      response: { 200: ChannelEnvelope, ...channelErrors(400, 404) },
+    },
+  }, async (request) => {
+    const row = await findChannelRow(app.db, confirmedCaller(request), request.params.id)
+    if (!row) throw channelNotFound()
+    return { data: toChannel(row) }
+  })
+
+  app.post('/notification-channels', {
+    schema: {
+      tags: ['notifications'],
+      summary: 'Create a notification channel',
+      description: 'Answers 201 with the channel and a `Location` header. A webhook channel\'s answer carries its signing ' +
+        'secret, `secret`, this once: keep it to verify the `webhook-signature` of its requests. Every URL of the config ' +
+        'passes the target policy; secrets are masked in every answer. Email channels need the operator\'s mail server (SMTP_URL).',
+      operationId: 'createNotificationChannel',
+      body: CreateChannelSchema,
+      response: {
+        201: { ...ChannelWithSecretEnvelope, description: 'The created channel, with a webhook\'s signing secret' },
+        ...channelErrors(400, 403, 413, 415),
+      },
+    },
+  }, async (request, reply) => {
+    // Validation applied the schema's defaults (useDefaults): every field is there.
+    const channel = await createChannel(app.db, confirmedCaller(request), request.body as NewChannel, {
+      allowPrivateTargets, emailConfigured: emailConfigured(config), now: app.clock(),
+    })
+    reply.code(201).header('location', `/api/v1/notification-channels/${channel.id}`)
+    return { data: channel }
+  })
+
+  app.patch('/notification-channels/:id', {
+    schema: {
+      tags: ['notifications'],
+      summary: 'Update a notification channel',
+      description: 'Any subset of the writable fields; `{}` is a no-op. `config` is merged over the stored one and checked as ' +
+        'the type\'s config; `type` cannot change. `is_active: true` turns on a channel the service turned off (`disabled_reason`).',
+      operationId: 'updateNotificationChannel',
+      params: ChannelIdParams,
+      body: UpdateChannelSchema,
+      response: { 200: ChannelEnvelope, ...channelErrors(400, 403, 404, 413, 415) },
+    },
+  }, async (request) => {
+    const channel = await updateChannel(app.db, confirmedCaller(request), request.params.id, request.body, {
+      allowPrivateTargets, now: app.clock(), checkConfig,
+    })
+    if (!channel) throw channelNotFound()
+    return { data: channel }
+  })
+
+  app.delete('/notification-channels/:id', {
+    schema: {
+      tags: ['notifications'],
+      summary: 'Delete a notification channel',
+      description: 'Deletes the channel for good, with its deliveries (their log too) and the monitors\' opt-ins to it; ' +
+        'nothing is sent to it any more.',
+      operationId: 'deleteNotificationChannel',
+      params: ChannelIdParams,
+      response: { 204: Type.Null({ description: 'Deleted; no body' }), ...channelErrors(400, 403, 404, 413, 415) },
+    },
+  }, async (request, reply) => {
+    if (!await deleteChannel(app.db, confirmedCaller(request), request.params.id)) throw channelNotFound()
+    return reply.code(204).send(null)
+  })
+
+  app.post('/notification-channels/:id/test', {
+    schema: {
+      tags: ['notifications'],
+      summary: 'Send a test event',
+      description: 'Writes a `test` event for this channel alone (whatever its `events` and `is_active`) and makes its first ' +
+        'attempt at once; answers with the delivery after that attempt. A failed attempt is retried like any other.',
+      operationId: 'testNotificationChannel',
+      params: ChannelIdParams,
+      response: { 200: { ...DeliveryEnvelope, description: 'The test delivery after its first attempt' }, ...channelErrors(400, 403, 404, 413, 415) },
+    },
+  }, async (request) => {
+    const delivery = await sendTestEvent(app.db, confirmedCaller(request), request.params.id, app.clock(), testDeliveryOptions())
+    if (!delivery) throw channelNotFound()
+    return { data: delivery }
+  })
+
+  app.post('/notification-channels/:id/rotate-secret', {
+    schema: {
+      tags: ['notifications'],
+      summary: 'Rotate a webhook\'s signing secret',
+      description: 'A new signing secret for a webhook channel, in `secret`, shown this once. For 24 hours requests are signed ' +
+        'with both the new and the old secret, so receivers can switch without losing a message. Other types have no secret (400).',
+      operationId: 'rotateNotificationChannelSecret',
+      params: ChannelIdParams,
+      response: { 200: { ...ChannelWithSecretEnvelope, description: 'The channel with its new signing secret' }, ...channelErrors(400, 403, 404, 413, 415) },
+    },
+  }, async (request) => {
+    const channel = await rotateSecret(app.db, confirmedCaller(request), request.params.id, app.clock())
+    if (!channel) throw channelNotFound()
+    return { data: channel }
+  })
+
+  app.get('/notification-channels/:id/deliveries', {
+    schema: {
+      tags: ['notifications'],
+      summary: 'List deliveries of a channel',
+      description: 'The channel\'s deliveries, newest first, `limit` at a time (50 unless said). When more follow, the answer ' +
+        'carries `Link: <...>; rel="next"`, the URL of the next page.',
+      operationId: 'listChannelDeliveries',
+      params: ChannelIdParams,
+      querystring: DeliveryListQuery,
+      response: {
+        200: {
+          ...DeliveryListEnvelope,
+          headers: { link: Type.String({ description: 'When more deliveries follow: `<url of the next page>; rel="next"`' }) },
+        },
+        ...channelErrors(400, 404),
+      },
+    },
+  }, async (request, reply) => {
+    const { id } = request.params
+    const query = { ...request.query, limit: request.query.limit! }
+    const page = await listChannelDeliveries(app.db, confirmedCaller(request), id, query)
+    if (!page) throw channelNotFound()
+    if (page.nextBefore) {
+      const next = new URLSearchParams({ ...(query.status ? { status: query.status } : {}), limit: String(query.limit), before: page.nextBefore })
+      reply.header('link', `</api/v1/notification-channels/${id}/deliveries?${next}>; rel="next"`)
+    }
+    return { data: page.deliveries }
+  })
+}
+
+export default channelRoutes

@@ -1,0 +1,131 @@
+// Notification channels beyond their rows: the target policy on every URL of a config, a webhook's signing
+// secret (made on create, rotated with 24 h of overlap), updates merged over the stored config, test events.
+import { randomBytes } from 'node:crypto'
+import type { Database } from '../db/client.ts'
+import { InvalidInputError } from '../domain/errors.ts'
+import type { ChannelType } from '../domain/vocabulary.ts'
+import { assertTargetAllowed } from '../net/target-url.ts'
+import { attemptDelivery, type DeliveryOptions } from '../notifications/deliver.ts'
+import { enqueueEvent } from '../repositories/notification-outbox.ts'
+import {
+  findChannelRow, insertChannel, replaceSecret, toChannel, updateChannelRow, type ChannelChanges,
+} from '../repositories/notification-channels.ts'
+import { deliveryIdOf, findDelivery } from '../repositories/deliveries.ts'
+import type { DeliveryDetail } from '../schemas/delivery.ts'
+import {
+  mergeConfig, urlFields, type NewChannel, type NotificationChannel, type NotificationChannelWithSecret, type UpdateChannel,
+} from '../schemas/notification-channel.ts'
+
+/** How long the replaced secret still signs after a rotation, so receivers can switch without losing a message. */
+export const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000
+
+/** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`
+
+/** Refuses a config URL the sender could never reach or may not reach, naming the field (`body/config/url`). */
+function assertConfigTargets (type: ChannelType, config: Record<string, unknown>, allowPrivateTargets: boolean): void {
+  for (const field of urlFields(type)) {
+    const value = config[field]
+    if (typeof value === 'string') assertTargetAllowed(value, allowPrivateTargets, `config/${field}`)
+  }
+}
+
+/**
+ * A validated create body (defaults applied) becomes the user's channel; a webhook's answer carries its new
+ * secret. An email channel needs the operator's mail server (`emailConfigured`).
+ */
+export async function createChannel (
+  db: Database, userId: string, input: NewChannel, options: { allowPrivateTargets: boolean, emailConfigured: boolean, now: Date }
+): Promise<NotificationChannelWithSecret> {
+  if (input.type === 'email' && !options.emailConfigured) {
+    throw new InvalidInputError('type', 'body/type: email channels need a mail server, and this server has none (its operator sets SMTP_URL)')
+  }
+  assertConfigTargets(input.type, input.config, options.allowPrivateTargets)
+  const secret = input.type === 'webhook' ? newWebhookSecret() : null
+  const row = await insertChannel(db, userId, {
+    name: input.name.trim(),
+    type: input.type,
+    config: input.config,
+    events: input.events,
+    allMonitors: input.all_monitors,
+    isActive: input.is_active,
+    secret,
+  }, options.now)
+  return secret === null ? toChannel(row) : { ...toChannel(row), secret }
+}
+
+export interface UpdateOptions {
+  allowPrivateTargets: boolean
+  now: Date
+  /**
+   * Checks the merged config against the type's schema, throwing InvalidInputError that names the field
+   * (`body/config/url ...`): the edge's validator, passed in so that this layer knows no HTTP.
+   */
+  checkConfig: (type: ChannelType, config: Record<string, unknown>) => void
+}
+
+/** Applies an update to the user's channel (its row locked meanwhile); undefined when there is none. */
+export async function updateChannel (
+  db: Database, userId: string, id: string, input: UpdateChannel, options: UpdateOptions
+): Promise<NotificationChannel | undefined> {
+  return db.transaction(async (tx) => {
+    const current = await findChannelRow(tx, userId, id, true)
+    if (!current) return undefined
+    const changes: ChannelChanges = {
+      name: input.name?.trim(),
+      events: input.events,
+      allMonitors: input.all_monitors,
+      isActive: input.is_active,
+    }
+    if (input.config) {
+      const config = mergeConfig(current.type, current.config, input.config)
+      options.checkConfig(current.type, config)
+      assertConfigTargets(current.type, config, options.allowPrivateTargets)
+      changes.config = config
+    }
+    // Turned on again by its user: why the service had turned it off no longer holds.
+    if (input.is_active === true) changes.disabledReason = null
+    return toChannel(await updateChannelRow(tx, id, changes, options.now))
+  })
+}
+
+/**
+ * A new signing secret for the user's webhook channel; the old one still signs for 24 h. Undefined when the
+ * user has no such channel; InvalidInputError for a channel of another type, which signs nothing.
+ */
+export async function rotateSecret (db: Database, userId: string, id: string, now: Date): Promise<NotificationChannelWithSecret | undefined> {
+  const channel = await findChannelRow(db, userId, id)
+  if (!channel) return undefined
+  if (channel.type !== 'webhook') {
+    throw new InvalidInputError('id', `params/id must be a webhook channel: a ${channel.type} channel has no signing secret`)
+  }
+  const secret = newWebhookSecret()
+  const row = await replaceSecret(db, userId, id, secret, new Date(now.getTime() + PREVIOUS_SECRET_MS), now)
+  return row && { ...toChannel(row), secret }
+}
+
+/**
+ * Writes a `test` event for the user's channel alone (whatever its `events` and `is_active` say) through
+ * the outbox, as any event, makes its first attempt at once and answers the delivery as that attempt left
+ * it; undefined when the user has no such channel. A failed attempt is retried as any other.
+ */
+export async function sendTestEvent (
+  db: Database, userId: string, channelId: string, now: Date, deliveryOptions: DeliveryOptions
+): Promise<DeliveryDetail | undefined> {
+  if (!await findChannelRow(db, userId, channelId)) return undefined
+  const { eventId, deliveries } = await enqueueEvent(db, {
+    userId,
+    monitorId: null,
+    incidentId: null,
+    channelId,
+    at: now,
+    payload: { type: 'test', timestamp: now.toISOString(), data: { monitor: null, incident: null, check: null } },
+  })
+  // No delivery: the channel was deleted in between.
+  const deliveryId = deliveries === 0 ? undefined : await deliveryIdOf(db, channelId, eventId)
+  if (deliveryId === undefined) return undefined
+  // Through the worker's own path (the channel's lease: one message at a time to it), so that a worker that
+  // picked the delivery up first makes this attempt instead, never a second one.
+  await attemptDelivery(db, deliveryId, deliveryOptions)
+  return findDelivery(db, userId, deliveryId)
+}
