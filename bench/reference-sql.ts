@@ -20,7 +20,7 @@ export const CHECKS_SQL = `select c.id, m.id as monitor_id, c.is_up, c.status_co
 export const checksParams = (keyId: string, monitorId: string): unknown[] => [keyId, monitorId, 100]
 
 /** GET /monitors/{id}. */
-export const MONITOR_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, array(select mc.channel_id from monitor_notification_channels mc where mc.monitor_id = m.id order by mc.channel_id) as notification_channel_ids, m.created_at, m.updated_at
+export const MONITOR_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, coalesce((select json_agg(mc.channel_id order by mc.channel_id) from monitor_notification_channels mc where mc.monitor_id = m.id), '[]') as notification_channel_ids, m.created_at, m.updated_at
     ${OWNER}
     left join "monitors" m on m.id = $2 and m.user_id = o.user_id and m.deleted_at is null`
 export const monitorParams = (keyId: string, monitorId: string): unknown[] => [keyId, monitorId]

@@ -12,9 +12,12 @@ export async function monitorChannelIds (db: Database, monitorId: string): Promi
   return rows.map((row) => row.id)
 }
 
-/** The SQL of monitorChannelIds for a read's select list, on the monitor of alias `alias`. */
+/**
+ * The SQL of monitorChannelIds for a read's select list, on the monitor of alias `alias`: JSON, which every
+ * driver parses, where a uuid[] would arrive as text from postgres.js without its fetched array types.
+ */
 export const channelIdsColumn = (alias: string): string =>
-  `array(select mc.channel_id from monitor_notification_channels mc where mc.monitor_id = ${alias}.id order by mc.channel_id)`
+  `coalesce((select json_agg(mc.channel_id order by mc.channel_id) from monitor_notification_channels mc where mc.monitor_id = ${alias}.id), '[]')`
 
 /**
  * Makes `channelIds` the monitor's opted-in channels, in the caller's transaction. Every id must be a
