@@ -10,6 +10,7 @@ import fastifyCookie from '@fastify/cookie'
 import fastifyFormbody from '@fastify/formbody'
 import fastifyHelmet from '@fastify/helmet'
 import { describeError, HttpError } from '../http/error-catalog.ts'
+import type { Config } from '../runtime/config.ts'
 import { ASSETS } from './assets.ts'
 import { HELMET_OPTIONS } from './page-headers.ts'
 import { errorPage } from './pages/layout.ts'
@@ -17,6 +18,7 @@ import { pageContext, seeOther, sendPage } from './respond.ts'
 import authRoutes from './routes/auth.ts'
 import keyRoutes from './routes/keys.ts'
 import monitorRoutes from './routes/monitors.ts'
+import notificationRoutes from './routes/notifications.ts'
 import sessionPlugin, { CSRF_FIELD } from './session.ts'
 
 declare module 'fastify' {
@@ -29,6 +31,8 @@ declare module 'fastify' {
 interface DashboardOptions {
   allowPrivateTargets: boolean
   adminEmail: string
+  /** For notifications: whether email channels can be made, and how Send test sends. */
+  config: Config
 }
 
 const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
@@ -78,6 +82,7 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   await app.register(authRoutes, { adminEmail: options.adminEmail })
   await app.register(monitorRoutes, { allowPrivateTargets: options.allowPrivateTargets })
   await app.register(keyRoutes)
+  await app.register(notificationRoutes, { config: options.config })
 }
 
 /** The session plugin at the app's level (app.sessions), and the pages in a context of their own. */

@@ -90,6 +90,6 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(channelRoutes, { config })
     await api.register(deliveryRoutes)
   }, { prefix: '/api/v1' })
-  await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, adminEmail: config.ADMIN_EMAIL })
+  await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, adminEmail: config.ADMIN_EMAIL, config })
   return app
 }

@@ -1,5 +1,5 @@
 // Pingward dashboard niceties; every page works without this file.
-// - [data-copy="id"] buttons copy the named input's value (the new API key) and say so.
+// - [data-copy="id"] buttons copy the named input's value (a new API key or signing secret) and say so.
 // - Buttons with data-confirm ask before submitting (deleting a monitor or a key).
 'use strict'
 
@@ -12,7 +12,7 @@ document.addEventListener('click', function (event) {
     const input = document.getElementById(copyId)
     const status = document.querySelector('.copy-status')
     const done = function (ok) {
-      if (status) status.textContent = ok ? 'Copied to the clipboard.' : 'Could not copy: select the key and copy it yourself.'
+      if (status) status.textContent = ok ? 'Copied to the clipboard.' : 'Could not copy: select it and copy it yourself.'
     }
     input.focus()
     input.select()
@@ -28,8 +28,9 @@ document.addEventListener('click', function (event) {
   if (question && !window.confirm(question)) event.preventDefault()
 })
 
-// After a key is created, move focus to it so that keyboard and screen-reader users land on it.
+// After a key or a webhook's signing secret is made, move focus to it so that keyboard and screen-reader
+// users land on it.
 document.addEventListener('DOMContentLoaded', function () {
-  const panel = document.getElementById('new-key')
+  const panel = document.getElementById('new-key') || document.getElementById('new-secret')
   if (panel) panel.focus()
 })

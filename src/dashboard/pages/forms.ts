@@ -19,7 +19,11 @@ const fieldId = (f: FieldBase) => `${f.form ? `${f.form}-` : ''}${f.name}`
  */
 export function messageFor (label: string, error: FieldError): string {
   const path = `body/${error.field}`
-  return error.message.startsWith(path) ? label + error.message.slice(path.length) : `${label}: ${error.message}`
+  if (!error.message.startsWith(path)) return `${label}: ${error.message}`
+  // An item of a list (`body/config/to/1 must ...`) reads "To #2 must ...".
+  const rest = error.message.slice(path.length)
+  const item = /^\/(\d+)(?=[ :])/.exec(rest)
+  return item ? `${label} #${Number(item[1]) + 1}${rest.slice(item[0].length)}` : label + rest
 }
 
 function describe (f: FieldBase): { attrs: SafeHtml, after: SafeHtml } {
@@ -36,6 +40,8 @@ function describe (f: FieldBase): { attrs: SafeHtml, after: SafeHtml } {
 export function inputField (f: FieldBase & {
   value?: string
   type?: 'text' | 'url' | 'number' | 'email' | 'password'
+  /** Text shown in an empty field (an example), never a value. */
+  placeholder?: string
   autocomplete?: string
   required?: boolean
   inputmode?: string
@@ -44,7 +50,7 @@ export function inputField (f: FieldBase & {
   const id = fieldId(f)
   return html`<div class="field${f.error?.field === f.name ? ' invalid' : ''}"><label for="${id}">${f.label}</label>
 <input id="${id}" name="${f.name}" type="${f.type ?? 'text'}"${f.value !== undefined && f.type !== 'password' ? html` value="${f.value}"` : ''}${
-  f.autocomplete && html` autocomplete="${f.autocomplete}"`}${f.required && html` required`}${f.inputmode && html` inputmode="${f.inputmode}"`}${attrs}>${after}</div>`
+  f.autocomplete && html` autocomplete="${f.autocomplete}"`}${f.placeholder && html` placeholder="${f.placeholder}"`}${f.required && html` required`}${f.inputmode && html` inputmode="${f.inputmode}"`}${attrs}>${after}</div>`
 }
 
 export function selectField (f: FieldBase & { value?: string, options: Array<{ value: string, label: string }> }): SafeHtml {
@@ -60,6 +66,28 @@ export function checkboxField (f: FieldBase & { checked: boolean }): SafeHtml {
   const id = fieldId(f)
   return html`<div class="field check"><input id="${id}" name="${f.name}" type="checkbox"${f.checked && html` checked`}${attrs}>
 <label for="${id}">${f.label}</label>${after}</div>`
+}
+
+export interface CheckOption {
+  /** The checkbox's own form field: the form parser keeps one value per name, so each choice has a name. */
+  name: string
+  label: string
+  checked: boolean
+  /** Shown checked or not, but not a choice here (and so not sent). */
+  disabled?: boolean
+  /** A few words after the label, e.g. why it is disabled. */
+  note?: string
+}
+
+/** Checkboxes under one legend: one field of the API's input (a list), its hint and error on the group. */
+export function checkboxGroup (f: FieldBase & { options: CheckOption[] }): SafeHtml {
+  const id = fieldId(f)
+  const error = f.error && f.error.field === f.name ? f.error : null
+  const ids = [f.hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ')
+  return html`<fieldset id="${id}" class="checks${error ? ' invalid' : ''}" tabindex="-1"${ids && html` aria-describedby="${ids}"`}><legend>${f.label}</legend>
+${f.hint && html`<p class="hint" id="${id}-hint">${f.hint}</p>`}${f.options.map((o, i) => html`<div class="field check"><input id="${id}-${i}" name="${o.name}" type="checkbox"${
+  o.checked && html` checked`}${o.disabled && html` disabled`}><label for="${id}-${i}">${o.label}${o.note && html` <span class="muted">(${o.note})</span>`}</label></div>
+`)}${error && html`<p class="error" id="${id}-error">${messageFor(f.label, error)}</p>`}</fieldset>`
 }
 
 /** Announced at once by screen readers; links to the field in error. */

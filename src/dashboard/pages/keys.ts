@@ -7,7 +7,7 @@ import type { FormFields } from '../form-input.ts'
 import { timeTag } from '../format.ts'
 import { errorSummary, inputField, selectField } from './forms.ts'
 import { html, type SafeHtml } from '../html.ts'
-import { csrfField, page, type PageContext } from './layout.ts'
+import { csrfField, page, settingsNav, type PageContext } from './layout.ts'
 
 const KEY_LABELS: Record<string, string> = { name: 'Name', scope: 'Scope', expires_in_days: 'Expires in (days)' }
 // A label for every scope of the vocabulary (the Record's type makes a missing one a compile error).
@@ -50,7 +50,7 @@ export function keysPage (context: PageContext, options: {
 }): SafeHtml {
   const { values, error } = options
   const common = { form: 'new-key-form', error }
-  const body = html`<p class="crumbs">Settings /</p>
+  const body = html`${settingsNav('api-keys')}
 <h1>API Keys</h1>
 <p>Keys let programs use the <a href="/docs">API</a> as you: send one as <code>Authorization: Bearer sk_…</code>.
 A read key may only read; a write key may also change monitors.</p>

@@ -21,6 +21,10 @@ const NOTICES: Record<string, string> = {
   'monitor-resumed': 'Monitor resumed: its next check comes within seconds.',
   'monitor-deleted': 'Monitor deleted.',
   'key-deleted': 'API key deleted: requests with it are refused from now on.',
+  'channel-created': 'Channel created. Send a test to see that it arrives.',
+  'channel-saved': 'Channel saved.',
+  'channel-deleted': 'Channel deleted: nothing more is sent to it.',
+  'delivery-retried': 'The delivery is due again: it is sent within seconds.',
   'signed-out': 'You have signed out.',
   'password-set': 'Your password is set and you are signed in.',
 }
@@ -31,6 +35,15 @@ export function csrfField (token: string): SafeHtml {
 
 function navLink (href: string, label: string, current: boolean): SafeHtml {
   return html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a></li>`
+}
+
+/** The pages under Settings, each a link of its sub-navigation. */
+const SETTINGS_PAGES = [['api-keys', '/settings/api-keys', 'API Keys'], ['notifications', '/settings/notifications', 'Notifications']] as const
+
+export function settingsNav (current: typeof SETTINGS_PAGES[number][0]): SafeHtml {
+  return html`<nav class="subnav" aria-label="Settings"><ul>
+${SETTINGS_PAGES.map(([name, href, label]) => navLink(href, label, name === current))}
+</ul></nav>`
 }
 
 export function page (options: {

@@ -1,0 +1,173 @@
+// Settings, then Notifications: the signed-in user's channels (create, edit, test, rotate a webhook's secret,
+// delete) and each channel's delivery log (Retry), through the API's services, repositories and schemas.
+import { Type } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { InvalidInputError } from '../../domain/errors.ts'
+import { CHANNEL_TYPES, DELIVERY_STATUSES, type ChannelType } from '../../domain/vocabulary.ts'
+import { HttpError } from '../../http/error-catalog.ts'
+import type { FieldError } from '../../http/validation.ts'
+import { deliveryOptionsFromConfig, type DeliveryOptions } from '../../notifications/deliver.ts'
+import { attemptLogs } from '../../repositories/delivery-attempts.ts'
+import { findDelivery, listChannelDeliveries, retryDelivery } from '../../repositories/deliveries.ts'
+import { deleteChannel, findChannelRow, listChannels, toChannel } from '../../repositories/notification-channels.ts'
+import { emailConfigured, type Config } from '../../runtime/config.ts'
+import { DELIVERY_PAGE_DEFAULT, DeliveryIdParams } from '../../schemas/delivery.ts'
+import { StringEnum, Timestamp, Uuid } from '../../schemas/common.ts'
+import { ChannelIdParams, type NotificationChannel } from '../../schemas/notification-channel.ts'
+import { createChannel, rotateSecret, sendTestEvent, updateChannel } from '../../services/notification-channels.ts'
+import { channelConfigCheck, channelValues, parseCreateChannel, parseUpdateChannel } from '../channel-input.ts'
+import type { FormFields } from '../form-input.ts'
+import { channelPage } from '../pages/channel.ts'
+import { editChannelPage, newChannelPage, newChannelValues } from '../pages/channel-form.ts'
+import { channelsPage } from '../pages/channels.ts'
+import { pageContext, seeOther, sendPage } from '../respond.ts'
+import { COOKIE_OPTIONS } from '../session.ts'
+
+const PATH = '/settings/notifications'
+const NEW_SECRET_COOKIE = 'pw_new_secret'
+/** A new signing secret's cookie: only these pages' path, and never sent along from another site. */
+const NEW_SECRET_OPTIONS = { ...COOKIE_OPTIONS, path: PATH, sameSite: 'strict' } as const
+
+const Notice = Type.Optional(Type.String({ maxLength: 40 }))
+const Form = Type.Record(Type.String(), Type.String())
+const NewChannelForm = Type.Object({ type: StringEnum(CHANNEL_TYPES) }, { additionalProperties: Type.String() })
+const ChannelQuery = Type.Object({
+  status: Type.Optional(StringEnum(DELIVERY_STATUSES)),
+  before: Type.Optional(Timestamp('Show deliveries older than this')),
+  tested: Type.Optional(Uuid('The test delivery whose outcome to show')),
+  notice: Notice,
+})
+
+const notFound = () => new HttpError(404, 'There is no such notification channel, or it is not yours.')
+const asFieldError = (err: unknown): FieldError => {
+  if (err instanceof InvalidInputError) return { field: err.field, message: err.message }
+  throw err
+}
+
+const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+  const allowPrivateTargets = config.ALLOW_PRIVATE_TARGETS
+  const userOf = (request: FastifyRequest) => request.session!.userId
+  // The sender of Send test, made on its first use (its connections close with the app).
+  let deliveryOptions: DeliveryOptions | undefined
+  const testDeliveryOptions = () => (deliveryOptions ??= { ...deliveryOptionsFromConfig(config, app.log), clock: app.clock })
+  app.addHook('onClose', async () => { await deliveryOptions?.transport.close() })
+
+  async function ownChannel (request: FastifyRequest, id: string) {
+    const row = await findChannelRow(app.db, userOf(request), id)
+    if (!row) throw notFound()
+    return row
+  }
+
+  function renderNew (request: FastifyRequest, reply: FastifyReply, type: ChannelType, values: FormFields, error: FieldError | null) {
+    return sendPage(reply, newChannelPage(pageContext(app, request, reply), { type, values, error }), error ? 400 : 200)
+  }
+
+  function renderEdit (request: FastifyRequest, reply: FastifyReply, channel: NotificationChannel, values: FormFields, error: FieldError | null) {
+    return sendPage(reply, editChannelPage(pageContext(app, request, reply), { channel, values, error }), error ? 400 : 200)
+  }
+
+  /** Post/redirect/get with a new signing secret: it rides to the channel's page in a short-lived cookie. */
+  function showSecret (reply: FastifyReply, channel: { id: string, secret?: string }, location: string) {
+    if (channel.secret) reply.setCookie(NEW_SECRET_COOKIE, `${channel.id}.${channel.secret}`, { ...NEW_SECRET_OPTIONS, maxAge: 300 })
+    return seeOther(reply, location)
+  }
+
+  app.get(PATH, { schema: { hide: true, querystring: Type.Object({ notice: Notice }) } }, async (request, reply) => {
+    const channels = await listChannels(app.db, userOf(request))
+    const page = channelsPage(pageContext(app, request, reply), { channels, emailReady: emailConfigured(config), notice: request.query.notice })
+    return sendPage(reply, page)
+  })
+
+  app.get(`${PATH}/new`, {
+    schema: { hide: true, querystring: Type.Object({ type: StringEnum(CHANNEL_TYPES) }) },
+  }, async (request, reply) => renderNew(request, reply, request.query.type, newChannelValues(), null))
+
+  app.post(PATH, { schema: { hide: true, body: NewChannelForm } }, async (request, reply) => {
+    const { type } = request.body
+    const result = parseCreateChannel(type, request.body, allowPrivateTargets)
+    if (!result.ok) return renderNew(request, reply, type, request.body, result.error)
+    let channel
+    try {
+      channel = await createChannel(app.db, userOf(request), result.value, {
+        allowPrivateTargets, emailConfigured: emailConfigured(config), now: app.clock(),
+      })
+    } catch (err) {
+      return renderNew(request, reply, type, request.body, asFieldError(err))
+    }
+    return showSecret(reply, channel, `${PATH}/${channel.id}?notice=channel-created`)
+  })
+
+  app.get(`${PATH}/:id`, { schema: { hide: true, params: ChannelIdParams, querystring: ChannelQuery } }, async (request, reply) => {
+    const userId = userOf(request)
+    const row = await ownChannel(request, request.params.id)
+    const { status, before, tested } = request.query
+    // Shown only when it is this channel's signing secret as it is now.
+    const flash = request.cookies[NEW_SECRET_COOKIE]
+    if (flash !== undefined) reply.clearCookie(NEW_SECRET_COOKIE, NEW_SECRET_OPTIONS)
+    const [flashId, secret] = flash?.split('.') ?? []
+    const [page, test] = await Promise.all([
+      listChannelDeliveries(app.db, userId, row.id, { status, before, limit: DELIVERY_PAGE_DEFAULT }),
+      tested ? findDelivery(app.db, userId, tested) : undefined,
+    ])
+    const deliveries = page?.deliveries ?? []
+    const attempts = await attemptLogs(app.db, userId, deliveries.map((d) => d.id))
+    return sendPage(reply, channelPage(pageContext(app, request, reply), {
+      channel: toChannel(row),
+      secret: flashId === row.id && secret && secret === row.secret ? secret : undefined,
+      tested: test?.channel_id === row.id ? test : undefined,
+      deliveries,
+      attempts,
+      status,
+      before,
+      nextBefore: page?.nextBefore,
+      notice: request.query.notice,
+    }))
+  })
+
+  app.get(`${PATH}/:id/edit`, { schema: { hide: true, params: ChannelIdParams } }, async (request, reply) => {
+    const channel = toChannel(await ownChannel(request, request.params.id))
+    return renderEdit(request, reply, channel, channelValues(channel), null)
+  })
+
+  app.post(`${PATH}/:id/edit`, { schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
+    const channel = toChannel(await ownChannel(request, request.params.id))
+    const result = parseUpdateChannel(channel, request.body)
+    if (!result.ok) return renderEdit(request, reply, channel, request.body, result.error)
+    let updated
+    try {
+      updated = await updateChannel(app.db, userOf(request), channel.id, result.value, {
+        allowPrivateTargets, now: app.clock(), checkConfig: channelConfigCheck(allowPrivateTargets),
+      })
+    } catch (err) {
+      return renderEdit(request, reply, channel, request.body, asFieldError(err))
+    }
+    if (!updated) throw notFound()
+    return seeOther(reply, `${PATH}/${channel.id}?notice=channel-saved`)
+  })
+
+  app.post(`${PATH}/:id/test`, { schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
+    const delivery = await sendTestEvent(app.db, userOf(request), request.params.id, app.clock(), testDeliveryOptions())
+    if (!delivery) throw notFound()
+    return seeOther(reply, `${PATH}/${request.params.id}?tested=${delivery.id}#test-result`)
+  })
+
+  app.post(`${PATH}/:id/rotate-secret`, { schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
+    const channel = await rotateSecret(app.db, userOf(request), request.params.id, app.clock())
+    if (!channel) throw notFound()
+    return showSecret(reply, channel, `${PATH}/${channel.id}`)
+  })
+
+  app.post(`${PATH}/:id/delete`, { schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
+    if (!await deleteChannel(app.db, userOf(request), request.params.id)) throw notFound()
+    return seeOther(reply, `${PATH}?notice=channel-deleted`)
+  })
+
+  app.post(`${PATH}/deliveries/:id/retry`, { schema: { hide: true, params: DeliveryIdParams, body: Form } }, async (request, reply) => {
+    const delivery = await retryDelivery(app.db, userOf(request), request.params.id, app.clock())
+    if (!delivery) throw new HttpError(404, 'There is no such delivery, or it is not yours.')
+    return seeOther(reply, `${PATH}/${delivery.channel_id}?notice=delivery-retried#delivery-${delivery.id}`)
+  })
+}
+
+export default dashboardNotificationRoutes
