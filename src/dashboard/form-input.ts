@@ -26,6 +26,9 @@ function putNumber (input: Record<string, unknown>, name: string, value: string 
   input[name] = /^[+-]?\d+(\.\d+)?$/.test(text) && text.length <= 20 ? Number(text) : text
 }
 
+/** The form's name of a notification channel's checkbox (one per channel: the form parser keeps one value per name). */
+export const channelFieldName = (id: string) => `channel:${id}`
+
 /** Only the monitor's writable fields are taken from the form; a checkbox that is not sent is false. */
 function monitorInputFromForm (form: FormFields): Record<string, unknown> {
   const input: Record<string, unknown> = {}
@@ -34,6 +37,9 @@ function monitorInputFromForm (form: FormFields): Record<string, unknown> {
   if (form.method !== undefined) input.method = form.method
   for (const name of MONITOR_INTEGER_FIELDS) putNumber(input, name, form[name])
   input.is_active = form.is_active === 'on'
+  // The ticked channels; whether each is the user's is the repository's check, as for the API.
+  const prefix = channelFieldName('')
+  input.notification_channel_ids = Object.keys(form).filter((name) => name.startsWith(prefix) && form[name] === 'on').map((name) => name.slice(prefix.length))
   return input
 }
 

@@ -1,6 +1,6 @@
 // The dashboard end to end in real headless Chromium (Debian's /usr/bin/chromium via playwright-core): sign in,
 // create a monitor and see it checked against a local target, create a key and use it, delete it and see the API
-// refuse it, sign out. Screenshots of each page go to test-output/screenshots/ (git-ignored).
+// refuse it, make a webhook channel, send it a test that arrives signed and have the monitor notify it, sign out. Screenshots of each page go to test-output/screenshots/ (git-ignored).
 import { existsSync, mkdirSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -12,6 +12,7 @@ import { hashPassword } from '../../src/auth/passwords.ts'
 import { createUser, setPasswordHash } from '../../src/repositories/users.ts'
 import { buildTestApp, tempDir, testConfig, until } from '../helper.ts'
 import { targetServer } from '../support/target-server.ts'
+import { webhookReceiver } from '../support/webhook-receiver.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const SCREENSHOTS = fileURLToPath(new URL('../../test-output/screenshots/', import.meta.url))
@@ -141,6 +142,49 @@ t.test('a person runs Pingward from the dashboard, without curl', { skip }, asyn
   await shot('10-api-key-deleted')
   t.equal((await api(key)).status, 401, 'the deleted key is refused at once')
 
+  // Settings, then Notifications: a webhook channel to a local receiver, its signing secret shown once, a test
+  // that arrives signed, the delivery log with the attempt; then the monitor's form chooses the channel.
+  const secrets: string[] = []
+  const receiver = await webhookReceiver(t, { verifyWith: () => secrets })
+  await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Notifications' }).click()
+  t.equal(await heading(), 'Notifications')
+  await page.getByRole('link', { name: 'Webhook', exact: true }).click()
+  t.equal(await heading(), 'New Webhook channel')
+  await page.getByLabel('Name').fill('e2e hook')
+  await page.getByLabel('URL').fill('ftp://example.com/hook')
+  await page.getByRole('button', { name: 'Create channel' }).click()
+  t.equal(await page.locator('[id="new-channel-config/url-error"]').textContent(), 'URL must be an absolute http or https URL of at most 2048 characters')
+  await shot('11-channel-validation')
+  await page.getByLabel('URL').fill(`${receiver.url}/hook`)
+  await page.getByRole('button', { name: 'Create channel' }).click()
+  await page.waitForURL(/\/settings\/notifications\/[0-9a-f-]{36}\?notice=channel-created$/)
+  const secret = await page.locator('#new-secret-value').inputValue()
+  t.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+  t.equal(await page.evaluate(() => document.activeElement?.id), 'new-secret', 'focus lands on the secret')
+  secrets.push(secret)
+  await shot('12-channel-created')
+
+  await page.getByRole('button', { name: 'Send a test to e2e hook' }).click()
+  t.match(await page.locator('#test-result').textContent(), /^Test delivered: HTTP 204, in \d+ ms\.$/)
+  t.equal(receiver.received.length, 1)
+  t.same(receiver.received[0].verifiedWith, [secret], 'signed with the secret shown (standardwebhooks verifies it)')
+  t.equal(await page.locator('#new-secret-value').count(), 0, 'the secret is not shown again')
+  t.equal(await page.locator('table.deliveries tbody tr').count(), 1, 'in the delivery log')
+  t.match(await page.locator('ol.attempts li').textContent(), /: HTTP 204, \d+ ms$/, 'with its attempt')
+  await shot('13-channel-tested')
+  await page.setViewportSize({ width: 375, height: 800 })
+  t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the channel page fits 375 px')
+  await shot('14-channel-phone')
+  await page.setViewportSize({ width: 1280, height: 900 })
+
+  await page.getByRole('link', { name: 'Monitors' }).first().click()
+  await page.getByRole('link', { name: 'Edit Local target' }).click()
+  await page.getByLabel('e2e hook').check()
+  await page.getByRole('button', { name: 'Save' }).click()
+  await page.waitForURL(/notice=monitor-saved$/)
+  t.match(await page.locator('.facts').textContent(), 'Notifiese2e hook', 'the monitor notifies the channel')
+  await shot('15-monitor-notifies')
+
   // Sign out ends the session on the server, not only in this browser.
   const session = (await browser.cookies(base)).find((c) => c.name === 'pw_session')!
   t.equal(session.httpOnly, true)
@@ -148,7 +192,7 @@ t.test('a person runs Pingward from the dashboard, without curl', { skip }, asyn
   await page.getByRole('button', { name: 'Sign out' }).click()
   await page.waitForURL(/\/sign-in\?notice=signed-out$/)
   t.match(await page.getByRole('status').textContent(), 'You have signed out.')
-  await shot('11-signed-out')
+  await shot('16-signed-out')
   const reuse = await fetch(`${base}/`, { headers: { cookie: `pw_session=${session.value}` }, redirect: 'manual' })
   t.equal(reuse.status, 303, 'the old session cookie no longer signs anyone in')
   t.equal(reuse.headers.get('location'), '/sign-in?next=%2F')

@@ -1,10 +1,12 @@
 // The monitor form of the dashboard (create on the monitors page, edit on its own page).
 import { HTTP_METHODS, MONITOR_DEFAULTS } from '../../domain/vocabulary.ts'
 import type { Monitor } from '../../schemas/monitor.ts'
+import type { NotificationChannel } from '../../schemas/notification-channel.ts'
 import type { FieldError } from '../../http/validation.ts'
-import type { FormFields } from '../form-input.ts'
-import { checkboxField, errorSummary, inputField, selectField } from './forms.ts'
+import { channelFieldName, type FormFields } from '../form-input.ts'
+import { checkboxField, checkboxGroup, errorSummary, inputField, selectField } from './forms.ts'
 import { html, type SafeHtml } from '../html.ts'
+import { typeName } from './channel-form.ts'
 import { csrfField } from './layout.ts'
 
 const MONITOR_LABELS: Record<string, string> = {
@@ -17,6 +19,7 @@ const MONITOR_LABELS: Record<string, string> = {
   failure_threshold: 'Failures before down',
   recovery_threshold: 'Successes before up',
   is_active: 'Active (checked on schedule)',
+  notification_channel_ids: 'Notification channels',
 }
 
 const ADVANCED = ['method', 'expected_status', 'interval_minutes', 'timeout_seconds', 'failure_threshold', 'recovery_threshold']
@@ -38,7 +41,9 @@ export function defaultMonitorValues (): FormFields {
 }
 
 export function monitorValues (m: Monitor): FormFields {
+  const channels = Object.fromEntries(m.notification_channel_ids.map((id) => [channelFieldName(id), 'on']))
   return {
+    ...channels,
     name: m.name,
     url: m.url,
     method: m.method,
@@ -51,6 +56,31 @@ export function monitorValues (m: Monitor): FormFields {
   }
 }
 
+/**
+ * Which channels the monitor notifies: one checkbox per channel of the user's. A channel for every monitor is
+ * shown ticked and cannot be unticked here; if the monitor also chose it, that choice is kept (hidden), so it
+ * still holds should the channel stop covering every monitor.
+ */
+function channelChoices (common: { form: string, error: FieldError | null }, channels: NotificationChannel[], values: FormFields): SafeHtml {
+  if (channels.length === 0) {
+    return html`<p class="hint">No notification channels yet: <a href="/settings/notifications">add one</a> to be told when this monitor goes down.</p>`
+  }
+  const chosen = (c: NotificationChannel) => values[channelFieldName(c.id)] === 'on'
+  return html`${checkboxGroup({
+    ...common,
+    name: 'notification_channel_ids',
+    label: MONITOR_LABELS.notification_channel_ids,
+    hint: 'Who is told when this monitor goes down and when it is up again.',
+    options: channels.map((c) => ({
+      name: channelFieldName(c.id),
+      label: c.name,
+      checked: c.all_monitors || chosen(c),
+      disabled: c.all_monitors,
+      note: [typeName(c.type), c.all_monitors && 'covers every monitor', !c.is_active && 'off'].filter(Boolean).join(', '),
+    })),
+  })}${channels.filter((c) => c.all_monitors && chosen(c)).map((c) => html`<input type="hidden" name="${channelFieldName(c.id)}" value="on">`)}`
+}
+
 export function monitorForm (options: {
   id: string
   action: string
@@ -60,6 +90,8 @@ export function monitorForm (options: {
   error: FieldError | null
   /** Put the less common fields in a closed <details> (unless one of them is in error). */
   collapseAdvanced: boolean
+  /** The user's notification channels, to choose from. */
+  channels: NotificationChannel[]
 }): SafeHtml {
   const { id, values, error } = options
   const common = { form: id, error }
@@ -83,6 +115,7 @@ ${inputField({ ...common, name: 'url', label: MONITOR_LABELS.url, type: 'url', v
 ${options.collapseAdvanced
   ? html`<details${open ? html` open` : ''}><summary>More settings</summary>${advanced}</details>`
   : html`<fieldset><legend>Check settings</legend>${advanced}</fieldset>`}
+${channelChoices(common, options.channels, values)}
 ${checkboxField({ ...common, name: 'is_active', label: MONITOR_LABELS.is_active, checked: values.is_active === 'on' })}
 <p class="actions"><button type="submit" class="primary">${options.submit}</button></p>
 </form>`

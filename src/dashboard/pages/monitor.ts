@@ -3,6 +3,7 @@
 import type { Check } from '../../schemas/check.ts'
 import type { Incident } from '../../schemas/incident.ts'
 import type { Monitor } from '../../schemas/monitor.ts'
+import type { NotificationChannel } from '../../schemas/notification-channel.ts'
 import type { UptimeWindow } from '../../repositories/check-stats.ts'
 import { responseTimeChart } from '../charts.ts'
 import type { FormFields } from '../form-input.ts'
@@ -36,6 +37,13 @@ function checkRows (checks: Check[]): SafeHtml {
 <td>${c.status_code ?? html`<span class="muted">none</span>`}</td><td>${c.response_time_ms} ms</td><td>${c.error_message ?? ''}</td></tr>`)}</tbody></table></div>`
 }
 
+/** The channels told of this monitor's incidents: those for every monitor and those it chose. */
+function notified (m: Monitor, channels: NotificationChannel[]): SafeHtml {
+  const told = channels.filter((c) => c.all_monitors || m.notification_channel_ids.includes(c.id))
+  if (told.length === 0) return html`<span class="muted">Nobody</span>`
+  return html`${told.map((c, i) => html`${i > 0 && ', '}<a href="/settings/notifications/${c.id}">${c.name}</a>${!c.is_active && ' (off)'}`)}`
+}
+
 export function monitorPage (context: PageContext, options: {
   monitor: Monitor
   checks: Check[]
@@ -44,6 +52,7 @@ export function monitorPage (context: PageContext, options: {
   pageSize: number
   before?: string
   notice?: string
+  channels: NotificationChannel[]
 }): SafeHtml {
   const { monitor: m, checks } = options
   const oldest = checks[checks.length - 1]
@@ -60,6 +69,7 @@ ${rowActionForm(context.csrfToken, `/monitors/${m.id}`)}
 <div><dt>Timeout</dt><dd>${m.timeout_seconds} s</dd></div>
 <div><dt>Down after</dt><dd>${m.failure_threshold} failed ${m.failure_threshold === 1 ? 'check' : 'checks'}</dd></div>
 <div><dt>Up again after</dt><dd>${m.recovery_threshold} ${m.recovery_threshold === 1 ? 'success' : 'successes'}</dd></div>
+<div><dt>Notifies</dt><dd>${notified(m, options.channels)}</dd></div>
 </dl>
 <section aria-labelledby="uptime-title"><h2 id="uptime-title">Uptime</h2>
 <div class="stats">${uptimeBox('Last 24 hours', options.uptime.day)}${uptimeBox('Last 7 days', options.uptime.week)}</div></section>
@@ -75,11 +85,16 @@ ${checks.length === 0
   return page({ title: m.name, context, section: 'monitors', notice: options.notice, body })
 }
 
-export function editMonitorPage (context: PageContext, options: { monitor: Monitor, values: FormFields, error: FieldError | null }): SafeHtml {
+export function editMonitorPage (context: PageContext, options: {
+  monitor: Monitor
+  values: FormFields
+  error: FieldError | null
+  channels: NotificationChannel[]
+}): SafeHtml {
   const { monitor: m } = options
   const body = html`<p class="crumbs"><a href="/">Monitors</a> / <a href="/monitors/${m.id}">${m.name}</a> /</p>
 <h1>Edit ${m.name}</h1>
-${monitorForm({ id: 'edit-monitor', action: `/monitors/${m.id}/edit`, submit: 'Save', csrfToken: context.csrfToken, values: options.values, error: options.error, collapseAdvanced: false })}
+${monitorForm({ id: 'edit-monitor', action: `/monitors/${m.id}/edit`, submit: 'Save', csrfToken: context.csrfToken, values: options.values, error: options.error, collapseAdvanced: false, channels: options.channels })}
 <p><a href="/monitors/${m.id}">Cancel</a></p>`
   return page({ title: `Edit ${m.name}`, context, section: 'monitors', body })
 }

@@ -2,6 +2,7 @@
 // Built for 1,000 monitors: one row is small, and the per-row actions share one hidden form (one CSRF field).
 import { MONITOR_STATUSES } from '../../domain/vocabulary.ts'
 import type { MonitorListItem } from '../../schemas/monitor.ts'
+import type { NotificationChannel } from '../../schemas/notification-channel.ts'
 import type { SparkPoint } from '../../repositories/check-stats.ts'
 import { sparkline } from '../charts.ts'
 import type { FormFields } from '../form-input.ts'
@@ -49,6 +50,7 @@ export function monitorsPage (context: PageContext, options: {
   notice?: string
   values: FormFields
   error: FieldError | null
+  channels: NotificationChannel[]
 }): SafeHtml {
   const { monitors, sparks, filter, error } = options
   const counts: Record<string, number> = { down: 0, pending: 0, up: 0, paused: 0 }
@@ -61,7 +63,7 @@ export function monitorsPage (context: PageContext, options: {
   const body = html`<h1>Monitors</h1>
 <section class="panel" aria-labelledby="add-title">
 <details${adding ? html` open` : ''}><summary><h2 id="add-title">Add a monitor</h2></summary>
-${monitorForm({ id: 'new-monitor', action: '/monitors', submit: 'Add monitor', csrfToken: context.csrfToken, values: options.values, error, collapseAdvanced: true })}
+${monitorForm({ id: 'new-monitor', action: '/monitors', submit: 'Add monitor', csrfToken: context.csrfToken, values: options.values, error, collapseAdvanced: true, channels: options.channels })}
 </details>
 </section>
 ${monitors.length === 0

@@ -4,6 +4,8 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { HttpError } from '../../http/error-catalog.ts'
+import { InvalidInputError } from '../../domain/errors.ts'
+import type { FieldError } from '../../http/validation.ts'
 import { parseCreateMonitor, parseUpdateMonitor, type FormFields } from '../form-input.ts'
 import { defaultMonitorValues, monitorValues } from '../pages/monitor-form.ts'
 import { editMonitorPage, monitorPage } from '../pages/monitor.ts'
@@ -12,6 +14,7 @@ import { localPath, pageContext, seeOther, sendPage } from '../respond.ts'
 import { recentChecksByMonitor, uptimeSummary } from '../../repositories/check-stats.ts'
 import { listChecks, MAX_CHECKS_PER_PAGE } from '../../repositories/checks.ts'
 import { listIncidents } from '../../repositories/incidents.ts'
+import { listChannels } from '../../repositories/notification-channels.ts'
 import {
   createMonitor, deleteMonitor, findMonitor, listMonitors, updateMonitor,
 } from '../../repositories/monitors.ts'
@@ -35,21 +38,29 @@ const Form = Type.Record(Type.String(), Type.String())
 
 const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: boolean }> = async (app, { allowPrivateTargets }) => {
   const userOf = (request: { session: { userId: string } | null }) => request.session!.userId
+  /** A channel the user may not choose is the repository's refusal (in the write's transaction): shown on the form. */
+  const refusal = (err: unknown): FieldError => {
+    if (err instanceof InvalidInputError) return { field: err.field, message: err.message }
+    throw err
+  }
 
   async function renderList (
     request: FastifyRequest, reply: FastifyReply,
-    options: { status?: MonitorStatus, notice?: string, values?: FormFields, error?: ReturnType<typeof parseCreateMonitor> }
+    options: { status?: MonitorStatus, notice?: string, values?: FormFields, error?: FieldError }
   ) {
     const userId = userOf(request)
-    // Two queries whatever the number of monitors: the list, and every sparkline at once.
-    const [monitors, sparks] = await Promise.all([listMonitors(app.db, { userId }), recentChecksByMonitor(app.db, userId)])
+    // Three queries whatever the number of monitors: the list, every sparkline at once, and the channels.
+    const [monitors, sparks, channels] = await Promise.all([
+      listMonitors(app.db, { userId }), recentChecksByMonitor(app.db, userId), listChannels(app.db, userId),
+    ])
     const page = monitorsPage(pageContext(app, request, reply), {
       monitors,
       sparks,
       filter: options.status,
       notice: options.notice,
       values: options.values ?? defaultMonitorValues(),
-      error: options.error && !options.error.ok ? options.error.error : null,
+      error: options.error ?? null,
+      channels,
     })
     return sendPage(reply, page, options.error ? 400 : 200)
   }
@@ -59,42 +70,54 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
 
   app.post('/monitors', { schema: { hide: true, body: Form } }, async (request, reply) => {
     const result = parseCreateMonitor(request.body, allowPrivateTargets)
-    if (!result.ok) return renderList(request, reply, { values: request.body, error: result })
-    const monitor = await createMonitor(app.db, userOf(request), result.value, app.clock())
+    if (!result.ok) return renderList(request, reply, { values: request.body, error: result.error })
+    let monitor
+    try {
+      monitor = await createMonitor(app.db, userOf(request), result.value, app.clock())
+    } catch (err) {
+      return renderList(request, reply, { values: request.body, error: refusal(err) })
+    }
     return seeOther(reply, `/monitors/${monitor.id}?notice=monitor-created`)
   })
 
   app.get('/monitors/:id', { schema: { hide: true, params: MonitorIdParams, querystring: MonitorQuery } }, async (request, reply) => {
-    const monitor = await findMonitor(app.db, { userId: userOf(request) }, request.params.id)
+    const userId = userOf(request)
+    const monitor = await findMonitor(app.db, { userId }, request.params.id)
     if (!monitor) throw notFound()
     const { before } = request.query
-    const [checks, incidents, uptime] = await Promise.all([
+    const [checks, incidents, uptime, channels] = await Promise.all([
       listChecks(app.db, monitor.id, { limit: MAX_CHECKS_PER_PAGE, before }),
       listIncidents(app.db, monitor.id, { limit: INCIDENTS_SHOWN }),
       uptimeSummary(app.db, monitor.id, app.clock()),
+      listChannels(app.db, userId),
     ])
     const page = monitorPage(pageContext(app, request, reply), {
-      monitor, checks, incidents, uptime, before, pageSize: MAX_CHECKS_PER_PAGE, notice: request.query.notice,
+      monitor, checks, incidents, uptime, before, pageSize: MAX_CHECKS_PER_PAGE, notice: request.query.notice, channels,
     })
     return sendPage(reply, page)
   })
 
-  app.get('/monitors/:id/edit', { schema: { hide: true, params: MonitorIdParams } }, async (request, reply) => {
-    const monitor = await findMonitor(app.db, { userId: userOf(request) }, request.params.id)
+  async function renderEdit (request: FastifyRequest, reply: FastifyReply, id: string, values?: FormFields, error?: FieldError) {
+    const userId = userOf(request)
+    const [monitor, channels] = await Promise.all([findMonitor(app.db, { userId }, id), listChannels(app.db, userId)])
     if (!monitor) throw notFound()
-    return sendPage(reply, editMonitorPage(pageContext(app, request, reply), { monitor, values: monitorValues(monitor), error: null }))
-  })
+    const page = editMonitorPage(pageContext(app, request, reply), { monitor, values: values ?? monitorValues(monitor), error: error ?? null, channels })
+    return sendPage(reply, page, error ? 400 : 200)
+  }
+
+  app.get('/monitors/:id/edit', { schema: { hide: true, params: MonitorIdParams } }, async (request, reply) =>
+    renderEdit(request, reply, request.params.id))
 
   app.post('/monitors/:id/edit', { schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
     const userId = userOf(request)
     const result = parseUpdateMonitor(request.body, allowPrivateTargets)
-    if (!result.ok) {
-      const monitor = await findMonitor(app.db, { userId }, request.params.id)
-      if (!monitor) throw notFound()
-      const page = editMonitorPage(pageContext(app, request, reply), { monitor, values: request.body, error: result.error })
-      return sendPage(reply, page, 400)
+    if (!result.ok) return renderEdit(request, reply, request.params.id, request.body, result.error)
+    let monitor
+    try {
+      monitor = await updateMonitor(app.db, userId, request.params.id, result.value, app.clock())
+    } catch (err) {
+      return renderEdit(request, reply, request.params.id, request.body, refusal(err))
     }
-    const monitor = await updateMonitor(app.db, userId, request.params.id, result.value, app.clock())
     if (!monitor) throw notFound()
     return seeOther(reply, `/monitors/${monitor.id}?notice=monitor-saved`)
   })
