@@ -23,10 +23,10 @@ interface ChannelRoutesOptions {
 }
 
 const NOT_FOUND = 'Notification channel not found'
-export const channelNotFound = () => new HttpError(404, NOT_FOUND)
+const channelNotFound = () => new HttpError(404, NOT_FOUND)
 
 /** The error responses of a channel route, its 404 said of channels. */
-export function channelErrors (...statuses: Parameters<typeof errorResponses>) {
+function channelErrors (...statuses: Parameters<typeof errorResponses>) {
   const responses = errorResponses(...statuses)
   if (responses[404]) {
     responses[404] = { ...responses[404], description: 'No such notification channel for this caller', examples: [{ error: NOT_FOUND }] }

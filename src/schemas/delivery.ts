@@ -21,7 +21,7 @@ const deliveryFields = {
 
 export const DeliverySchema = Type.Object(deliveryFields, { $id: 'Delivery', title: 'Delivery', additionalProperties: false })
 
-export const AttemptSchema = Type.Object({
+const AttemptSchema = Type.Object({
   at: Timestamp('When the attempt started'),
   status_code: Nullable(Type.Integer({ description: 'HTTP status received; null when no response arrived' })),
   duration_ms: Type.Integer({ minimum: 0, description: 'Milliseconds until the answer (or the failure)' }),

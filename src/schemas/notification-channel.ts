@@ -116,7 +116,7 @@ export function secretFields (type: ChannelType): string[] {
 const MASK_MIN_LENGTH = 12
 
 /** `…` and the last 4 characters of a secret (only `…` for one shorter than 12 characters). */
-export const maskSecret = (value: string): string => value.length >= MASK_MIN_LENGTH ? `…${value.slice(-4)}` : '…'
+const maskSecret = (value: string): string => value.length >= MASK_MIN_LENGTH ? `…${value.slice(-4)}` : '…'
 
 /** The config as responses show it: every secret field masked. */
 export function maskConfig (type: ChannelType, config: Record<string, unknown>): Record<string, unknown> {

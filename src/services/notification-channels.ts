@@ -17,10 +17,10 @@ import {
 } from '../schemas/notification-channel.ts'
 
 /** How long the replaced secret still signs after a rotation, so receivers can switch without losing a message. */
-export const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000
+const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000
 
 /** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
-export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`
+const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`
 
 /** Refuses a config URL the sender could never reach or may not reach, naming the field (`body/config/url`). */
 function assertConfigTargets (type: ChannelType, config: Record<string, unknown>, allowPrivateTargets: boolean): void {
