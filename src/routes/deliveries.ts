@@ -36,7 +36,8 @@ const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['notifications'],
       summary: 'Retry a delivery',
       description: 'Makes the delivery due now, whatever its status (`dead` ones too; a `delivered` one is sent again), ' +
-        'keeping its attempts. Answers 202 with it, `pending`: the delivery worker sends it within about a second.',
+        'keeping its attempts. Answers 202 with it, `pending`: the delivery worker sends it within about a second, once its ' +
+        'channel is active (a channel turned off by 410 Gone is turned on with `is_active: true`).',
       operationId: 'retryDelivery',
       params: DeliveryIdParams,
       response: { 202: { ...DeliveryEnvelope, description: 'The delivery, due now' }, ...deliveryErrors(400, 403, 404, 413, 415) },

@@ -135,7 +135,8 @@ const channelRoutes: FastifyPluginAsyncTypebox<ChannelRoutesOptions> = async (ap
       tags: ['notifications'],
       summary: 'Send a test event',
       description: 'Writes a `test` event for this channel alone (whatever its `events` and `is_active`) and makes its first ' +
-        'attempt at once; answers with the delivery after that attempt. A failed attempt is retried like any other.',
+        'attempt at once (at most 15 s); answers with the delivery after that attempt. A failed attempt is retried like any other ' +
+        'while the channel is active.',
       operationId: 'testNotificationChannel',
       params: ChannelIdParams,
       response: { 200: { ...DeliveryEnvelope, description: 'The test delivery after its first attempt' }, ...channelErrors(400, 403, 404, 413, 415) },

@@ -187,7 +187,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description Writes a `test` event for this channel alone (whatever its `events` and `is_active`) and makes its first attempt at once; answers with the delivery after that attempt. A failed attempt is retried like any other.
+         * @description Writes a `test` event for this channel alone (whatever its `events` and `is_active`) and makes its first attempt at once (at most 15 s); answers with the delivery after that attempt. A failed attempt is retried like any other while the channel is active.
          */
         post: operations["testNotificationChannel"];
         delete?: never;
@@ -267,7 +267,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a delivery
-         * @description Makes the delivery due now, whatever its status (`dead` ones too; a `delivered` one is sent again), keeping its attempts. Answers 202 with it, `pending`: the delivery worker sends it within about a second.
+         * @description Makes the delivery due now, whatever its status (`dead` ones too; a `delivered` one is sent again), keeping its attempts. Answers 202 with it, `pending`: the delivery worker sends it within about a second, once its channel is active (a channel turned off by 410 Gone is turned on with `is_active: true`).
          */
         post: operations["retryDelivery"];
         delete?: never;
