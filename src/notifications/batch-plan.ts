@@ -3,7 +3,7 @@ import type { QueuedDelivery } from '../repositories/delivery-queue.ts'
 import type { Message, ToldEvent } from './channels/types.ts'
 
 /** More events than this for one channel within a minute are a storm: the rest go as one digest. */
-const STORM_LIMIT = 10
+export const STORM_LIMIT = 10
 const DIGEST_WINDOW_MS = 60_000
 
 export interface PlannedSend { message: Message, deliveries: QueuedDelivery[] }

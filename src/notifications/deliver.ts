@@ -4,12 +4,13 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/client.ts'
 import { systemClock, type Clock } from '../runtime/clock.ts'
 import type { Config } from '../runtime/config.ts'
+import { CHANNEL_TYPES } from '../domain/vocabulary.ts'
 import {
-  deliveryState, disableChannel, leaseChannel, postponeDeliveries, queuedChannel, recordAttempts, releaseChannel,
-  takeDelivery, takeDueDeliveries, type AttemptRecord, type QueuedChannel, type QueuedDelivery,
+  deliveryState, disableChannel, heldDigestAt, leaseChannel, postponeDeliveries, queuedChannel, recordAttempts, releaseChannel,
+  takeDelivery, type AttemptRecord, type ClaimedChannel, type QueuedChannel, type QueuedDelivery,
 } from '../repositories/delivery-queue.ts'
 import { nextAttemptAt } from './backoff.ts'
-import { planBatch, type PlannedSend } from './batch-plan.ts'
+import { planBatch, STORM_LIMIT, type PlannedSend } from './batch-plan.ts'
 import { CHANNEL_ADAPTERS } from './channels/index.ts'
 import type { SendContext } from './channels/types.ts'
 import { createHttpSender, SEND_TIMEOUT_MS } from './http-sender.ts'
@@ -23,7 +24,12 @@ export interface DeliveryOptions {
   log?: FastifyBaseLogger
   /** For the jitter of retries (tests pass a fixed one). */
   random?: () => number
+  /** Records attempts (a worker's batches the records of its channels into shared statements); recordAttempts at once otherwise. */
+  recorder?: AttemptRecorder
 }
+
+/** Records a message's attempts, and gives its channel back with them when `release` says so; returns the ids recorded. */
+export type AttemptRecorder = (records: Array<AttemptRecord & { lease: Date }>, release?: { channelId: string, lease: Date }) => Promise<Set<string>>
 
 /**
  * The options of the process's deliveries, from its config. Its transport keeps connections: the caller
@@ -47,53 +53,67 @@ export function deliveryOptionsFromConfig (config: Config, log?: FastifyBaseLogg
 export const CHANNEL_LEASE_MS = 60_000
 const LEASE_MARGIN_MS = SEND_TIMEOUT_MS + 10_000
 /** Deliveries taken per turn of a channel; the rest are taken at its next turn. */
-const BATCH_SIZE = 50
+export const BATCH_SIZE = 50
 
 /** A worker's stop: `stop` ends a channel's turn after the message in flight, `abort` cuts that message short. */
 export interface StopSignals { stop: AbortSignal, abort: AbortSignal }
 
+/** Channel types whose receivers are people: their deliveries are ranked for storms when claimed. */
+export const PEOPLE_CHANNEL_TYPES = CHANNEL_TYPES.filter((type) => CHANNEL_ADAPTERS[type].forPeople)
+
 /**
- * Sends what is due to a channel this worker holds (`lease`), in order, one message at a time; records
- * each attempt; gives the channel back. A receiver that seems away (no answer, 408, 429, 5xx) gets nothing
- * more this turn: the rest wait for the failed one's retry. What a stop leaves unsent stays due (an
- * aborted message is not recorded: it is sent again). Returns how many deliveries were attempted.
+ * Sends what a worker took of a channel it holds (claimChannels), in order, one message at a time;
+ * records each attempt; gives the channel back (with the last attempt, in the same statement). A receiver
+ * that seems away (no answer, 408, 429, 5xx) gets nothing more this turn: the rest wait for the failed
+ * one's retry. What a stop leaves unsent stays due (an aborted message is not recorded: it is sent
+ * again). Returns how many deliveries were attempted.
  */
-export async function deliverChannel (
-  db: Database, channelId: string, lease: Date, options: DeliveryOptions, signals?: StopSignals
-): Promise<number> {
+export async function deliverChannel (db: Database, claimed: ClaimedChannel, options: DeliveryOptions, signals?: StopSignals): Promise<number> {
   const clock = options.clock ?? systemClock
+  const { channel, lease, deliveries } = claimed
+  /** Taken and neither tried nor put off yet: released (due as they were) if the turn ends early. */
+  const untried = new Set(deliveries.map((d) => d.id))
+  const putOff = async (ids: string[], until: Date) => {
+    await postponeDeliveries(db, lease, ids, until)
+    for (const id of ids) untried.delete(id)
+  }
+  let released = false
   let attempted = 0
   try {
-    const channel = await queuedChannel(db, channelId, clock())
-    if (!channel) return 0
     const adapter = CHANNEL_ADAPTERS[channel.type]
     const now = clock()
-    const { deliveries, heldUntil } = await takeDueDeliveries(db, channelId, lease, now, { limit: BATCH_SIZE, storms: adapter.forPeople })
+    const heldUntil = adapter.forPeople && deliveries.some((d) => d.stormRank > STORM_LIMIT) ? await heldDigestAt(db, channel.id, now) : null
     const plan = planBatch(deliveries, { forPeople: adapter.forPeople, now, heldUntil })
-    for (const held of plan.held) await postponeDeliveries(db, lease, held.deliveries.map((d) => d.id), held.until)
+    for (const held of plan.held) await putOff(held.deliveries.map((d) => d.id), held.until)
     /** Incidents whose message failed this turn, with its retry: their later events wait for it. */
     const blocked = new Map<string, Date>()
     for (const [index, send] of plan.sends.entries()) {
       if (signals?.stop.aborted || clock().getTime() + LEASE_MARGIN_MS > lease.getTime()) break
       const waitFor = send.deliveries.map((d) => d.incidentId && blocked.get(d.incidentId)).find(Boolean)
       if (waitFor) {
-        await postponeDeliveries(db, lease, send.deliveries.map((d) => d.id), waitFor)
+        await putOff(send.deliveries.map((d) => d.id), waitFor)
         continue
       }
-      const outcome = await sendAndRecord(db, channel, send, lease, options, signals?.abort)
-      if (outcome === 'aborted') break
+      for (const d of send.deliveries) untried.delete(d.id)
+      // The turn's last message gives the channel back with its record, in one statement.
+      const last = untried.size === 0 && index === plan.sends.length - 1
+      const outcome = await sendAndRecord(db, channel, send, lease, options, signals?.abort, last)
+      if (outcome === 'aborted') {
+        for (const d of send.deliveries) untried.add(d.id)
+        break
+      }
+      released = last
       attempted += send.deliveries.length
       if (outcome === 'delivered') continue
       if (outcome === 'gone') break
       for (const d of send.deliveries) if (d.incidentId) blocked.set(d.incidentId, outcome.retryAt)
       if (outcome.receiverAway) {
-        const rest = plan.sends.slice(index + 1).flatMap((s) => s.deliveries.map((d) => d.id))
-        await postponeDeliveries(db, lease, rest, outcome.retryAt)
+        await putOff(plan.sends.slice(index + 1).flatMap((s) => s.deliveries.map((d) => d.id)), outcome.retryAt)
         break
       }
     }
   } finally {
-    await releaseChannel(db, channelId, lease)
+    if (!released) await releaseChannel(db, channel.id, lease, untried.size > 0)
   }
   return attempted
 }
@@ -102,7 +122,7 @@ type Outcome = 'delivered' | 'gone' | 'aborted' | { retryAt: Date, receiverAway:
 
 /** Renders and sends one message, records the attempt on each of its deliveries; a 410 turns the channel off. */
 async function sendAndRecord (
-  db: Database, channel: QueuedChannel, send: PlannedSend, lease: Date, options: DeliveryOptions, signal?: AbortSignal
+  db: Database, channel: QueuedChannel, send: PlannedSend, lease: Date, options: DeliveryOptions, signal?: AbortSignal, release = false
 ): Promise<Outcome> {
   const clock = options.clock ?? systemClock
   const started = clock()
@@ -144,8 +164,12 @@ async function sendAndRecord (
     outcome = { retryAt: retryAt ?? now, receiverAway: code === null || code === 408 || code === 429 || code >= 500 }
     records = send.deliveries.map((d) => ({ id: d.id, status: retryAt ? 'failed' : 'dead', nextAttemptAt: retryAt, entry: entry(d) }))
   }
-  const recorded = await recordAttempts(db, lease, records)
-  if (recorded < records.length) options.log?.warn({ channelId: channel.id, deliveries: ids }, 'delivery: the lease ran out before the attempt was recorded')
+  const leased = records.map((r) => ({ ...r, lease }))
+  const releasing = release ? { channelId: channel.id, lease } : undefined
+  const recorded = options.recorder
+    ? await options.recorder(leased, releasing)
+    : await recordAttempts(db, leased, releasing && [releasing])
+  if (recorded.size < records.length) options.log?.warn({ channelId: channel.id, deliveries: ids }, 'delivery: the lease ran out before the attempt was recorded')
   if (outcome === 'gone') {
     await disableChannel(db, channel.id, `The receiver answered 410 Gone on ${started.toISOString()}: the channel was turned off. Turn it on again to resume.`, now)
     options.log?.info({ channelId: channel.id }, 'delivery: 410 Gone, channel turned off')

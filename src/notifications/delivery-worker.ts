@@ -1,12 +1,16 @@
 // The delivery worker of a checker process: claims channels with due deliveries and sends to them, a bounded
 // number at once; stop() lets what is in flight finish briefly, then gives the rest back.
+import { setMaxListeners } from 'node:events'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/client.ts'
 import { isDatabaseUnavailable } from '../db/unavailable.ts'
-import { claimChannels, releaseChannel } from '../repositories/delivery-queue.ts'
+import { claimChannels, releaseChannel, type ClaimedChannel } from '../repositories/delivery-queue.ts'
 import { systemClock, type Clock } from '../runtime/clock.ts'
 import type { Config } from '../runtime/config.ts'
-import { CHANNEL_LEASE_MS, deliverChannel, deliveryOptionsFromConfig, type DeliveryOptions } from './deliver.ts'
+import { attemptBatcher } from './attempt-batcher.ts'
+import {
+  BATCH_SIZE, CHANNEL_LEASE_MS, deliverChannel, deliveryOptionsFromConfig, PEOPLE_CHANNEL_TYPES, type DeliveryOptions,
+} from './deliver.ts'
 
 export interface DeliveryWorkerOptions extends DeliveryOptions {
   db: Database
@@ -23,7 +27,7 @@ export interface DeliveryWorkerOptions extends DeliveryOptions {
 }
 
 export class DeliveryWorker {
-  private readonly inFlight = new Map<string, { lease: Date, done: Promise<void> }>()
+  private readonly inFlight = new Map<string, { done: Promise<void> }>()
   private readonly stopping = new AbortController()
   private readonly aborting = new AbortController()
   private running = false
@@ -31,8 +35,14 @@ export class DeliveryWorker {
   private wake: (() => void) | undefined
   private readonly clock: Clock
 
-  constructor (private readonly options: DeliveryWorkerOptions) {
+  private readonly options: DeliveryWorkerOptions
+
+  constructor (options: DeliveryWorkerOptions) {
+    // The attempts of all its channels are recorded in shared statements.
+    this.options = { recorder: attemptBatcher(options.db), ...options }
     this.clock = options.clock ?? systemClock
+    // Every send in flight listens to it (up to the concurrency), and removes its listener when done.
+    setMaxListeners(0, this.aborting.signal)
   }
 
   start (): void {
@@ -45,8 +55,10 @@ export class DeliveryWorker {
   async tick (): Promise<number> {
     const free = (this.options.concurrency ?? 50) - this.inFlight.size
     if (free <= 0) return 0
-    const claimed = await claimChannels(this.options.db, this.clock(), free, CHANNEL_LEASE_MS)
-    for (const { channelId, lease } of claimed) this.launch(channelId, lease)
+    const claimed = await claimChannels(this.options.db, this.clock(), {
+      limit: free, leaseMs: CHANNEL_LEASE_MS, batchSize: BATCH_SIZE, stormTypes: PEOPLE_CHANNEL_TYPES,
+    })
+    for (const channel of claimed) this.launch(channel)
     return claimed.length
   }
 
@@ -61,19 +73,24 @@ export class DeliveryWorker {
     }
   }
 
-  private launch (channelId: string, lease: Date): void {
+  private launch (claimed: ClaimedChannel): void {
+    const { channel: { id: channelId }, lease } = claimed
     const signals = { stop: this.stopping.signal, abort: this.aborting.signal }
-    const done = deliverChannel(this.options.db, channelId, lease, this.options, signals)
-      .then(() => {}, (err: unknown) => {
-        // The lease runs out and the channel is claimed again: nothing is lost.
+    const done = deliverChannel(this.options.db, claimed, this.options, signals)
+      .then(() => {}, async (err: unknown) => {
         if (isDatabaseUnavailable(err)) this.options.log.warn({ err, channelId }, 'delivery: database unavailable')
         else this.options.log.error({ err, channelId }, 'delivery: sending to a channel failed')
+        // Given back once more (its own release may be what failed); else its lease runs out and the channel
+        // is claimed again: nothing is lost either way.
+        await releaseChannel(this.options.db, channelId, lease).catch((err: unknown) => {
+          this.options.log.warn({ err, channelId }, 'delivery: could not give a channel back; its lease will expire')
+        })
       })
       .finally(() => {
         this.inFlight.delete(channelId)
         this.wake?.()
       })
-    this.inFlight.set(channelId, { lease, done })
+    this.inFlight.set(channelId, { done })
   }
 
   private async run (): Promise<void> {
@@ -114,15 +131,9 @@ export class DeliveryWorker {
       new Promise((resolve) => { timer = setTimeout(resolve, this.options.stopGraceMs ?? 3000) }),
     ])
     clearTimeout(timer)
+    // Each abandoned turn gives its channel back as it ends (deliverChannel, or launch's error path).
     this.aborting.abort()
-    const abandoned = [...this.inFlight.entries()]
-    await Promise.all(abandoned.map(([, c]) => c.done))
-    // deliverChannel releases its channel itself; this covers a release that failed on the way out.
-    for (const [channelId, { lease }] of abandoned) {
-      await releaseChannel(this.options.db, channelId, lease).catch((err: unknown) => {
-        this.options.log.warn({ err, channelId }, 'delivery: could not give a channel back; its lease will expire')
-      })
-    }
+    await Promise.all([...this.inFlight.values()].map((c) => c.done))
     await this.options.transport.close()
   }
 }

@@ -53,30 +53,107 @@ export interface AttemptRecord {
 
 const iso = (date: Date) => date.toISOString()
 
+/** A channel a worker holds, with the due deliveries it took for this turn. */
+export interface ClaimedChannel {
+  channel: QueuedChannel
+  /** The lease's end: the token under which its attempts are recorded. */
+  lease: Date
+  deliveries: QueuedDelivery[]
+}
+
+/** The secrets in effect at `now`: the current one, and the previous one until its 24 h are over. */
+function secretsOf (row: { secret: string | null, previous_secret: string | null, previous_secret_until: unknown }, now: Date): string[] {
+  const until = row.previous_secret_until === null ? null : new Date(row.previous_secret_until as string)
+  return [row.secret, until && until > now ? row.previous_secret : null].filter((secret): secret is string => Boolean(secret))
+}
+
+const STORM_RANK = (channelType: unknown, types: string[]) => sql`case when ${channelType} = any(${`{${types.join(',')}}`}::text[]) then
+  (select count(*) from ${notificationDeliveries} w where w.channel_id = taken.channel_id
+    and w.created_at > taken.created_at - interval '1 minute' and (w.created_at, w.id) <= (taken.created_at, taken.id))::int else 0 end`
+
 /**
- * Claims up to `limit` active channels that have due deliveries and that no worker holds: each gets a
- * lease until `now + leaseMs`, its token (the lease's end) returned. The lease is taken by an UPDATE
- * whose condition is checked again on the locked row, so two workers never both hold a channel.
+ * Claims up to `limit` active channels that have due deliveries and that no worker holds, and takes the
+ * due deliveries of each (up to `batchSize`, oldest event first), in one statement. Each channel gets a
+ * lease until `now + leaseMs`, by an UPDATE whose condition is checked again on the locked row, so two
+ * workers never both hold a channel; its deliveries are marked with the lease. With each resolution comes
+ * its incident's opening when that is not told yet (due or not: a resolution is never told before its
+ * opening). For channels of `stormTypes` (adapters for people), each delivery's storm rank.
  */
-export async function claimChannels (db: Database, now: Date, limit: number, leaseMs: number): Promise<Array<{ channelId: string, lease: Date }>> {
-  const lease = new Date(now.getTime() + leaseMs)
+export async function claimChannels (
+  db: Database, now: Date, options: { limit: number, leaseMs: number, batchSize: number, stormTypes: ChannelType[] }
+): Promise<ClaimedChannel[]> {
+  const lease = new Date(now.getTime() + options.leaseMs)
+  // The channels are found among the oldest due deliveries (the head of the due index), so that a claim
+  // costs the same however many are due. Only when the head holds too few channels that are free (a
+  // backlog of held channels at its front) are all due deliveries grouped, so that no channel waits behind them.
+  const headSize = Math.max(200, options.limit * 4)
+  const FREE_CHANNEL = sql`c.is_active and (c.delivery_lease_until is null or c.delivery_lease_until <= ${iso(now)}::timestamptz)`
   const result = await db.execute(sql`
-    with candidates as (
+    with head as (
+      select channel_id, next_attempt_at from ${notificationDeliveries}
+      where status in ('pending', 'failed') and next_attempt_at <= ${iso(now)}::timestamptz
+      order by next_attempt_at
+      limit ${headSize}
+    ), near as (
+      select h.channel_id, min(h.next_attempt_at) as due
+      from head h join ${notificationChannels} c on c.id = h.channel_id
+      where ${FREE_CHANNEL}
+      group by h.channel_id
+    ), far as (
       select d.channel_id, min(d.next_attempt_at) as due
       from ${notificationDeliveries} d join ${notificationChannels} c on c.id = d.channel_id
-      where d.status in ('pending', 'failed') and d.next_attempt_at <= ${iso(now)}::timestamptz
-        and c.is_active and (c.delivery_lease_until is null or c.delivery_lease_until <= ${iso(now)}::timestamptz)
+      where d.status in ('pending', 'failed') and d.next_attempt_at <= ${iso(now)}::timestamptz and ${FREE_CHANNEL}
+        and (select count(*) from near) < ${options.limit} and (select count(*) from head) = ${headSize}
       group by d.channel_id
+    ), candidates as (
+      select channel_id, min(due) as due from (select * from near union all select * from far) x
+      group by channel_id
       order by due
-      limit ${limit}
+      limit ${options.limit}
+    ), claimed as (
+      update ${notificationChannels} c set delivery_lease_until = ${iso(lease)}::timestamptz
+      from candidates
+      where c.id = candidates.channel_id and c.is_active
+        and (c.delivery_lease_until is null or c.delivery_lease_until <= ${iso(now)}::timestamptz)
+      returning c.id, c.name, c.type, c.config, c.secret, c.previous_secret, c.previous_secret_until
+    ), due as (
+      select due.id from claimed cross join lateral (
+        select id from ${notificationDeliveries}
+        where channel_id = claimed.id and status in ('pending', 'failed') and next_attempt_at <= ${iso(now)}::timestamptz
+        order by next_attempt_at
+        limit ${options.batchSize}) due
+    ), ${OPENINGS}, taken as (
+      -- The state is asked again of the row as it is now: a claim that began before another worker's
+      -- last record committed (and found the channel given back) must not take what that one sent.
+      update ${notificationDeliveries} d set lease_until = ${iso(lease)}::timestamptz
+      where d.status in ('pending', 'failed') and (
+        (d.id in (select id from due) and d.next_attempt_at <= ${iso(now)}::timestamptz) or d.id in (select id from openings))
+      returning d.*
     )
-    update ${notificationChannels} c set delivery_lease_until = ${iso(lease)}::timestamptz
-    from candidates
-    where c.id = candidates.channel_id and c.is_active
-      and (c.delivery_lease_until is null or c.delivery_lease_until <= ${iso(now)}::timestamptz)
-    returning c.id`)
-  return rowsOf<{ id: string }>(result).map((row) => ({ channelId: row.id, lease }))
+    select claimed.id as channel_id, claimed.name, claimed.type as channel_type, claimed.config, claimed.secret,
+      claimed.previous_secret, claimed.previous_secret_until, ${SELECT_TAKEN}, ${STORM_RANK(sql`claimed.type`, options.stormTypes)} as storm_rank
+    from claimed left join (taken join ${notificationEvents} e on e.id = taken.event_id) on taken.channel_id = claimed.id
+    order by claimed.id, e.created_at, e.type = 'incident.resolved', taken.id`)
+  const claimed = new Map<string, ClaimedChannel>()
+  for (const row of rowsOf(result)) {
+    const id = row.channel_id as string
+    let entry = claimed.get(id)
+    if (!entry) {
+      const channel = {
+        id,
+        name: row.name as string,
+        type: row.channel_type as ChannelType,
+        config: jsonValue(row.config) as Record<string, unknown>,
+        secrets: secretsOf(row as never, now),
+      }
+      claimed.set(id, entry = { channel, lease, deliveries: [] })
+    }
+    if (row.id !== null) entry.deliveries.push(queued(row))
+  }
+  return [...claimed.values()]
 }
+
+const jsonValue = (value: unknown) => typeof value === 'string' ? JSON.parse(value) : value
 
 /** Takes the lease of one channel, active or not (a test sends to a paused one too); null while a worker holds it. */
 export async function leaseChannel (db: Database, channelId: string, now: Date, leaseMs: number): Promise<Date | null> {
@@ -90,15 +167,27 @@ export async function leaseChannel (db: Database, channelId: string, now: Date, 
 
 /** The channel a lease is held on, with the secrets in effect at `now`; undefined when it is gone. */
 export async function queuedChannel (db: Database, channelId: string, now: Date): Promise<QueuedChannel | undefined> {
-  const [row] = await db.select().from(notificationChannels).where(eq(notificationChannels.id, channelId))
+  const [row] = rowsOf<Record<string, unknown>>(await db.execute(sql`
+    select id, name, type, config, secret, previous_secret, previous_secret_until from ${notificationChannels} where id = ${channelId}`))
   if (!row) return undefined
-  const secrets = [row.secret, row.previousSecretUntil && row.previousSecretUntil > now ? row.previousSecret : null]
-    .filter((secret): secret is string => Boolean(secret))
-  return { id: row.id, name: row.name, type: row.type, config: row.config, secrets }
+  return {
+    id: row.id as string,
+    name: row.name as string,
+    type: row.type as ChannelType,
+    config: jsonValue(row.config) as Record<string, unknown>,
+    secrets: secretsOf(row as never, now),
+  }
 }
 
 const SELECT_TAKEN = sql`taken.id, taken.event_id, taken.status, taken.attempts, taken.created_at, taken.next_attempt_at,
   e.type, e.incident_id, e.payload`
+
+// The untold openings of the incidents whose resolutions are in \`due\` (a CTE of delivery ids), on the same channel.
+const OPENINGS = sql`openings as (
+  select d.id from due join ${notificationDeliveries} dd on dd.id = due.id
+  join ${notificationEvents} r on r.id = dd.event_id and r.type = 'incident.resolved'
+  join ${notificationEvents} opened on opened.incident_id = r.incident_id and opened.type = 'incident.opened'
+  join ${notificationDeliveries} d on d.event_id = opened.id and d.channel_id = dd.channel_id and d.status in ('pending', 'failed'))`
 
 function queued (row: Record<string, unknown>): QueuedDelivery {
   return {
@@ -106,7 +195,7 @@ function queued (row: Record<string, unknown>): QueuedDelivery {
     eventId: row.event_id as string,
     type: row.type as NotificationEventType,
     incidentId: row.incident_id as string | null,
-    payload: (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as NotificationEvent,
+    payload: jsonValue(row.payload) as NotificationEvent,
     status: row.status as DeliveryStatus,
     attempts: Number(row.attempts),
     createdAt: new Date(row.created_at as string),
@@ -116,48 +205,15 @@ function queued (row: Record<string, unknown>): QueuedDelivery {
 }
 
 /**
- * Marks with the lease and returns, oldest event first, up to `limit` due deliveries of a held channel,
- * together with the untold opening of any incident whose resolution is among them (due or not: a
- * resolution is never told before its opening). With `storms`, each one's storm rank, and when deliveries
- * already wait for a digest (`heldUntil`), so that later ones join that digest.
+ * When deliveries of the channel already wait for a digest (never tried, due later, written lately), so
+ * that a storm's later deliveries join that digest; null when none do.
  */
-export async function takeDueDeliveries (
-  db: Database, channelId: string, lease: Date, now: Date, options: { limit: number, storms: boolean }
-): Promise<{ deliveries: QueuedDelivery[], heldUntil: Date | null }> {
-  const stormRank = options.storms
-    ? sql`(select count(*) from ${notificationDeliveries} w where w.channel_id = taken.channel_id
-        and w.created_at > taken.created_at - interval '1 minute' and (w.created_at, w.id) <= (taken.created_at, taken.id))::int`
-    : sql`0`
-  const result = await db.execute(sql`
-    with due as (
-      select id from ${notificationDeliveries}
-      where channel_id = ${channelId} and status in ('pending', 'failed') and next_attempt_at <= ${iso(now)}::timestamptz
-      order by next_attempt_at, created_at
-      limit ${options.limit}
-    ), openings as (
-      select d.id from ${notificationEvents} opened join ${notificationDeliveries} d on d.event_id = opened.id
-      where opened.type = 'incident.opened' and d.channel_id = ${channelId} and d.status in ('pending', 'failed')
-        and opened.incident_id in (
-          select r.incident_id from due join ${notificationDeliveries} dd on dd.id = due.id
-          join ${notificationEvents} r on r.id = dd.event_id where r.type = 'incident.resolved')
-    ), taken as (
-      update ${notificationDeliveries} d set lease_until = ${iso(lease)}::timestamptz
-      where d.id in (select id from due union select id from openings)
-      returning d.*
-    )
-    select ${SELECT_TAKEN}, ${stormRank} as storm_rank
-    from taken join ${notificationEvents} e on e.id = taken.event_id
-    order by e.created_at, e.type = 'incident.resolved', taken.id`)
-  const deliveries = rowsOf(result).map(queued)
-  let heldUntil: Date | null = null
-  if (options.storms && deliveries.some((d) => d.stormRank > 10)) {
-    const [row] = rowsOf<{ at: string | null }>(await db.execute(sql`
-      select min(next_attempt_at) as at from ${notificationDeliveries}
-      where channel_id = ${channelId} and status = 'pending' and attempts = 0
-        and next_attempt_at > ${iso(now)}::timestamptz and created_at > ${iso(now)}::timestamptz - interval '2 minutes'`))
-    heldUntil = row?.at ? new Date(row.at) : null
-  }
-  return { deliveries, heldUntil }
+export async function heldDigestAt (db: Database, channelId: string, now: Date): Promise<Date | null> {
+  const [row] = rowsOf<{ at: string | null }>(await db.execute(sql`
+    select min(next_attempt_at) as at from ${notificationDeliveries}
+    where channel_id = ${channelId} and status = 'pending' and attempts = 0
+      and next_attempt_at > ${iso(now)}::timestamptz and created_at > ${iso(now)}::timestamptz - interval '2 minutes'`))
+  return row?.at ? new Date(row.at) : null
 }
 
 /** A delivery's channel and attempts so far; undefined when it is gone. */
@@ -181,13 +237,17 @@ export async function takeDelivery (db: Database, deliveryId: string, lease: Dat
 }
 
 /**
- * Records one attempt on each delivery a message carried, in one statement; only on deliveries still
- * marked with this lease (a worker whose lease ran out has lost them). Returns how many were recorded.
+ * Records attempts, each on a delivery still marked with the lease it was taken under (a worker whose lease
+ * ran out has lost its deliveries), and gives back the channels of `releases` (a turn's last message), in
+ * one statement: one commit for the attempts of many channels. Returns the ids recorded.
  */
-export async function recordAttempts (db: Database, lease: Date, records: AttemptRecord[]): Promise<number> {
-  if (records.length === 0) return 0
+export async function recordAttempts (
+  db: Database, records: Array<AttemptRecord & { lease: Date }>, releases: Array<{ channelId: string, lease: Date }> = []
+): Promise<Set<string>> {
+  if (records.length === 0 && releases.length === 0) return new Set()
   const values = records.map((r) => ({
     id: r.id,
+    lease: iso(r.lease),
     status: r.status,
     next_attempt_at: r.nextAttemptAt ? iso(r.nextAttemptAt) : null,
     delivered_at: r.status === 'delivered' ? r.entry.at : null,
@@ -195,16 +255,24 @@ export async function recordAttempts (db: Database, lease: Date, records: Attemp
     error: r.entry.error,
     entry: r.entry,
   }))
+  const released = releases.map((r) => ({ id: r.channelId, lease: iso(r.lease) }))
   const result = await db.execute(sql`
-    update ${notificationDeliveries} d set
-      status = v.status, next_attempt_at = v.next_attempt_at, delivered_at = coalesce(v.delivered_at, d.delivered_at),
-      attempts = d.attempts + 1, last_status_code = v.status_code, last_error = v.error,
-      attempt_log = d.attempt_log || jsonb_build_array(v.entry), lease_until = null
-    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
-      as v(id uuid, status text, next_attempt_at timestamptz, delivered_at timestamptz, status_code smallint, error text, entry jsonb)
-    where d.id = v.id and d.lease_until = ${iso(lease)}::timestamptz
-    returning d.id`)
-  return rowsOf(result).length
+    with recorded as (
+      update ${notificationDeliveries} d set
+        status = v.status, next_attempt_at = v.next_attempt_at, delivered_at = coalesce(v.delivered_at, d.delivered_at),
+        attempts = d.attempts + 1, last_status_code = v.status_code, last_error = v.error,
+        attempt_log = d.attempt_log || jsonb_build_array(v.entry), lease_until = null
+      from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id uuid, lease timestamptz, status text,
+        next_attempt_at timestamptz, delivered_at timestamptz, status_code smallint, error text, entry jsonb)
+      where d.id = v.id and d.lease_until = v.lease
+      returning d.id
+    ), released as (
+      update ${notificationChannels} c set delivery_lease_until = null
+      from jsonb_to_recordset(${JSON.stringify(released)}::jsonb) as r(id uuid, lease timestamptz)
+      where c.id = r.id and c.delivery_lease_until = r.lease
+    )
+    select id from recorded`)
+  return new Set(rowsOf<{ id: string }>(result).map((row) => row.id))
 }
 
 /** Moves deliveries that were taken but not tried to `until` (no attempt counted), or later when they were due later anyway. */
@@ -215,11 +283,16 @@ export async function postponeDeliveries (db: Database, lease: Date, ids: string
     where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid) and lease_until = ${iso(lease)}::timestamptz`)
 }
 
-/** Gives the channel back, and whatever of its deliveries this lease still marks (untried: due as they were). */
-export async function releaseChannel (db: Database, channelId: string, lease: Date): Promise<void> {
-  await db.execute(sql`
-    update ${notificationDeliveries} set lease_until = null
-    where channel_id = ${channelId} and status in ('pending', 'failed') and lease_until = ${iso(lease)}::timestamptz`)
+/**
+ * Gives the channel back, and with `untried` the deliveries this lease still marks (taken, not tried: due
+ * as they were).
+ */
+export async function releaseChannel (db: Database, channelId: string, lease: Date, untried = true): Promise<void> {
+  if (untried) {
+    await db.execute(sql`
+      update ${notificationDeliveries} set lease_until = null
+      where channel_id = ${channelId} and status in ('pending', 'failed') and lease_until = ${iso(lease)}::timestamptz`)
+  }
   await db.update(notificationChannels).set({ deliveryLeaseUntil: null })
     .where(and(eq(notificationChannels.id, channelId), eq(notificationChannels.deliveryLeaseUntil, lease)))
 }
