@@ -1,13 +1,13 @@
 // Channel forms to API input. A type's config fields are read off the API's config schema for it (so a new
 // type needs nothing here), and the input is checked by the API's schemas, validator and target rule; an
 // error in the config names the config field (`config/url`), so that the form shows it next to that field.
-import type { TSchema } from '@sinclair/typebox'
+import type { TObject, TSchema } from '@sinclair/typebox'
 import { InvalidInputError } from '../domain/errors.ts'
 import { CHANNEL_TYPES, NOTIFICATION_EVENT_TYPES, type ChannelType } from '../domain/vocabulary.ts'
 import { bodyValidator, type FieldError, type Validated } from '../http/validation.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import {
-  CHANNEL_CONFIG_SCHEMAS, CreateChannelSchema, UpdateChannelSchema, secretFields, urlFields,
+  CHANNEL_CONFIG_SCHEMAS, CreateChannelSchema, UpdateChannelSchema, urlFields,
   type NewChannel, type NotificationChannel, type UpdateChannel,
 } from '../schemas/notification-channel.ts'
 import type { FormFields } from './form-input.ts'
@@ -27,7 +27,7 @@ export interface ConfigField {
   required: boolean
 }
 
-interface FieldSchema { type?: string, format?: string, description?: string, examples?: unknown[], items?: FieldSchema }
+interface FieldSchema { type?: string, format?: string, description?: string, examples?: unknown[], items?: FieldSchema, writeOnly?: boolean }
 
 const WORDS: Record<string, string> = { url: 'URL', id: 'ID', api: 'API' }
 
@@ -45,9 +45,10 @@ function kindOf (schema: FieldSchema): ConfigFieldKind {
 }
 
 /** The fields of a type's config, in the schema's order, as the form shows them. */
-export function configFields (type: ChannelType): ConfigField[] {
-  const schema = CHANNEL_CONFIG_SCHEMAS[type]
-  const secrets = new Set(secretFields(type))
+export const configFields = (type: ChannelType): ConfigField[] => fieldsOf(CHANNEL_CONFIG_SCHEMAS[type])
+
+/** The fields of a config schema; a field marked writeOnly (the schema's one mark of a secret) is a secret. */
+export function fieldsOf (schema: TObject): ConfigField[] {
   return Object.entries(schema.properties).map(([key, field]: [string, FieldSchema & TSchema]) => {
     const example = field.examples?.[0] ?? field.items?.examples?.[0]
     return {
@@ -57,14 +58,14 @@ export function configFields (type: ChannelType): ConfigField[] {
       description: field.description ?? field.items?.description,
       example: typeof example === 'string' ? example : undefined,
       kind: kindOf(field),
-      secret: secrets.has(key),
+      secret: field.writeOnly === true,
       required: (schema.required ?? []).includes(key),
     }
   })
 }
 
 /** A typed-in value, or undefined when the field was left blank. */
-function valueOf (field: ConfigField, text: string | undefined): unknown {
+export function valueOf (field: ConfigField, text: string | undefined): unknown {
   const trimmed = text?.trim() ?? ''
   if (field.kind === 'switch') return text === 'on'
   if (trimmed === '') return undefined

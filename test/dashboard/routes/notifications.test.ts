@@ -4,10 +4,11 @@
 // other users' channels as 404.
 import t, { type Test } from 'tap'
 import { eq } from 'drizzle-orm'
-import { notificationDeliveries } from '../../../src/db/schema.ts'
+import { notificationChannels, notificationDeliveries } from '../../../src/db/schema.ts'
 import { CHANNEL_TYPES, type ChannelType } from '../../../src/domain/vocabulary.ts'
 import { attemptDelivery, deliveryOptionsFromConfig } from '../../../src/notifications/deliver.ts'
 import { findDelivery } from '../../../src/repositories/deliveries.ts'
+import { enqueueEvent } from '../../../src/repositories/notification-outbox.ts'
 import { findChannelRow, listChannels } from '../../../src/repositories/notification-channels.ts'
 import { findMonitor, listMonitors } from '../../../src/repositories/monitors.ts'
 import { secretFields } from '../../../src/schemas/notification-channel.ts'
@@ -175,6 +176,14 @@ t.test('an edit keeps a secret left blank and checks the merged config', async (
 
   t.equal((await edit({ is_active: '', all_monitors: 'on', 'event:incident.resolved': '' })).statusCode, 303)
   t.match(await stored(), { isActive: false, allMonitors: true, events: ['incident.opened'] }, 'unticked boxes are false')
+
+  // Turned off by the service (its receiver answered 410 Gone): said so, and ticking Active turns it on again.
+  await app.db.update(notificationChannels).set({ disabledReason: 'the receiver answered 410 Gone' }).where(eq(notificationChannels.id, id))
+  t.match((await browser.get('/settings/notifications')).body, '<span class="st st-down">Turned off</span><span class="url">the receiver answered 410 Gone</span>')
+  t.match((await browser.get(`/settings/notifications/${id}`)).body, 'Turned off by Pingward: the receiver answered 410 Gone. Edit it and tick Active to send again.')
+  t.equal((await edit({})).statusCode, 303)
+  t.match(await stored(), { isActive: true, disabledReason: null })
+  t.match((await browser.get('/settings/notifications')).body, '<span class="st st-up">Active</span>')
 })
 
 t.test('Send test, the signing secret once, the delivery log with each attempt, Retry, rotate and delete', async (t) => {
@@ -263,6 +272,32 @@ t.test('Send test, the signing secret once, the delivery log with each attempt, 
   t.match((await browser.get(deleted.headers.location as string)).body, 'Channel deleted: nothing more is sent to it.')
   t.equal(await findChannelRow(app.db, browser.user.id, id), undefined)
   t.equal((await browser.get(base)).statusCode, 404)
+})
+
+t.test('the delivery log pages back, 50 at a time, within a status', async (t) => {
+  const { app } = await buildTestApp(t)
+  const browser = await signedIn(app)
+  const { id } = await createChannel(t, browser, 'slack')
+  const start = Date.parse('2026-11-21T12:00:00.000Z')
+  for (let i = 0; i < 52; i++) {
+    const at = new Date(start + i * 1000)
+    const payload = { type: 'test' as const, timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } }
+    await enqueueEvent(app.db, { userId: browser.user.id, monitorId: null, incidentId: null, channelId: id, at, payload })
+  }
+  const base = `/settings/notifications/${id}`
+  const rows = (body: string) => [...body.matchAll(/<tr id="delivery-/g)].length
+  const first = await browser.get(base)
+  t.equal(rows(first.body), 50)
+  t.match(first.body, '<td>0<span class="muted">None yet</span></td>', 'not attempted yet')
+  t.notMatch(first.body, 'Newest deliveries')
+  t.match(first.body, `<a href="${base}?before=2026-11-21T12%3A00%3A02.000Z">Older deliveries</a>`)
+  const second = await browser.get(`${base}?before=2026-11-21T12%3A00%3A02.000Z`)
+  t.equal(rows(second.body), 2)
+  t.match(second.body, `<a href="${base}">Newest deliveries</a>`)
+  t.notMatch(second.body, 'Older deliveries')
+  t.match((await browser.get(`${base}?status=pending`)).body, `<a href="${base}?status=pending&amp;before=2026-11-21T12%3A00%3A02.000Z">Older deliveries</a>`)
+  t.match((await browser.get(`${base}?status=pending&before=2026-11-21T12%3A00%3A02.000Z`)).body, `<a href="${base}?status=pending">Newest deliveries</a>`)
+  t.equal((await browser.get(`${base}?status=sent`)).statusCode, 400)
 })
 
 t.test('the monitor form chooses the channels a monitor notifies, only the user\'s own', async (t) => {
