@@ -5,7 +5,7 @@ import type { Runner } from './database.ts'
 import { freePort } from '../test/support/target-server.ts'
 import { machineCpu, processStats, startNode, waitForHttp, type Child } from './processes.ts'
 
-interface CheckerPhaseResult {
+export interface CheckerPhaseResult {
   label: string
   workers: number
   monitors: number
@@ -111,9 +111,16 @@ async function drain (options: CheckerBenchOptions, target: string): Promise<Dra
   return { monitors: row.n, seconds: row.seconds, checksPerSecond: (row.n - 1) / row.seconds }
 }
 
-async function steady (options: CheckerBenchOptions, target: string, workerCount: number): Promise<CheckerPhaseResult> {
+/**
+ * `workerCount` workers checking the monitors, due spread over the minute, measured after a warm-up.
+ * `afterPrepare` changes the prepared monitors before the workers start (the notification benchmark).
+ */
+export async function steady (
+  options: CheckerBenchOptions, target: string, workerCount: number, afterPrepare?: (start: Date) => Promise<void>
+): Promise<CheckerPhaseResult> {
   const requests0 = await targetRequests(target)
   const start = await prepare(options.db, target, options.monitors, true)
+  await afterPrepare?.(start)
   const workers = Array.from({ length: workerCount }, () => startWorker(options))
   const windowStart = start.getTime() + options.warmupSeconds * 1000
   const windowEnd = windowStart + options.measureSeconds * 1000

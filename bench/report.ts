@@ -1,6 +1,7 @@
 // Formats the benchmark's results as Markdown tables, with the targets of issue 4 checked.
 import { ENDPOINT_LABELS, type ApiResults, type Endpoint, type Run } from './api-bench.ts'
 import type { CheckerResults } from './checker-bench.ts'
+import { deliveryTable, type DeliveryResults } from './delivery-bench.ts'
 
 export interface ReportInput {
   date: Date
@@ -10,6 +11,7 @@ export interface ReportInput {
   api?: ApiResults
   pglite?: ApiResults
   checker?: CheckerResults
+  deliveries?: DeliveryResults
   notes: string[]
 }
 
@@ -119,6 +121,7 @@ export function renderReport (input: ReportInput): string {
     out.push('<details><summary>Every round</summary>', '', ...roundsTable(input.api), '', '</details>', '')
   }
   if (input.checker) out.push('## Checker on PostgreSQL', '', ...checkerTable(input.checker), '')
+  if (input.deliveries) out.push('## Notification deliveries on PostgreSQL', '', ...deliveryTable(input.deliveries, input.checker?.phases[0]), '')
   if (input.pglite) {
     out.push('## API on embedded PGlite', '', ...apiTable(input.pglite, false), '')
     out.push('<details><summary>Every round</summary>', '', ...roundsTable(input.pglite), '', '</details>', '')

@@ -1,12 +1,13 @@
 // `npm run bench`: seeds a PostgreSQL database next to DATABASE_URL, benchmarks the API against a bare
-// reference server and the checker with real workers, then the API on PGlite; writes bench/results.md.
-// Options: BENCH_SCALE=small (a quick run), --only api,checker,pglite (some parts), --reuse (keep a
+// reference server, the checker with real workers and the notification deliveries, then the API on PGlite;
+// writes bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,pglite (some parts), --reuse (keep a
 // database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { runApiBench, type Endpoint } from './api-bench.ts'
 import { runCheckerBench } from './checker-bench.ts'
+import { runDeliveryBench } from './delivery-bench.ts'
 import {
   createPgliteDatabase, createPostgresDatabase, databaseUrl, postgresRunner, postgresVersion, type Runner,
 } from './database.ts'
@@ -26,6 +27,7 @@ const SCALES = {
     // 102 and 120 in the others, 2026-11-22) moved the mean of 3 by a sixth.
     api: { connections: 50, warmupSeconds: 10, durationSeconds: 10, rounds: 5 },
     checker: { warmupSeconds: 30, measureSeconds: 180 },
+    deliveries: { flipping: 1_000, channelsPerMonitor: 3 },
     pglite: { name: 'pglite', users: 2, monitors: 100, bigUserMonitors: 100, checksPerMonitor: 1_000, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 5, durationSeconds: 10, rounds: 2 },
   },
@@ -33,13 +35,14 @@ const SCALES = {
     seed: { name: 'small', users: 10, monitors: 2_000, bigUserMonitors: 1_000, checksPerMonitor: 50, days: 30 },
     api: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
     checker: { warmupSeconds: 10, measureSeconds: 30 },
+    deliveries: { flipping: 200, channelsPerMonitor: 3 },
     pglite: { name: 'pglite-small', users: 2, monitors: 20, bigUserMonitors: 20, checksPerMonitor: 100, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
   },
 } satisfies Record<string, { seed: Scale, pglite: Scale, [k: string]: unknown }>
 
 const DB_NAME = 'pingward_bench'
-const PARTS = ['api', 'checker', 'pglite'] as const
+const PARTS = ['api', 'checker', 'deliveries', 'pglite'] as const
 type Part = typeof PARTS[number]
 
 const log = (line: string) => process.stdout.write(line + '\n')
@@ -87,7 +90,8 @@ async function main (): Promise<void> {
   const scale = SCALES[scaleName]
   if (!scale) throw new Error(`BENCH_SCALE must be one of ${Object.keys(SCALES).join(', ')}`)
   const adminUrl = process.env.DATABASE_URL
-  if ((args.parts.has('api') || args.parts.has('checker')) && !adminUrl) {
+  const onPostgres = args.parts.has('api') || args.parts.has('checker') || args.parts.has('deliveries')
+  if (onPostgres && !adminUrl) {
     throw new Error('DATABASE_URL (a PostgreSQL server where a database pingward_bench may be created) is required; --only pglite runs without it')
   }
   const logDir = mkdtempSync(join(os.tmpdir(), 'pingward-bench-'))
@@ -107,6 +111,7 @@ async function main (): Promise<void> {
       `PORT=<free> DATABASE_URL=<.../${DB_NAME}> REFERENCE_KEY_ID=<id> REFERENCE_WRITE_USER_ID=<id> node --import=tsx bench/reference-server.ts`,
       `node --import=tsx bench/load.ts '{"connections":${scale.api.connections},"durationSeconds":${scale.api.durationSeconds},...}'   # autocannon, a process of its own`,
       'PORT=<free> node --import=tsx bench/target-server.ts',
+      'PORT=<free> node --import=tsx bench/notification-receiver.ts   # webhook receiver and target of the delivery benchmark',
       `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug node --import=tsx src/worker.ts   # once, then twice`,
       'CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATA_DIR=<tmp> node --import=tsx src/server.ts   # PGlite',
     ],
@@ -117,7 +122,7 @@ async function main (): Promise<void> {
   let postgres: { url: string, seeded: Seeded } | undefined
   let runner: Runner | undefined
   try {
-    if (args.parts.has('api') || args.parts.has('checker')) {
+    if (onPostgres) {
       postgres = await postgresDatabase(adminUrl!, scale.seed, args.reuse)
       await verifyReferenceSql(postgres.url, postgres.seeded)
       runner = postgresRunner(postgres.url)
@@ -147,6 +152,17 @@ async function main (): Promise<void> {
         `(200 "ok"); due times spread evenly over the first minute; ${c.warmupSeconds} s warm-up, ${c.measureSeconds} s measured; CHECK_CONCURRENCY default (200).`)
       log('checker on PostgreSQL')
       report.checker = await runCheckerBench({ databaseUrl: postgres.url, db: runner, monitors: scale.seed.monitors, ...c, logDir, log })
+    }
+    if (args.parts.has('deliveries') && postgres && runner) {
+      const c = scale.checker
+      const d = scale.deliveries
+      report.settings.push(`Deliveries: ${d.flipping.toLocaleString('en-US')} monitors with ${d.channelsPerMonitor} webhook channels each (one ` +
+        'channel per monitor and receiver path) to a local receiver answering 204. First one worker with every opening\'s delivery due ' +
+        'at once (deliveries/s); then the checker\'s steady state as above (one worker) with those monitors failing for 70 s after the ' +
+        'warm-up, then answering again: latency from the delivery row\'s insert (a bench-only trigger notes clock_timestamp() in the ' +
+        'incident\'s transaction) to the receiver\'s 2xx.')
+      log('deliveries on PostgreSQL')
+      report.deliveries = await runDeliveryBench({ databaseUrl: postgres.url, db: runner, monitors: scale.seed.monitors, ...c, ...d, logDir, log })
     }
     if (args.parts.has('pglite')) {
       const dir = join(logDir, 'pglite-data')
