@@ -39,11 +39,11 @@ async function setup (t: Test) {
   }
   await app.db.insert(monitorNotificationChannels).values({ monitorId: monitor.id, channelId: channels.optedIn.id })
   const names = Object.fromEntries(Object.values(channels).map((c) => [c.id, c.name]))
-  /** Each event of the monitor, oldest first, with the names of the channels it has a delivery for. */
+  /** Each event of the monitor, oldest first (an opening before a resolving of the same millisecond), with the names of the channels it has a delivery for. */
   const outbox = async () => rowsOf<{ id: string, type: string, payload: any, channel_ids: string[] | null }>(await app.db.execute(sql`
     select e.id, e.type, e.payload, array_remove(array_agg(d.channel_id order by d.channel_id), null) as channel_ids
     from notification_events e left join notification_deliveries d on d.event_id = e.id
-    where e.monitor_id = ${monitor.id} group by e.id order by e.created_at, e.type desc`))
+    where e.monitor_id = ${monitor.id} group by e.id order by e.created_at, e.type`))
     .map((e) => ({ ...e, channels: (e.channel_ids ?? []).map((id) => names[id]).sort() }))
   return { app, owner, monitor, outbox, channels }
 }
