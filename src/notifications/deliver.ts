@@ -13,6 +13,7 @@ import { nextAttemptAt } from './backoff.ts'
 import { planBatch, STORM_LIMIT, type PlannedSend } from './batch-plan.ts'
 import { CHANNEL_ADAPTERS } from './channels/index.ts'
 import type { SendContext } from './channels/types.ts'
+import { createEmailSender } from './email-sender.ts'
 import { createHttpSender, SEND_TIMEOUT_MS } from './http-sender.ts'
 import { createTransport, type SendResult, type Transport } from './transport.ts'
 
@@ -37,7 +38,10 @@ export type AttemptRecorder = (records: Array<AttemptRecord & { lease: Date }>, 
  */
 export function deliveryOptionsFromConfig (config: Config, log?: FastifyBaseLogger): DeliveryOptions {
   return {
-    transport: createTransport({ http: createHttpSender({ allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS }) }),
+    transport: createTransport({
+      http: createHttpSender({ allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS }),
+      email: createEmailSender(config) ?? undefined,
+    }),
     context: {
       publicUrl: config.PUBLIC_URL,
       serviceUrls: { telegram: config.TELEGRAM_API_URL, pagerduty: config.PAGERDUTY_EVENTS_URL, ntfy: config.NTFY_URL },

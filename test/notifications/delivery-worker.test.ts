@@ -5,8 +5,10 @@ import t from 'tap'
 import { eq } from 'drizzle-orm'
 import { notificationChannels } from '../../src/db/schema.ts'
 import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts'
+import { deliveryOptionsFromConfig } from '../../src/notifications/deliver.ts'
 import type { Database } from '../../src/db/client.ts'
-import { createTestDatabase, until } from '../helper.ts'
+import { createTestDatabase, testConfig, until } from '../helper.ts'
+import { smtpServer } from '../support/smtp-server.ts'
 import { targetServer } from '../support/target-server.ts'
 import { webhookReceiver } from '../support/webhook-receiver.ts'
 import { deliveryRows, deliverySetup, newSecret, testDeliveryOptions } from './delivery-helper.ts'
@@ -193,4 +195,27 @@ t.test('stop() abandons a message in flight after its grace and gives the channe
   t.equal(receiver.received.length, 2)
   t.equal(receiver.received[0].id, receiver.received[1].id, 'the same webhook-id: the receiver can tell it is the same event')
   t.match((await deliveryRows(db))[0], { status: 'delivered', attempts: 1 })
+})
+
+t.test('the worker of a process sends email through SMTP_URL (deliveryOptionsFromConfig), the resolved mail after the opened one', async (t) => {
+  const { handle: { db } } = await createTestDatabase(t)
+  const setup = await deliverySetup(db)
+  const smtp = await smtpServer(t)
+  const channel = await setup.channel('', { type: 'email', config: { to: ['oncall@example.com'] } })
+  const options = deliveryOptionsFromConfig(testConfig({ SMTP_URL: smtp.url, SMTP_FROM: 'Pingward <alerts@example.com>', PUBLIC_URL: 'https://pingward.example' }))
+  const running = new DeliveryWorker({ ...options, db, log: silent })
+  running.start()
+  t.teardown(() => running.stop())
+  await setup.check(false, new Date())
+  await until(() => smtp.received.length === 1)
+  await setup.check(true, new Date())
+  await until(() => smtp.received.length === 2)
+  const [opened, resolved] = smtp.received
+  t.same(opened.envelope.to, ['oncall@example.com'])
+  t.equal(resolved.mail.inReplyTo, opened.mail.messageId, 'the resolved mail answers the opened one')
+  const rows = await until(async () => {
+    const all = await deliveryRows(db, channel.id)
+    return all.every((d) => d.status === 'delivered') ? all : undefined
+  })
+  t.equal(rows.length, 2)
 })
