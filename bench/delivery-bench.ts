@@ -8,7 +8,10 @@ import { processStats, startNode, waitForHttp, type Child } from './processes.ts
 import { freePort } from '../test/support/target-server.ts'
 
 export interface DeliveryBenchOptions extends CheckerBenchOptions {
-  /** Monitors that go down and up again, each with `channelsPerMonitor` webhook channels. */
+  /**
+   * Monitors that go down and up again, each with `channelsPerMonitor` webhook channels: every
+   * (monitors / flipping)-th, so that their checks, like anyone's, fall all over the minute.
+   */
   flipping: number
   channelsPerMonitor: number
 }
@@ -36,18 +39,21 @@ function percentiles (values: number[]): Percentiles {
   return { p50: Math.round(at(0.5)), p95: Math.round(at(0.95)), p99: Math.round(at(0.99)), max: Math.round(sorted.at(-1) ?? 0) }
 }
 
+/** Every how many monitors one flips. */
+const step = (options: DeliveryBenchOptions) => Math.max(1, Math.floor(options.monitors / options.flipping))
+
 /**
- * Channels of the first `flipping` monitors' owners, `perMonitor` each, covering that one monitor (not
+ * Channels of the flipping monitors' owners, `perMonitor` each, covering that one monitor (not
  * all_monitors), pointing at the receiver; a trigger notes when each delivery row is written.
  */
-async function prepareChannels (db: Runner, receiver: string, flipping: number, perMonitor: number): Promise<void> {
+async function prepareChannels (db: Runner, receiver: string, every: number, perMonitor: number): Promise<void> {
   await db.exec(`
     delete from notification_channels;
     delete from notification_events;
     insert into notification_channels (user_id, name, type, config, events, all_monitors, secret)
       select b.user_id, 'bench-' || b.idx || '-' || k, 'webhook', jsonb_build_object('url', '${receiver}/hook/' || b.idx || '/' || k),
              array['incident.opened', 'incident.resolved'], false, 'whsec_' || encode(sha256(b.id::text::bytea), 'base64')
-      from bench_monitors b cross join generate_series(0, ${perMonitor - 1}) k where b.idx < ${flipping};
+      from bench_monitors b cross join generate_series(0, ${perMonitor - 1}) k where b.idx % ${every} = 0;
     insert into monitor_notification_channels (monitor_id, channel_id)
       select b.id, c.id from notification_channels c join bench_monitors b on b.idx = split_part(c.name, '-', 2)::int;
     create table if not exists bench_delivery_written (delivery_id uuid primary key, written_at timestamptz not null);
@@ -87,7 +93,7 @@ async function drain (options: DeliveryBenchOptions, receiver: string): Promise<
   await options.db.exec(`
     update monitors set is_active = false;
     insert into notification_events (user_id, type, monitor_id, payload)
-      select b.user_id, 'incident.opened', b.id, '${payload}'::jsonb from bench_monitors b where b.idx < ${options.flipping};
+      select b.user_id, 'incident.opened', b.id, '${payload}'::jsonb from bench_monitors b where b.idx % ${step(options)} = 0;
     insert into notification_deliveries (channel_id, event_id, next_attempt_at)
       select mc.channel_id, e.id, now() + interval '1 day' from notification_events e
       join monitor_notification_channels mc on mc.monitor_id = e.monitor_id;
@@ -131,13 +137,13 @@ async function flip (options: DeliveryBenchOptions, receiver: string): Promise<D
   const schedule: Promise<void>[] = []
   const checker = await steady({ ...options, measureSeconds }, receiver, 1, async (start) => {
     await options.db.exec(`update monitors m set failure_threshold = 1, recovery_threshold = 1
-      from bench_monitors b where b.id = m.id and b.idx < ${options.flipping}`)
+      from bench_monitors b where b.id = m.id and b.idx % ${step(options)} = 0`)
     const windowStart = start.getTime() + options.warmupSeconds * 1000
     schedule.push((async () => {
       await sleep(windowStart + 5000 - Date.now())
-      await fetch(`${receiver}/__down?below=${options.flipping}`, { method: 'POST' })
+      await fetch(`${receiver}/__down?every=${step(options)}`, { method: 'POST' })
       await sleep(70_000)
-      await fetch(`${receiver}/__down?below=0`, { method: 'POST' })
+      await fetch(`${receiver}/__down?every=0`, { method: 'POST' })
     })())
   })
   await Promise.all(schedule)
@@ -168,12 +174,12 @@ export async function runDeliveryBench (options: DeliveryBenchOptions): Promise<
   const receiver = `http://127.0.0.1:${port}`
   try {
     await waitForHttp(`${receiver}/__stats`, receiverChild)
-    await prepareChannels(options.db, receiver, options.flipping, options.channelsPerMonitor)
+    await prepareChannels(options.db, receiver, step(options), options.channelsPerMonitor)
     options.log(`  drain: ${options.flipping * options.channelsPerMonitor} deliveries due at once, one worker`)
     const drained = await drain(options, receiver)
     options.log(`  drain: ${drained.deliveries} deliveries in ${drained.seconds.toFixed(1)} s = ${Math.round(drained.perSecond)}/s, ` +
       `${drained.cpuMsPerDelivery.toFixed(2)} CPU ms each`)
-    options.log(`  flip: ${options.monitors} monitors checked, ${options.flipping} of them down then up, one worker`)
+    options.log(`  flip: ${options.monitors} monitors checked, every ${step(options)}th of them down then up, one worker`)
     const flipped = await flip(options, receiver)
     options.log(`  flip: ${flipped.delivered}/${flipped.expected} delivered, latency p50/p95/p99/max ${flipped.latencyMs.p50}/` +
       `${flipped.latencyMs.p95}/${flipped.latencyMs.p99}/${flipped.latencyMs.max} ms, duplicates ${flipped.duplicates}; checker ` +

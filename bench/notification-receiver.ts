@@ -1,10 +1,11 @@
 // The notification benchmark's other end, one process on 127.0.0.1: webhook receivers (POST /hook/...,
 // 204, each arrival's webhook-id, path and time kept) and the checks' target (GET /m<n>: 200, or 500 for
-// n below `down` while the monitors are made to fail). GET /__arrivals answers the arrivals as
-// JSON ([id, path, ms since the epoch]) and forgets them; POST /__down?below=<n> sets `down`. Env: PORT.
+// every n that is a multiple of `every` while the monitors are made to fail). GET /__arrivals answers the
+// arrivals as JSON ([id, path, ms since the epoch]) and forgets them; POST /__down?every=<k> sets `every`
+// (0: none fails). Env: PORT.
 import { createServer } from 'node:http'
 
-let down = 0
+let every = 0
 let arrivals: Array<[string, string, number]> = []
 let targetRequests = 0
 
@@ -21,11 +22,11 @@ const server = createServer((req, res) => {
   if (/^\/m\d+$/.test(url)) {
     targetRequests++
     const n = Number(url.slice(2))
-    res.writeHead(n < down ? 500 : 200).end('ok')
+    res.writeHead(every > 0 && n % every === 0 ? 500 : 200).end('ok')
     return
   }
   if (url.startsWith('/__down')) {
-    down = Number(new URL(url, 'http://x').searchParams.get('below') ?? 0)
+    every = Number(new URL(url, 'http://x').searchParams.get('every') ?? 0)
     res.end()
     return
   }

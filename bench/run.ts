@@ -156,7 +156,8 @@ async function main (): Promise<void> {
     if (args.parts.has('deliveries') && postgres && runner) {
       const c = scale.checker
       const d = scale.deliveries
-      report.settings.push(`Deliveries: ${d.flipping.toLocaleString('en-US')} monitors with ${d.channelsPerMonitor} webhook channels each (one ` +
+      report.settings.push(`Deliveries: ${d.flipping.toLocaleString('en-US')} monitors (every ${Math.floor(scale.seed.monitors / d.flipping)}th, so ` +
+        `that their checks fall all over the minute) with ${d.channelsPerMonitor} webhook channels each (one ` +
         'channel per monitor and receiver path) to a local receiver answering 204. First one worker with every opening\'s delivery due ' +
         'at once (deliveries/s); then the checker\'s steady state as above (one worker) with those monitors failing for 70 s after the ' +
         'warm-up, then answering again: latency from the delivery row\'s insert (a bench-only trigger notes clock_timestamp() in the ' +
