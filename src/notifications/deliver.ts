@@ -184,12 +184,15 @@ async function sendAndRecord (
 /**
  * Makes one attempt of a delivery now, outside the worker's order (`POST /notification-channels/{id}/test`
  * answers with its result): it takes the channel's lease, waiting while a worker holds it, unless that
- * worker attempts this very delivery meanwhile. Resolves once the attempt is recorded, by either.
+ * worker attempts this very delivery meanwhile. Resolves once the attempt is recorded, by either; or,
+ * when a worker keeps the channel longer than a send may take (15 s: it is sending a backlog), without
+ * an attempt: the delivery stays due, and a worker sends it in its turn.
  */
 export async function attemptDelivery (db: Database, deliveryId: string, options: DeliveryOptions): Promise<void> {
   const clock = options.clock ?? systemClock
   const before = await deliveryState(db, deliveryId)
   if (!before || (before.status !== 'pending' && before.status !== 'failed')) return
+  const giveUpAt = Date.now() + SEND_TIMEOUT_MS
   for (;;) {
     const lease = await leaseChannel(db, before.channelId, clock(), CHANNEL_LEASE_MS)
     if (lease) {
@@ -204,6 +207,7 @@ export async function attemptDelivery (db: Database, deliveryId: string, options
       return
     }
     // A worker holds the channel: it may be sending this delivery right now.
+    if (Date.now() >= giveUpAt) return
     await pause(100)
     const now = await deliveryState(db, deliveryId)
     if (!now || now.attempts > before.attempts) return

@@ -157,3 +157,31 @@ t.test('the target policy applies at connect, and redirects are not followed', a
   t.match(rows.find((r) => r.channel_id === local.id), { status: 'failed', last_status_code: null, last_error: /^target refused: 127\.0\.0\.1 is a private address/ })
   t.equal(receiver.received.length, 1, 'neither the redirect nor the private address was requested')
 })
+
+t.test('while a worker holds the channel, attemptDelivery waits for it to give the channel back, at most 15 s', async (t) => {
+  const { handle: { db } } = await createTestDatabase(t)
+  const setup = await deliverySetup(db)
+  const secret = newSecret()
+  const receiver = await webhookReceiver(t, { verifyWith: () => [secret] })
+  const channel = await setup.channel(receiver.url, { secret })
+  const holdChannel = () => db.update(notificationChannels).set({ deliveryLeaseUntil: new Date(Date.now() + 60_000) })
+    .where(eq(notificationChannels.id, channel.id))
+
+  await holdChannel()
+  const first = await setup.testEvent(channel.id)
+  let done = false
+  const attempt = attemptDelivery(db, first.deliveryId, testDeliveryOptions(t)).then(() => { done = true })
+  // While the channel is held it cannot attempt; then the "worker" gives the channel back.
+  t.match((await deliveryRows(db))[0], { status: 'pending', attempts: 0 })
+  t.equal(done, false, 'it waits')
+  await db.update(notificationChannels).set({ deliveryLeaseUntil: null }).where(eq(notificationChannels.id, channel.id))
+  await attempt
+  t.match((await deliveryRows(db))[0], { status: 'delivered', attempts: 1 })
+
+  await holdChannel()
+  const second = await setup.testEvent(channel.id)
+  await attemptDelivery(db, second.deliveryId, testDeliveryOptions(t))
+  t.match((await deliveryRows(db)).find((d) => d.id === second.deliveryId), { status: 'pending', attempts: 0, lease_until: null },
+    'held throughout: no attempt, the delivery stays due for the worker')
+  t.equal(receiver.received.length, 1)
+})
