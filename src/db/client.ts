@@ -3,9 +3,12 @@ import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
+import { DatabaseHealth, type AvailabilityListener } from './health.ts'
 import { QueryGate } from './query-gate.ts'
 import * as schema from './schema.ts'
 import { lockDataDir } from './data-dir-lock.ts'
+import { guardedBegin } from './transaction-guard.ts'
+import { DatabaseUnavailableError } from './unavailable.ts'
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
 /** A database or an open transaction on it. */
@@ -14,8 +17,13 @@ export type Queryable = Pick<Database, 'select' | 'insert' | 'update'>
 export interface DatabaseHandle {
   db: Database
   kind: 'postgres' | 'pglite'
-  /** Throws when the database does not answer. */
+  /** Throws when the database does not answer (at once while it is known to be down). */
   ping: () => Promise<void>
+  /**
+   * Calls `listener` when the database goes down (queries are refused at once from then on) and when
+   * it answers again (health.ts); returns the function that stops it. PGlite, in the process, never does.
+   */
+  watch: (listener: AvailabilityListener) => () => void
   close: () => Promise<void>
 }
 
@@ -43,23 +51,35 @@ function once (close: () => Promise<void>): () => Promise<void> {
  * prepared once per connection and then executed in one round trip (bench/results.md, "Measurements
  * behind the source"). drizzle's statements are a fixed set of texts, all values
  * are parameters, so the per-connection statement cache stays small. Outside transactions (whose
- * queries run on the connection they hold), queries go through the gate (query-gate.ts).
+ * queries run on the connection they hold), queries go through the gate (query-gate.ts), and a
+ * transaction does not begin while the database is known to be down (health.ts).
  */
-function preparing (sql: postgres.Sql, gate?: QueryGate): postgres.Sql {
+function preparing (sql: postgres.Sql, pool?: { gate: QueryGate, health: DatabaseHealth }): postgres.Sql {
   return new Proxy(sql, {
     get (target, property, receiver) {
       if (property === 'unsafe') {
         return (query: string, args?: unknown[], options?: object) => {
           const pending = target.unsafe(query, args as never, { ...options, prepare: true })
-          return gate ? gate.wrap(pending) : pending
+          return pool ? pool.gate.wrap(pending) : pending
         }
       }
       // Transactions and savepoints run their queries on a handle of their own: wrap that one too.
       if (property === 'begin' || property === 'savepoint') {
         return (...args: unknown[]) => {
-          const callback = args.pop() as (tx: postgres.Sql) => unknown
-          const original = Reflect.get(target, property, receiver) as (...a: unknown[]) => unknown
-          return original.call(target, ...args, (tx: postgres.Sql) => callback(preparing(tx)))
+          const callback = args.pop() as (tx: postgres.Sql) => Promise<unknown>
+          const original = Reflect.get(target, property, receiver) as (...a: unknown[]) => Promise<unknown>
+          const wrapped = (tx: postgres.Sql) => callback(preparing(tx))
+          if (property === 'savepoint' || !pool) return original.call(target, ...args, wrapped)
+          try {
+            pool.health.assertUp()
+          } catch (err) {
+            return Promise.reject(err)
+          }
+          return guardedBegin((guarded: typeof wrapped) => original.call(target, ...args, guarded), wrapped)
+            .catch((err: unknown) => {
+              pool.health.observe(err)
+              throw err
+            })
         }
       }
       return Reflect.get(target, property, receiver)
@@ -67,21 +87,62 @@ function preparing (sql: postgres.Sql, gate?: QueryGate): postgres.Sql {
   })
 }
 
+/**
+ * postgres.js waits longer after each failed connection before it tries again (up to 20 s), and a query
+ * given to a connection waits as long: after an outage the first requests would hang. While the database
+ * is down, the health's probe paces the attempts (and queries are not tried at all), so the wait stays short.
+ */
+const reconnectBackoffSeconds = (retries: number) => Math.min(0.05 * 2 ** retries, 0.5)
+
 export async function openDatabase (options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.DATABASE_URL) {
     const poolSize = options.poolSize ?? 10
     const client = postgres(options.DATABASE_URL, {
       max: poolSize,
       onnotice: () => {},
-      connect_timeout: 5,
+      // A database that takes longer to accept a connection counts as away (health.ts): the request gets 503.
+      connect_timeout: 2,
       idle_timeout: 60,
+      backoff: reconnectBackoffSeconds,
     })
-    const db = drizzlePostgres({ client: preparing(client, new QueryGate(poolSize)), schema }) as unknown as Database
+    const health = new DatabaseHealth(() => client`select 1`)
+    const gate = new QueryGate(poolSize, health)
+    health.watch((available) => {
+      if (!available) gate.failWaiting(new DatabaseUnavailableError('DATABASE_DOWN', 'The database went down while the query waited for a connection'))
+    })
+    // drizzle sets its parsers of times on the client here, before the array types below are built on them.
+    const db = drizzlePostgres({ client: preparing(client, { gate, health }), schema }) as unknown as Database
+    // postgres.js asks every new connection for the array types (their parsers are then the pool's), and
+    // when a connection dies with that question open (a database stopping), the question it can no longer
+    // answer ends the process as an unhandled rejection. The answer is the same for the whole pool: asked
+    // once here, by the first connection, and never again.
+    try {
+      await client`select 1`
+    } catch (err) {
+      await client.end({ timeout: 0 })
+      throw err
+    }
+    client.options.fetch_types = false
     return {
       db,
       kind: 'postgres',
-      ping: async () => { await client`select 1` },
-      close: once(() => client.end({ timeout: 5 })),
+      ping: async () => {
+        health.assertUp()
+        try {
+          await client`select 1`
+        } catch (err) {
+          health.observe(err)
+          throw err
+        }
+      },
+      watch: (listener) => health.watch(listener),
+      // Bounded: connections that hang (or wait to reconnect) must not hold a stop past its grace; with the
+      // database down there is nothing to wait for.
+      close: once(() => {
+        const timeout = health.isDown ? 0 : 2
+        health.close()
+        return client.end({ timeout })
+      }),
     }
   }
   const inMemory = options.DATA_DIR.startsWith('memory://')
@@ -96,6 +157,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
       db,
       kind: 'pglite',
       ping: async () => { await db.execute(sql`select 1`) },
+      watch: () => () => {},
       close: once(async () => {
         try { await client.close() } finally { unlock() }
       }),

@@ -4,7 +4,7 @@
 import { STATUS_CODES } from 'node:http'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { isDatabaseUnavailable } from '../db/unavailable.ts'
+import { isDatabaseUnavailable, refusalCode } from '../db/unavailable.ts'
 import { DomainError, type DomainErrorKind } from '../domain/errors.ts'
 import { ErrorSchema } from '../schemas/common.ts'
 
@@ -106,7 +106,9 @@ export function describeError (
     return { status: known.status, message: known.message ?? parserMessage ?? entryOf(known.status)[wording] }
   }
   if (isDatabaseUnavailable(error)) {
-    request.log.warn({ err: error }, 'database unavailable')
+    // Refused while the database is known to be down: many such, and the outage itself is logged once (plugins/db.ts).
+    if (refusalCode(error) === 'DATABASE_DOWN') request.log.debug('database down: refused')
+    else request.log.warn({ err: error }, 'database unavailable')
     return { status: 503, message: ERROR_CATALOG[503][wording] }
   }
   request.log.error({ err: error }, 'request failed')

@@ -1,4 +1,4 @@
-// The database plugin: opens (or borrows) the database, applies migrations, closes it with the app.
+// The database plugin: opens (or borrows) the database, applies migrations, logs outages, closes it with the app.
 import fp from 'fastify-plugin'
 import type { Database, DatabaseHandle } from '../db/client.ts'
 import { openMigratedDatabase } from '../db/migrate.ts'
@@ -23,6 +23,12 @@ interface DbPluginOptions {
 export default fp<DbPluginOptions>(async (app, options) => {
   const database = options.database ?? await openMigratedDatabase(options)
   if (!options.database) app.addHook('onClose', () => database.close())
+  // Once per outage, not per refused request (each of which is logged at debug by the error handler).
+  const unwatch = database.watch((available, err) => {
+    if (available) app.log.info('database available again')
+    else app.log.warn({ err }, 'database unavailable: requests that need it get 503 at once until it answers again')
+  })
+  app.addHook('onClose', async () => unwatch())
   app.decorate('database', database)
   app.decorate('db', database.db)
   app.decorate('clock', options.clock)

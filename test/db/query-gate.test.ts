@@ -1,6 +1,8 @@
-// QueryGate: at most `max` queries at once, the rest in arrival order; a failed query gives its slot back.
+// QueryGate: at most `max` queries at once, the rest in arrival order; a failed query gives its slot back;
+// a wait for a slot is bounded, and ends at once when the database goes down.
 import t from 'tap'
 import { QueryGate } from '../../src/db/query-gate.ts'
+import { DatabaseUnavailableError, refusalCode } from '../../src/db/unavailable.ts'
 import { eq, sql } from 'drizzle-orm'
 import { users } from '../../src/db/schema.ts'
 import { createUser } from '../../src/repositories/users.ts'
@@ -42,6 +44,32 @@ t.test('runs at most max at once, the others in order, through failures', async 
   const runs = again.map((d) => gate.run(d.promise))
   again.forEach((d, i) => d.resolve(i))
   t.same(await Promise.all(runs), [0, 1])
+})
+
+t.test('a wait for a slot ends: after maxWaitMs (POOL_TIMEOUT), or at once with failWaiting; the admission is asked and told', async (t) => {
+  const failures: unknown[] = []
+  let down = false
+  const gate = new QueryGate(1, {
+    assertUp: () => { if (down) throw new DatabaseUnavailableError('DATABASE_DOWN', 'down') },
+    observe: (err) => { failures.push(err) },
+  }, 50)
+  // These queries are bare promises, without the socket a real one keeps open: keep the process alive meanwhile.
+  const alive = setInterval(() => {}, 1000)
+  t.teardown(() => clearInterval(alive))
+  const running = deferred<number>()
+  const first = gate.run(running.promise)
+  const timedOut = await gate.run(Promise.resolve(1)).then(() => undefined, (e: unknown) => e)
+  t.equal(refusalCode(timedOut), 'POOL_TIMEOUT', 'no slot within maxWaitMs')
+  const waiting = gate.run(Promise.resolve(2)).then(() => 'ran', (e: unknown) => refusalCode(e))
+  gate.failWaiting(new DatabaseUnavailableError('DATABASE_DOWN', 'down'))
+  t.equal(await waiting, 'DATABASE_DOWN', 'failWaiting refuses the waiting query')
+  running.reject(Object.assign(new Error('gone'), { code: 'CONNECTION_CLOSED' }))
+  await first.catch(() => {})
+  t.same(failures.map((e) => (e as Error).message), ['gone'], 'the failure of a query that ran is observed (refusals are not)')
+  down = true
+  t.equal(refusalCode(await gate.run(Promise.resolve(3)).catch((e: unknown) => e)), 'DATABASE_DOWN', 'refused before waiting when the admission says so')
+  down = false
+  t.equal(await gate.run(Promise.resolve(4)), 4, 'the slot came back through all of it')
 })
 
 t.test('on PostgreSQL, 200 queries at once through the gated pool all answer, raw rows and mapped rows', { skip: usingPostgres ? false : 'needs DATABASE_URL (PostgreSQL)' }, async (t) => {

@@ -1,7 +1,8 @@
 // Resilience test support: a private, throwaway PostgreSQL cluster that a test may stop and start (never the
 // machine's shared one), and Pingward processes whose output can be awaited.
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import http from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
@@ -24,6 +25,9 @@ export interface PrivatePostgres {
   url: string
   stop: () => void
   start: () => void
+  /** The same without blocking this process, for a test that drives load meanwhile (spawnSync would stall it). */
+  stopAsync: (mode?: 'fast' | 'immediate') => Promise<void>
+  startAsync: () => Promise<void>
 }
 
 /**
@@ -42,24 +46,39 @@ export async function startPrivatePostgres (t: Teardown): Promise<PrivatePostgre
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString())
     chownSync(dir, uid, gid)
   }
-  const run = (command: string, args: string[]) => {
+  const commandLine = (command: string, args: string[]): [string, string[]] => {
     const quoted = [join(bin, command), ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')
-    const result = asRoot
-      ? spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', quoted], { encoding: 'utf8' })
-      : spawnSync(join(bin, command), args, { encoding: 'utf8' })
+    return asRoot ? ['su', ['postgres', '-s', '/bin/sh', '-c', quoted]] : [join(bin, command), args]
+  }
+  const run = (command: string, args: string[]) => {
+    const result = spawnSync(...commandLine(command, args), { encoding: 'utf8' })
     if (result.status !== 0) throw new Error(`${command} failed (${result.status}): ${result.stderr}${result.stdout}`)
   }
+  const runAsync = (command: string, args: string[]) => new Promise<void>((resolve, reject) => {
+    execFile(...commandLine(command, args), { encoding: 'utf8' }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${command} failed (${err.code}): ${stderr}${stdout}`))
+      else resolve()
+    })
+  })
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'])
   const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=200`
-  const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
-  const stop = () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop'])
+  const startArgs = ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']
+  const stopArgs = (mode: string) => ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']
+  const start = () => run('pg_ctl', startArgs)
+  const stop = () => run('pg_ctl', stopArgs('fast'))
   start()
   t.teardown(() => {
     try { run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']) } catch { /* already stopped */ }
     rmSync(dir, { recursive: true, force: true })
   })
   run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', 'pingward'])
-  return { url: `postgres://postgres@127.0.0.1:${port}/pingward`, stop, start }
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/pingward`,
+    stop,
+    start,
+    stopAsync: (mode = 'fast') => runAsync('pg_ctl', stopArgs(mode)),
+    startAsync: () => runAsync('pg_ctl', startArgs),
+  }
 }
 
 export interface PingwardProcess {
@@ -93,4 +112,43 @@ export async function startPingward (t: Teardown, vars: Record<string, string>, 
 /** The key printed on the first start of a server on an empty database. */
 export async function firstKey (server: PingwardProcess): Promise<string> {
   return (await server.waitFor(/^ {2}(sk_[0-9A-Za-z]{38})$/m))[1]
+}
+
+/** One request of a load: when it was sent and answered, and its status or the error code that ended it. */
+export interface Sent {
+  path: string
+  sentAt: number
+  at: number
+  status: number | string
+  body: string
+}
+
+/** A GET on a connection of its own (no keep-alive, so an answer or a refusal is the server's alone). */
+export function get (base: string, path: string, headers: Record<string, string> = {}): Promise<Sent> {
+  const sentAt = Date.now()
+  return new Promise((resolve) => {
+    const req = http.get(`${base}${path}`, { agent: false, headers }, (res) => {
+      let body = ''
+      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk })
+      res.on('end', () => resolve({ path, sentAt, at: Date.now(), status: res.statusCode ?? 0, body }))
+      res.on('error', (err: NodeJS.ErrnoException) => resolve({ path, sentAt, at: Date.now(), status: err.code ?? err.message, body }))
+    })
+    req.on('error', (err: NodeJS.ErrnoException) => resolve({ path, sentAt, at: Date.now(), status: err.code ?? err.message, body: '' }))
+  })
+}
+
+/**
+ * Sends `perSecond` requests a second (open loop: a slow answer does not hold back the next request) until
+ * stop(), which resolves with every request once all have ended.
+ */
+export function steadyLoad (perSecond: number, send: (n: number) => Promise<Sent>) {
+  const all: Array<Promise<Sent>> = []
+  const timer = setInterval(() => all.push(send(all.length)), 1000 / perSecond)
+  return {
+    sent: () => all.length,
+    stop: async () => {
+      clearInterval(timer)
+      return Promise.all(all)
+    },
+  }
 }
