@@ -17,8 +17,10 @@ export interface CheckerOptions {
   confirmDelayMs: number
   /** Longest sleep of an idle loop: new monitors are noticed within it. */
   pollMs?: number
-  /** How long stop() lets in-flight probes finish before abandoning them. */
+  /** How long stop() lets in-flight probes finish (and be recorded) before abandoning them. */
   stopGraceMs?: number
+  /** How long stop() keeps trying to give back the leases of abandoned checks while the database is away. */
+  releaseWaitMs?: number
   /** Called with each recorded check's lateness (probe start minus due time), for measurements. */
   onCheck?: (monitor: ClaimedMonitor, latenessMs: number) => void
 }
@@ -26,12 +28,16 @@ export interface CheckerOptions {
 // A lease outlives the longest possible probe (60 s) with room to record: a crashed worker's monitors
 // are claimed again by another worker after it expires.
 const LEASE_MS = 90_000
+// While stopping, a write the database refused is tried again this often (it may have just come back).
+const STOPPING_RETRY_MS = 250
 
 export class Checker {
   private readonly inFlight = new Map<string, { monitor: ClaimedMonitor, abort: AbortController, done: Promise<void> }>()
   private running = false
   private loop: Promise<void> | undefined
   private wake: (() => void) | undefined
+  /** Aborted when stop() begins: recordings waiting to retry try again at once, and then more often. */
+  private readonly stopping = new AbortController()
 
   constructor (private readonly options: CheckerOptions) {}
 
@@ -71,13 +77,14 @@ export class Checker {
         } catch (err) {
           // The database is away: keep the result and try again while the lease holds (an outage does not
           // cost the check). Otherwise the lease expires and the monitor is checked again.
-          const delayMs = Math.min(5000, 500 * 2 ** attempt)
+          const delayMs = this.stopping.signal.aborted ? STOPPING_RETRY_MS : Math.min(5000, 500 * 2 ** attempt)
           if (!isDatabaseUnavailable(err) || this.options.clock().getTime() + delayMs >= monitor.leaseUntil.getTime()) {
             this.options.log.error({ err, monitorId: monitor.id }, 'could not record a check')
             return
           }
           if (attempt === 0) this.options.log.warn({ err, monitorId: monitor.id }, 'checker: database unavailable, will retry recording a check')
-          if (!await sleepUnlessAborted(delayMs, abort.signal)) return
+          // Abandoned by stop(): it gives the lease back instead.
+          if (!await this.retryPause(delayMs, abort.signal)) return
           continue
         }
         this.options.onCheck?.(monitor, startedAt.getTime() - monitor.dueAt.getTime())
@@ -117,9 +124,14 @@ export class Checker {
     }
   }
 
-  /** Stops claiming, lets in-flight probes finish for a few seconds, abandons and releases the rest. */
+  /**
+   * Stops claiming, lets in-flight probes finish and be recorded for a few seconds, then abandons the rest
+   * and gives their leases back, so that no claimed monitor waits for its lease to expire: every check
+   * claimed is recorded or released, unless the database stays away throughout.
+   */
   async stop (): Promise<void> {
     this.running = false
+    this.stopping.abort()
     this.wake?.()
     await this.loop
     const grace = this.options.stopGraceMs ?? 3000
@@ -133,21 +145,48 @@ export class Checker {
     const abandoned = [...this.inFlight.values()]
     for (const probe of abandoned) probe.abort.abort()
     await Promise.all(abandoned.map((p) => p.done))
-    try {
-      await releaseMonitors(this.options.db, abandoned.map((p) => p.monitor), this.options.clock())
-    } catch (err) {
-      this.options.log.warn({ err }, 'checker: could not release abandoned monitors; their leases will expire')
-    }
+    await this.release(abandoned.map((p) => p.monitor))
     await this.options.prober.close()
+  }
+
+  /** Gives the leases back, trying again for a while when the database is away (it may be back in a moment). */
+  private async release (monitors: ClaimedMonitor[]): Promise<void> {
+    if (monitors.length === 0) return
+    const giveUpAt = Date.now() + (this.options.releaseWaitMs ?? 2000)
+    for (;;) {
+      try {
+        await releaseMonitors(this.options.db, monitors, this.options.clock())
+        return
+      } catch (err) {
+        if (!isDatabaseUnavailable(err) || Date.now() + STOPPING_RETRY_MS > giveUpAt) {
+          this.options.log.warn({ err, monitors: monitors.length }, 'checker: could not release abandoned monitors; their leases will expire')
+          return
+        }
+        await pause(STOPPING_RETRY_MS)
+      }
+    }
+  }
+
+  /**
+   * Waits `ms` before a recording is tried again; a stop cuts the wait short. False when the check was
+   * abandoned meanwhile.
+   */
+  private async retryPause (ms: number, abandoned: AbortSignal): Promise<boolean> {
+    await pause(ms, this.stopping.signal.aborted ? abandoned : AbortSignal.any([abandoned, this.stopping.signal]))
+    return !abandoned.aborted
   }
 }
 
-/** Waits `ms`; false when the signal aborted first (the checker is stopping). */
-function sleepUnlessAborted (ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false)
+/** Waits `ms`, or less when the signal aborts first. */
+function pause (ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve()
   return new Promise((resolve) => {
-    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(true) }, ms)
-    const onAbort = () => { clearTimeout(timer); resolve(false) }
-    signal.addEventListener('abort', onAbort, { once: true })
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
   })
 }

@@ -1,14 +1,54 @@
-// One error shape ({error}), one error handler, one not-found handler, a request id on every reply,
-// and 503 for requests that arrive while the server shuts down.
+// One error shape ({error}), one error handler, one not-found handler, a request id on every reply, and
+// a stop that answers every request it accepted (503 once stopping) while refusing new connections.
 import { randomUUID } from 'node:crypto'
-import type { Socket } from 'node:net'
+import { Server as NetServer, type Socket } from 'node:net'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { describeError, ERROR_CATALOG, errorBody, HttpError, reasonPhrase } from '../http/error-catalog.ts'
 
+/** How long a stop waits for connections accepted just before it to send their request (and hear 503). */
+const FIRST_REQUEST_WAIT_MS = 500
+
 export default fp(async (app) => {
   let closing = false
-  app.addHook('preClose', async () => { closing = true })
+  // Connections accepted whose first request has not arrived yet: Node's server.close() would close them
+  // as idle, and their clients would see the connection reset instead of an answer.
+  const waitingForRequest = new Set<Socket>()
+  let allArrived: (() => void) | undefined
+  const arrived = (socket: Socket) => {
+    if (waitingForRequest.delete(socket) && waitingForRequest.size === 0) allArrived?.()
+  }
+  app.server.on('connection', (socket: Socket) => {
+    waitingForRequest.add(socket)
+    socket.once('close', () => arrived(socket))
+  })
+  app.server.on('request', (req) => arrived(req.socket))
+
+  app.addHook('preClose', async () => {
+    closing = true
+    if (!app.server.listening) return
+    // Connections the kernel has completed are accepted first (a turn of the event loop, through its poll
+    // for I/O): closing the listening socket would reset them. New connections are refused from then on
+    // (net's close: the listening socket only), while those accepted get a moment to send their request
+    // and be answered 503; Fastify's server.close() then closes what is idle.
+    await nextTurn()
+    await nextTurn()
+    NetServer.prototype.close.call(app.server)
+    if (waitingForRequest.size === 0) return
+    let timer: NodeJS.Timeout | undefined
+    await new Promise<void>((resolve) => {
+      allArrived = resolve
+      timer = setTimeout(resolve, FIRST_REQUEST_WAIT_MS)
+    })
+    clearTimeout(timer)
+  })
+  // Requests that began before the stop close their connection too when answered: one left idle would
+  // hold the stop for Node's keep-alive timeout.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close')
+    done(null, payload)
+  })
 
   // Callback style, as the hooks on every request's path are: an async hook costs a promise and a
   // microtask per request even when it has nothing to wait for.

@@ -1,4 +1,5 @@
 // Every row of the contract's status table, on every route it applies to, with the exact {error} body.
+import http from 'node:http'
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { buildApp } from '../../src/http/app.ts'
@@ -153,19 +154,31 @@ t.test('503: the database is unreachable, on every route and on /readyz', async 
   t.equal((await request(app, auth, { url: '/healthz' })).statusCode, 200, 'also when the probe sends a key')
 })
 
-t.test('503 for requests that arrive while the server shuts down', async (t) => {
+t.test('503 for requests that arrive while the server shuts down; new connections are refused', async (t) => {
   const { handle } = await createTestDatabase(t)
   const app = await buildApp({ config: testConfig(), database: handle, logger: false })
   const { auth } = await makeUser(app)
-  let duringShutdown: { status: number, body: unknown } | undefined
-  // preClose hooks run in order, after the app has marked itself as closing and before the server stops
-  // listening: a request sent from here is one that arrives during the shutdown.
+  // One keep-alive connection, opened before the shutdown: a request on it arrives during the shutdown.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  t.teardown(() => agent.destroy())
+  const get = (via: http.Agent | false) => new Promise<{ status: number, connection?: string, body: unknown } | string>((resolve) => {
+    http.get(`${address}/api/v1/monitors`, { agent: via, headers: auth }, (res) => {
+      let text = ''
+      res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk })
+      res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: JSON.parse(text) }))
+    }).on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message))
+  })
+  let duringShutdown: Awaited<ReturnType<typeof get>> | undefined
+  let newConnection: Awaited<ReturnType<typeof get>> | undefined
+  // preClose hooks run in order: this one after the app has marked itself as closing and stopped accepting
+  // connections (plugins/errors.ts), before the connections it has are closed.
   app.addHook('preClose', async () => {
-    const res = await fetch(`${address}/api/v1/monitors`, { headers: auth })
-    duringShutdown = { status: res.status, body: await res.json() }
+    duringShutdown = await get(agent)
+    newConnection = await get(false)
   })
   const address = await app.listen({ port: 0, host: '127.0.0.1' })
-  t.equal((await fetch(`${address}/api/v1/monitors`, { headers: auth })).status, 200)
+  t.match(await get(agent), { status: 200 })
   await app.close()
-  t.same(duringShutdown, { status: 503, body: { error: 'Service unavailable' } })
+  t.same(duringShutdown, { status: 503, connection: 'close', body: { error: 'Service unavailable' } }, 'on a connection it has: 503, and the connection closes')
+  t.equal(newConnection, 'ECONNREFUSED', 'a new connection is refused')
 })
