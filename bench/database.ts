@@ -11,8 +11,8 @@ export function databaseUrl (adminUrl: string, name: string): string {
   return url.href
 }
 
-/** Drops and creates `name` next to adminUrl's database, and migrates it with Pingward's own migrator. */
-export async function createPostgresDatabase (adminUrl: string, name: string): Promise<string> {
+/** Drops and creates an empty database `name` next to adminUrl's; returns its URL. */
+export async function emptyPostgresDatabase (adminUrl: string, name: string): Promise<string> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
   try {
     await admin.unsafe(`drop database if exists ${name} with (force)`)
@@ -20,7 +20,12 @@ export async function createPostgresDatabase (adminUrl: string, name: string): P
   } finally {
     await admin.end()
   }
-  const url = databaseUrl(adminUrl, name)
+  return databaseUrl(adminUrl, name)
+}
+
+/** Drops and creates `name` next to adminUrl's database, and migrates it with Pingward's own migrator. */
+export async function createPostgresDatabase (adminUrl: string, name: string): Promise<string> {
+  const url = await emptyPostgresDatabase(adminUrl, name)
   const handle = await openDatabase({ DATABASE_URL: url, DATA_DIR: 'unused' })
   try {
     await migrate(handle, url)

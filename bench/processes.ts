@@ -1,5 +1,5 @@
 // Child processes of the benchmark: servers, workers and the load generator; their CPU time and memory.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { openSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { LoadOptions, LoadResult } from './load.ts'
@@ -22,8 +22,15 @@ export interface Child {
   stop: (graceMs?: number) => Promise<number | null>
 }
 
+/** Builds dist/ (scripts/build.js) unless it is up to date: Pingward's processes run from it. */
+export function ensureBuilt (): void {
+  const { status } = spawnSync(process.execPath, ['scripts/build.js'], { cwd: ROOT, stdio: 'inherit' })
+  if (status !== 0) throw new Error('npm run build failed')
+}
+
 /**
- * Starts `node --import=tsx script` (node itself, so the pid is the measured process). Output goes to
+ * Starts node itself (so the pid is the measured process): Pingward's `src/<name>.ts` as operators run it,
+ * its compiled `dist/<name>.js` (see ensureBuilt), anything else with `--import=tsx`. Output goes to
  * `logFile`, or to `onLine` line by line.
  */
 export function startNode (
@@ -31,7 +38,9 @@ export function startNode (
   options: { logFile?: string, onLine?: (line: string) => void, nodeArgs?: string[] } = {}
 ): Child {
   const out = options.logFile ? openSync(options.logFile, 'a') : 'pipe'
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import=tsx', script], {
+  const compiled = /^src\/(.+)\.ts$/.exec(script)
+  const args = compiled ? [`dist/${compiled[1]}.js`] : ['--import=tsx', script]
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
     cwd: ROOT, env: childEnv(vars), stdio: ['ignore', out, out],
   })
   if (options.onLine && child.stdout) {

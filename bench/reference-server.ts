@@ -3,7 +3,7 @@
 // DATA_DIR, REFERENCE_KEY_ID (the key the reads start from), REFERENCE_WRITE_USER_ID (creates).
 import Fastify from 'fastify'
 import postgres from 'postgres'
-import { PGlite } from '@electric-sql/pglite'
+import { openPglite } from '../src/db/pglite.ts'
 import { QueryGate } from '../src/db/query-gate.ts'
 import {
   CHECKS_SQL, checksParams, INSERT_SQL, insertParams, LIST_SQL, listParams, MONITOR_SQL, monitorParams, type CreateBody,
@@ -61,7 +61,8 @@ async function main (): Promise<void> {
     query = (text, params) => gate.run(sql.unsafe(text, params as never[], { prepare: true }))
     close = () => sql.end({ timeout: 5 })
   } else {
-    const db = await PGlite.create(process.env.DATA_DIR!)
+    // Opened as Pingward opens it (src/db/pglite.ts: its memory settings, its compiler flag).
+    const db = await openPglite(process.env.DATA_DIR!)
     query = async (text, params) => (await db.query<Row>(text, params)).rows
     close = () => db.close()
   }

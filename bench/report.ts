@@ -2,6 +2,7 @@
 import { ENDPOINT_LABELS, type ApiResults, type Endpoint, type Run } from './api-bench.ts'
 import type { CheckerResults } from './checker-bench.ts'
 import { deliveryTable, type DeliveryResults } from './delivery-bench.ts'
+import { memoryTable, type MemoryRun } from './memory-bench.ts'
 
 export interface ReportInput {
   date: Date
@@ -12,6 +13,7 @@ export interface ReportInput {
   pglite?: ApiResults
   checker?: CheckerResults
   deliveries?: DeliveryResults
+  memory?: MemoryRun[]
   notes: string[]
 }
 
@@ -126,6 +128,7 @@ export function renderReport (input: ReportInput): string {
     out.push('## API on embedded PGlite', '', ...apiTable(input.pglite, false), '')
     out.push('<details><summary>Every round</summary>', '', ...roundsTable(input.pglite), '', '</details>', '')
   }
+  if (input.memory) out.push('## Memory and start on a small box', '', ...memoryTable(input.memory), '')
   out.push('## Notes', '', ...input.notes.map((n) => `- ${n}`), '')
   return out.join('\n')
 }

@@ -1,18 +1,20 @@
 // `npm run bench`: seeds a PostgreSQL database next to DATABASE_URL, benchmarks the API against a bare
 // reference server, the checker with real workers and the notification deliveries, then the API on PGlite;
-// writes bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,pglite (some parts), --reuse (keep a
-// database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers).
+// and the memory of one server with 100 monitors (embedded, and on PostgreSQL when DATABASE_URL is set); writes
+// bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,pglite,memory (some
+// parts), --reuse (keep a database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { runApiBench, type Endpoint } from './api-bench.ts'
 import { runCheckerBench } from './checker-bench.ts'
 import { runDeliveryBench } from './delivery-bench.ts'
+import { runMemoryBench } from './memory-bench.ts'
 import {
   createPgliteDatabase, createPostgresDatabase, databaseUrl, postgresRunner, postgresVersion, type Runner,
 } from './database.ts'
 import { renderReport, type ReportInput } from './report.ts'
-import { ROOT } from './processes.ts'
+import { ROOT, ensureBuilt } from './processes.ts'
 import { seedPglite, seedPostgres, type Scale, type Seeded } from './seed.ts'
 import { verifyReferenceSql } from './verify-sql.ts'
 import { migrate } from '../src/db/migrate.ts'
@@ -30,6 +32,8 @@ const SCALES = {
     deliveries: { flipping: 1_000, channelsPerMonitor: 3 },
     pglite: { name: 'pglite', users: 2, monitors: 100, bigUserMonitors: 100, checksPerMonitor: 1_000, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 5, durationSeconds: 10, rounds: 2 },
+    // Four rounds of checks measured, after the first two.
+    memory: { monitors: 100, warmupSeconds: 90, measureSeconds: 240 },
   },
   small: {
     seed: { name: 'small', users: 10, monitors: 2_000, bigUserMonitors: 1_000, checksPerMonitor: 50, days: 30 },
@@ -38,11 +42,12 @@ const SCALES = {
     deliveries: { flipping: 200, channelsPerMonitor: 3 },
     pglite: { name: 'pglite-small', users: 2, monitors: 20, bigUserMonitors: 20, checksPerMonitor: 100, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
+    memory: { monitors: 100, warmupSeconds: 20, measureSeconds: 70 },
   },
 } satisfies Record<string, { seed: Scale, pglite: Scale, [k: string]: unknown }>
 
 const DB_NAME = 'pingward_bench'
-const PARTS = ['api', 'checker', 'deliveries', 'pglite'] as const
+const PARTS = ['api', 'checker', 'deliveries', 'pglite', 'memory'] as const
 type Part = typeof PARTS[number]
 
 const log = (line: string) => process.stdout.write(line + '\n')
@@ -92,8 +97,10 @@ async function main (): Promise<void> {
   const adminUrl = process.env.DATABASE_URL
   const onPostgres = args.parts.has('api') || args.parts.has('checker') || args.parts.has('deliveries')
   if (onPostgres && !adminUrl) {
-    throw new Error('DATABASE_URL (a PostgreSQL server where a database pingward_bench may be created) is required; --only pglite runs without it')
+    throw new Error('DATABASE_URL (a PostgreSQL server where a database pingward_bench may be created) is required; --only pglite,memory runs without it')
   }
+  // Pingward's processes run as operators run them: node dist/<entry>.js (processes.ts).
+  ensureBuilt()
   const logDir = mkdtempSync(join(os.tmpdir(), 'pingward-bench-'))
   const cpuProfDir = args.cpuProf ? join(logDir, 'profiles') : undefined
   log(`scale ${scaleName}; parts ${[...args.parts].join(', ')}; logs in ${logDir}`)
@@ -107,13 +114,15 @@ async function main (): Promise<void> {
     commands: [
       `${adminUrl ? `DATABASE_URL=${adminUrl} ` : ''}${scaleName === 'full' ? '' : `BENCH_SCALE=${scaleName} `}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
       '# which starts, one at a time:',
-      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATABASE_URL=<.../${DB_NAME}> node --import=tsx src/server.ts`,
+      'npm run build   # then Pingward runs as `node dist/<entry>.js`',
+      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATABASE_URL=<.../${DB_NAME}> node dist/server.js`,
       `PORT=<free> DATABASE_URL=<.../${DB_NAME}> REFERENCE_KEY_ID=<id> REFERENCE_WRITE_USER_ID=<id> node --import=tsx bench/reference-server.ts`,
       `node --import=tsx bench/load.ts '{"connections":${scale.api.connections},"durationSeconds":${scale.api.durationSeconds},...}'   # autocannon, a process of its own`,
       'PORT=<free> node --import=tsx bench/target-server.ts',
       'PORT=<free> node --import=tsx bench/notification-receiver.ts   # webhook receiver and target of the delivery benchmark',
-      `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug node --import=tsx src/worker.ts   # once, then twice`,
-      'CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATA_DIR=<tmp> node --import=tsx src/server.ts   # PGlite',
+      `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug node dist/worker.js   # once, then twice`,
+      'CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATA_DIR=<tmp> node dist/server.js   # PGlite',
+      'ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=info PORT=<free> DATA_DIR=<empty tmp> node dist/server.js   # memory, embedded; then DATABASE_URL=<.../pingward_bench_memory>',
     ],
     settings: [],
     notes: [],
@@ -176,6 +185,16 @@ async function main (): Promise<void> {
         `(the same SQL through PGlite itself) cannot open it at once, so each round starts one, then the other; ${scale.pgliteApi.rounds} rounds of ${scale.pgliteApi.durationSeconds} s.`)
       log('API on PGlite')
       report.pglite = await runApiBench({ database: { DATA_DIR: dir }, seeded, endpoints, ...scale.pgliteApi, logDir, log })
+    }
+    if (args.parts.has('memory')) {
+      const m = scale.memory
+      report.settings.push(`Memory: one server (API and checker, \`node dist/server.js\`, LOG_LEVEL=info) with ${m.monitors} monitors at a ` +
+        '1-minute interval against a local target (200 "ok"), created through the API with the first key; RSS from /proc every second for ' +
+        `${m.measureSeconds} s after ${m.warmupSeconds} s, and the kernel's high-water mark (VmHWM) of the whole run; first start on an empty ` +
+        'database (the embedded one: a copy of the initdb the build ran), then a restart on it; "ms to answer" is from spawn to the first 200 of /healthz. ' +
+        `Embedded in a fresh DATA_DIR${adminUrl ? ', then on PostgreSQL in a fresh database pingward_bench_memory' : ''}.`)
+      log('memory: one server with 100 monitors')
+      report.memory = await runMemoryBench({ adminUrl, dataDir: join(logDir, 'memory-data'), ...m, logDir, log })
     }
   } finally {
     await runner?.close()

@@ -6,6 +6,8 @@ import { loadConfig } from './runtime/config.ts'
 import { runMain } from './runtime/run-main.ts'
 import { openMigratedDatabase } from './db/migrate.ts'
 import { startChecker } from './checker/index.ts'
+import { createMetrics } from './runtime/metrics.ts'
+import { serveMetrics, type MetricsServer } from './runtime/metrics-server.ts'
 
 async function main (): Promise<void> {
   const config = loadConfig()
@@ -13,14 +15,24 @@ async function main (): Promise<void> {
   const database = await openMigratedDatabase({ ...config, poolSize: Math.min(20, Math.max(4, Math.ceil(config.CHECK_CONCURRENCY / 10))) })
   // The handler before the checker: a signal that arrives the moment "checker started" is logged must
   // find it, not Node's default action (death without closing the database).
-  const running: { checker?: ReturnType<typeof startChecker> } = {}
+  const running: { checker?: ReturnType<typeof startChecker>, metrics?: MetricsServer } = {}
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'stopping after an error')
     else log.info({ signal }, 'stopping')
-    await running.checker?.stop()
+    await Promise.all([running.checker?.stop(), running.metrics?.close()])
     await database.close()
   })
-  running.checker = startChecker({ config, db: database.db, log })
+  // Its own metrics only with METRICS_PORT: its checks and deliveries are counted nowhere else. The counts of
+  // monitors and deliveries by status are the database's, served by the API process, not again here.
+  const metrics = config.METRICS_PORT === undefined ? undefined : await createMetrics({ pool: () => database.poolUse() })
+  // Listening first: a port in use stops the worker before it claims anything.
+  if (metrics) {
+    running.metrics = await serveMetrics(metrics, {
+      host: config.HOST, port: config.METRICS_PORT!, token: config.METRICS_TOKEN!, onError: (err) => log.error({ err }, 'metrics: scrape failed'),
+    })
+    log.info({ port: running.metrics.port }, 'metrics served at /metrics')
+  }
+  running.checker = startChecker({ config, db: database.db, log, metrics })
 }
 
 runMain('pingward worker', main)

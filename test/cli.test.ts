@@ -1,4 +1,5 @@
-// The operator command line as a real process: users, keys, usage errors, the data-dir lock, and keys that work in the API.
+// The operator command line as a real process: users, keys, usage errors, --help, the data-dir lock, and keys that work
+// in the API. (While a server runs: test/cli/server-running.test.ts.)
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
@@ -15,21 +16,57 @@ const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
 t.test('usage errors exit 2 with the usage on stderr, before touching any database', async (t) => {
   // A DATA_DIR that cannot be created: any command that opened the database would fail differently.
   const vars = { DATA_DIR: '/proc/pingward-cannot-be-here' }
-  const runs = await Promise.all([
-    runCli([], vars),
-    runCli(['monitors', 'purge'], vars),
-    runCli(['keys', 'create', 'a@example.com', '--scope', 'admin'], vars),
-    runCli(['keys', 'delete', 'not-a-key-id'], vars),
-  ])
-  const expected = [
-    'a command is required', 'unknown command: monitors purge', '--scope must be read or write', 'keys delete needs a KEY_ID',
+  const cases: Array<[string[], string]> = [
+    [[], 'a command is required'],
+    [['monitors', 'purge'], 'unknown command: monitors purge'],
+    [['--version'], 'unknown command: --version'],
+    [['users'], 'users needs a command'],
+    [['users', 'remove', 'a@example.com'], 'unknown command: users remove'],
+    [['users', 'list', 'extra'], 'users list: unexpected argument extra'],
+    [['users', 'create', 'not-an-email'], 'users create needs an EMAIL'],
+    [['users', 'delete', 'a@example.com'], 'users delete deletes a@example.com and all their data: add --yes to confirm'],
+    [['keys', 'create', 'a@example.com', '--scope', 'admin'], '--scope must be read or write'],
+    [['keys', 'create', 'a@example.com', '--expires-in', '0'], '--expires-in must be a whole number of days from 1 to 3650'],
+    [['keys', 'create', 'a@example.com', '--colour', 'red'], "keys create: Unknown option '--colour'"],
+    [['keys', 'delete', 'not-a-key-id'], 'keys delete needs a KEY_ID'],
   ]
+  const runs = await Promise.all(cases.map(([args]) => runCli(args, vars)))
   runs.forEach((run, i) => {
-    t.equal(run.code, 2, `exit 2: ${expected[i]}`)
+    const expected = cases[i][1]
+    t.equal(run.code, 2, `exit 2: ${expected}`)
     t.equal(run.stdout, '', 'nothing on stdout')
-    t.match(run.stderr, `pingward: ${expected[i]}`)
+    t.match(run.stderr, `pingward: ${expected}`)
     t.match(run.stderr, /Usage: npm run -s cli -- <command>[\s\S]*keys create EMAIL \[--scope read\|write\]/)
   })
+})
+
+t.test('--help at the top and on every command: the usage on stdout, exit 0, no database', async (t) => {
+  const vars = { DATA_DIR: '/proc/pingward-cannot-be-here' }
+  const top = await Promise.all([['--help'], ['-h'], ['help']].map((args) => runCli(args, vars)))
+  for (const run of top) {
+    t.equal(run.code, 0, run.stderr)
+    t.equal(run.stderr, '')
+    t.match(run.stdout, /^Usage: npm run -s cli -- <command>\n/)
+    for (const command of ['users create EMAIL', 'users password EMAIL', 'users list', 'users delete EMAIL --yes',
+      'keys create EMAIL [--scope read|write] [--name NAME] [--expires-in DAYS]', 'keys list EMAIL', 'keys delete KEY_ID', 'migrate', 'openapi']) {
+      t.match(run.stdout, `\n  ${command}`, `lists ${command}`)
+    }
+  }
+  const commands = ['users create', 'users password', 'users list', 'users delete', 'keys create', 'keys list', 'keys delete', 'migrate', 'openapi']
+  const runs = await Promise.all(commands.map((command) => runCli([...command.split(' '), '--help'], vars)))
+  runs.forEach((run, i) => {
+    t.equal(run.code, 0, `${commands[i]} --help: ${run.stderr}`)
+    t.match(run.stdout, new RegExp(`^Usage: npm run -s cli -- ${commands[i]}\\b`), `${commands[i]} --help shows its usage`)
+    t.notMatch(run.stdout, commands[i] === 'users list' ? 'keys list' : 'users list', 'and only its own')
+  })
+  const group = await runCli(['keys', '--help'], vars)
+  t.equal(group.code, 0)
+  t.match(group.stdout, /^Usage: npm run -s cli -- keys <command>\n/)
+  t.match(group.stdout, 'keys delete KEY_ID')
+  t.notMatch(group.stdout, 'users create')
+  const afterArgs = await runCli(['keys', 'create', 'a@example.com', '--scope', 'read', '--help'], vars)
+  t.equal(afterArgs.code, 0, '--help anywhere in a command shows its help and does nothing else')
+  t.equal(afterArgs.stderr, '')
 })
 
 t.test('users and keys through the command line, and a key it made works in the API', async (t) => {
@@ -88,6 +125,7 @@ t.test('users and keys through the command line, and a key it made works in the 
     t.equal(locked.code, 1)
     t.equal(locked.stdout, '')
     t.match(locked.stderr, `pingward: The embedded database in ${vars.DATA_DIR} is in use by another Pingward process (pid ${process.pid})`)
+    t.match(locked.stderr, 'It does not answer on its admin socket', 'a holder with no admin socket (not a server): after a wait for one')
     t.notMatch(locked.stderr, /\n\s+at /, 'no stack trace')
   }
 

@@ -1,29 +1,16 @@
 // What the README tells users to run (npm start, npm run worker), spawned as a user would: SIGTERM or SIGINT to npm stops it cleanly.
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { childDatabase, childEnv, outputWaiter } from './helper.ts'
+import { groupCommands } from './support/process-group.ts'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const LISTENING = /"msg":"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/
-
-/** The command lines of the group's live processes (Linux's /proc). */
-function groupCommands (pgid: number): string[] {
-  const commands: string[] = []
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so read after the last ')'.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(pgrp) === pgid && state !== 'Z') commands.push(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim())
-    } catch {
-      // gone while we looked
-    }
-  }
-  return commands
-}
+/** A Pingward process: the launcher of the scripts (scripts/run.js), or an entry point run directly. */
+const PINGWARD = /scripts\/run\.js|src\/|dist\//
 
 /** Whether this process can listen on the port, i.e. nothing holds it any more. */
 function portFree (port: number): Promise<boolean> {
@@ -81,9 +68,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.kill(run.pid, signal)
     t.same(await run.exited, { code: 0, signal: null }, 'npm exits 0')
     t.ok(await portFree(port), 'the port is free')
-    // npm waits for its script to end before it exits. (tsx's esbuild helper may outlive it by a moment:
-    // it ends when its stdin closes.)
-    t.same(groupCommands(run.pid).filter((command) => command.includes('src/')), [], 'no Pingward process is left running')
+    // npm waits for its script to end before it exits.
+    t.same(groupCommands(run.pid).filter((command) => PINGWARD.test(command)), [], 'no Pingward process is left running')
     t.match(await run.output(), new RegExp(`"signal":"${signal}".*"msg":"stopping"`), 'the server stopped on the signal')
   })
 
@@ -95,7 +81,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 
     process.kill(run.pid, signal)
     t.same(await run.exited, { code: 0, signal: null }, 'npm exits 0')
-    t.same(groupCommands(run.pid).filter((command) => command.includes('src/')), [], 'no Pingward process is left running')
+    t.same(groupCommands(run.pid).filter((command) => PINGWARD.test(command)), [], 'no Pingward process is left running')
     t.match(await run.output(), /"msg":"checker stopped"/, 'the checker stopped on the signal')
   })
 }

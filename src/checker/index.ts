@@ -2,14 +2,15 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../runtime/clock.ts'
 import type { Config } from '../runtime/config.ts'
+import type { Metrics } from '../runtime/metrics.ts'
 import type { Database } from '../db/client.ts'
 import { startDeliveryWorker } from '../notifications/delivery-worker.ts'
 import { createProber } from './probe.ts'
 import { startRetention } from './retention.ts'
 import { Checker } from './scheduler.ts'
 
-export function startChecker (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock }) {
-  const { config, db, log } = options
+export function startChecker (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock, metrics?: Metrics }) {
+  const { config, db, log, metrics } = options
   const clock = options.clock ?? systemClock
   // At debug level, a line every 10 s: checks recorded by this process and how late they started
   // (bench/ reads it to see how several workers share the load).
@@ -27,16 +28,18 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
     prober: createProber({ allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS }),
     concurrency: config.CHECK_CONCURRENCY,
     confirmDelayMs: config.CHECK_CONFIRM_DELAY * 1000,
-    onCheck: statsTimer && ((_monitor, latenessMs) => {
+    onCheck: (statsTimer || metrics) && ((_monitor, latenessMs, result) => {
+      metrics?.check(result.isUp ? 'up' : 'down', result.responseTimeMs, latenessMs)
       stats.checks++
       stats.latenessSumMs += latenessMs
       stats.latenessMaxMs = Math.max(stats.latenessMaxMs, latenessMs)
     }),
+    onClaim: metrics && ((count) => metrics.claimed('checker', count)),
   })
   checker.start()
   const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS })
   // Every checker process delivers the notifications that checks (and the API's pauses and deletes) write.
-  const deliveries = startDeliveryWorker({ config, db, log, clock })
+  const deliveries = startDeliveryWorker({ config, db, log, clock, metrics })
   log.info({ concurrency: config.CHECK_CONCURRENCY }, 'checker started')
   return {
     stop: async () => {

@@ -1,8 +1,10 @@
-// Retention: deletes check rows older than CHECK_RETENTION_DAYS in small batches, in the background.
+// Retention: deletes check rows older than CHECK_RETENTION_DAYS in small batches, and Idempotency-Keys
+// past their 24 hours, in the background.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
 import { deleteExpiredChecks } from '../repositories/checks.ts'
+import { deleteExpiredIdempotencyKeys, IDEMPOTENCY_KEY_TTL_MS } from '../repositories/idempotency-keys.ts'
 
 const BATCH = 1000
 const EVERY_MS = 10 * 60_000
@@ -20,12 +22,19 @@ export async function pruneChecks (db: Database, now: Date, retentionDays: numbe
   }
 }
 
-/** Runs pruneChecks now and every ten minutes until the returned stop function is called. */
+/** Deletes the Idempotency-Keys older than their 24 hours (a repeat after that is a new request anyway). */
+export async function pruneIdempotencyKeys (db: Database, now: Date): Promise<number> {
+  return deleteExpiredIdempotencyKeys(db, new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS))
+}
+
+/** Runs pruneChecks and pruneIdempotencyKeys now and every ten minutes until the returned stop function is called. */
 export function startRetention (options: { db: Database, clock: Clock, log: FastifyBaseLogger, retentionDays: number }): () => Promise<void> {
   let current: Promise<unknown> = Promise.resolve()
   const run = () => {
     current = pruneChecks(options.db, options.clock(), options.retentionDays)
       .then((deleted) => { if (deleted > 0) options.log.info({ deleted }, 'retention: old checks deleted') })
+      .then(() => pruneIdempotencyKeys(options.db, options.clock()))
+      .then((deleted) => { if (deleted > 0) options.log.info({ deleted }, 'retention: expired idempotency keys deleted') })
       .catch((err) => options.log.warn({ err }, 'retention: failed, will retry'))
   }
   const first = setTimeout(run, 5_000)

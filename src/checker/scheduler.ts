@@ -3,7 +3,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
 import { isDatabaseUnavailable } from '../db/unavailable.ts'
-import { claimDueMonitors, nextDueAt, releaseMonitors, type ClaimedMonitor } from '../repositories/scheduling.ts'
+import { ClaimLoop, type InFlight } from '../runtime/claim-loop.ts'
+import { claimDueMonitors, nextDueAt, releaseMonitors, type CheckResult, type ClaimedMonitor } from '../repositories/scheduling.ts'
 import { recordCheck } from './record-check.ts'
 import type { Prober } from './probe.ts'
 
@@ -21,8 +22,10 @@ export interface CheckerOptions {
   stopGraceMs?: number
   /** How long stop() keeps trying to give back the leases of abandoned checks while the database is away. */
   releaseWaitMs?: number
-  /** Called with each recorded check's lateness (probe start minus due time), for measurements. */
-  onCheck?: (monitor: ClaimedMonitor, latenessMs: number) => void
+  /** Called with each recorded check, its lateness (probe start minus due time) and result, for measurements. */
+  onCheck?: (monitor: ClaimedMonitor, latenessMs: number, result: Omit<CheckResult, 'checkedAt'>) => void
+  /** Called with the size of each claim (the metrics). */
+  onClaim?: (count: number) => void
 }
 
 // A lease outlives the longest possible probe (60 s) with room to record: a crashed worker's monitors
@@ -31,53 +34,66 @@ const LEASE_MS = 90_000
 // While stopping, a write the database refused is tried again this often (it may have just come back).
 const STOPPING_RETRY_MS = 250
 
-export class Checker {
-  private readonly inFlight = new Map<string, { monitor: ClaimedMonitor, abort: AbortController, done: Promise<void> }>()
-  private running = false
-  private loop: Promise<void> | undefined
-  private wake: (() => void) | undefined
-  /** Aborted when stop() begins: recordings waiting to retry try again at once, and then more often. */
-  private readonly stopping = new AbortController()
+interface Probing extends InFlight { monitor: ClaimedMonitor, abort: AbortController }
 
-  constructor (private readonly options: CheckerOptions) {}
+export class Checker {
+  private readonly loop: ClaimLoop<Probing>
+
+  constructor (private readonly options: CheckerOptions) {
+    const pollMs = options.pollMs ?? 1000
+    this.loop = new ClaimLoop<Probing>({
+      name: 'checker',
+      log: options.log,
+      concurrency: options.concurrency,
+      pollMs,
+      failureSleepMs: pollMs * 2,
+      onClaim: options.onClaim,
+      claim: async (free) => {
+        const claimed = await claimDueMonitors(this.options.db, this.options.clock(), free, LEASE_MS)
+        for (const monitor of claimed) this.launch(monitor)
+        return claimed.length
+      },
+      // Sleeps until the next monitor is due, when that is sooner than a poll.
+      idleSleepMs: async () => {
+        const next = await nextDueAt(this.options.db)
+        return next ? Math.max(0, Math.min(pollMs, next.getTime() - this.options.clock().getTime())) : pollMs
+      },
+    })
+  }
 
   start (): void {
-    if (this.running) return
-    this.running = true
-    this.loop = this.run()
+    this.loop.start()
   }
 
   /** Claims what is due now (up to the free concurrency), starts the probes and returns how many. */
-  async tick (): Promise<number> {
-    const free = this.options.concurrency - this.inFlight.size
-    if (free <= 0) return 0
-    const claimed = await claimDueMonitors(this.options.db, this.options.clock(), free, LEASE_MS)
-    for (const monitor of claimed) this.launch(monitor)
-    return claimed.length
+  tick (): Promise<number> {
+    return this.loop.tick()
   }
 
   /** Claims, probes and records everything due now; resolves when all of it is recorded (for tests). */
   async runOnce (): Promise<number> {
-    const count = await this.tick()
-    await Promise.all([...this.inFlight.values()].map((probe) => probe.done))
+    const count = await this.loop.tick()
+    await this.loop.settled()
     return count
   }
 
   private launch (monitor: ClaimedMonitor): void {
     const abort = new AbortController()
-    const done = (async () => {
+    const stopping = this.loop.stopping
+    const work = (async () => {
       const startedAt = this.options.clock()
       const result = await this.options.prober.probe({
         url: monitor.url, method: monitor.method, expectedStatus: monitor.expectedStatus, timeoutSeconds: monitor.timeoutSeconds,
       }, abort.signal)
       if (abort.signal.aborted) return
       for (let attempt = 0; ; attempt++) {
+        let recorded: boolean
         try {
-          await recordCheck(this.options.db, monitor.id, { ...result, checkedAt: startedAt }, this.options.confirmDelayMs)
+          recorded = await recordCheck(this.options.db, monitor.id, { ...result, checkedAt: startedAt }, this.options.confirmDelayMs)
         } catch (err) {
           // The database is away: keep the result and try again while the lease holds (an outage does not
           // cost the check). Otherwise the lease expires and the monitor is checked again.
-          const delayMs = this.stopping.signal.aborted ? STOPPING_RETRY_MS : Math.min(5000, 500 * 2 ** attempt)
+          const delayMs = stopping.aborted ? STOPPING_RETRY_MS : Math.min(5000, 500 * 2 ** attempt)
           if (!isDatabaseUnavailable(err) || this.options.clock().getTime() + delayMs >= monitor.leaseUntil.getTime()) {
             this.options.log.error({ err, monitorId: monitor.id }, 'could not record a check')
             return
@@ -87,41 +103,12 @@ export class Checker {
           if (!await this.retryPause(delayMs, abort.signal)) return
           continue
         }
-        this.options.onCheck?.(monitor, startedAt.getTime() - monitor.dueAt.getTime())
+        // Paused or deleted while its probe ran: nothing was recorded.
+        if (recorded) this.options.onCheck?.(monitor, startedAt.getTime() - monitor.dueAt.getTime(), result)
         return
       }
-    })().finally(() => {
-      this.inFlight.delete(monitor.id)
-      this.wake?.()
-    })
-    this.inFlight.set(monitor.id, { monitor, abort, done })
-  }
-
-  private async run (): Promise<void> {
-    const pollMs = this.options.pollMs ?? 1000
-    while (this.running) {
-      let sleepMs = pollMs
-      try {
-        const claimed = await this.tick()
-        if (claimed > 0 && this.inFlight.size < this.options.concurrency) continue
-        if (this.inFlight.size < this.options.concurrency) {
-          const next = await nextDueAt(this.options.db)
-          if (next) sleepMs = Math.max(0, Math.min(pollMs, next.getTime() - this.options.clock().getTime()))
-        }
-      } catch (err) {
-        // A database outage must not kill the checker: log, wait, try again.
-        if (isDatabaseUnavailable(err)) this.options.log.warn({ err }, 'checker: database unavailable')
-        else this.options.log.error({ err }, 'checker: claiming failed')
-        sleepMs = pollMs * 2
-      }
-      if (!this.running) break
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, sleepMs)
-        // A finished probe frees a slot: claim again at once when the checker is saturated.
-        this.wake = () => { clearTimeout(timer); resolve() }
-      })
-      this.wake = undefined
-    }
+    })()
+    this.loop.track(monitor.id, work, { monitor, abort })
   }
 
   /**
@@ -130,19 +117,7 @@ export class Checker {
    * claimed is recorded or released, unless the database stays away throughout.
    */
   async stop (): Promise<void> {
-    this.running = false
-    this.stopping.abort()
-    this.wake?.()
-    await this.loop
-    const grace = this.options.stopGraceMs ?? 3000
-    const pending = [...this.inFlight.values()]
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([
-      Promise.all(pending.map((p) => p.done)),
-      new Promise((resolve) => { timer = setTimeout(resolve, grace) }),
-    ])
-    clearTimeout(timer)
-    const abandoned = [...this.inFlight.values()]
+    const abandoned = await this.loop.stop(this.options.stopGraceMs ?? 3000)
     for (const probe of abandoned) probe.abort.abort()
     await Promise.all(abandoned.map((p) => p.done))
     await this.release(abandoned.map((p) => p.monitor))
@@ -172,7 +147,8 @@ export class Checker {
    * abandoned meanwhile.
    */
   private async retryPause (ms: number, abandoned: AbortSignal): Promise<boolean> {
-    await pause(ms, this.stopping.signal.aborted ? abandoned : AbortSignal.any([abandoned, this.stopping.signal]))
+    const stopping = this.loop.stopping
+    await pause(ms, stopping.aborted ? abandoned : AbortSignal.any([abandoned, stopping]))
     return !abandoned.aborted
   }
 }

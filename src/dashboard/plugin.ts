@@ -12,7 +12,7 @@ import fastifyHelmet from '@fastify/helmet'
 import { describeError, HttpError } from '../http/error-catalog.ts'
 import type { Config } from '../runtime/config.ts'
 import { ASSETS } from './assets.ts'
-import { HELMET_OPTIONS } from './page-headers.ts'
+import { HELMET_OPTIONS, pageHeaders } from './page-headers.ts'
 import { errorPage } from './pages/layout.ts'
 import { pageContext, seeOther, sendPage } from './respond.ts'
 import authRoutes from './routes/auth.ts'
@@ -42,6 +42,7 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   app.removeContentTypeParser('application/json')
   await app.register(fastifyFormbody, { parser: (body) => Object.fromEntries(new URLSearchParams(body)) })
   await app.register(fastifyHelmet, HELMET_OPTIONS)
+  app.addHook('onRequest', pageHeaders)
   // Below 16 KiB a page goes as it is: compressing would cost more time than it saves. Only gzip, and no
   // compressed request bodies.
   await app.register(fastifyCompress, { encodings: ['gzip'], threshold: 16 * 1024, globalDecompression: false })

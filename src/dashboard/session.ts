@@ -1,5 +1,5 @@
 // Dashboard sessions: a random token in an HttpOnly cookie, its SHA-256 in the sessions table, a CSRF token
-// per session (and a cookie-bound one before sign-in), and one-time setup links for a first password.
+// per session (and a cookie-bound one before sign-in). (One-time setup links: src/services/setup-links.ts.)
 // Cookies are read and written by @fastify/cookie, registered with the dashboard's routes (plugin.ts).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
@@ -32,7 +32,8 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 /**
  * Every dashboard cookie: HttpOnly, SameSite=Lax and Path=/ unless said otherwise, Secure when the request
- * came over https (@fastify/cookie's 'auto' reads request.protocol); Max-Age is given where it is set.
+ * came over https (@fastify/cookie's 'auto' reads request.protocol: behind a proxy that TRUST_PROXY names,
+ * its X-Forwarded-Proto; src/http/trust-proxy.ts); Max-Age is given where it is set.
  */
 export const COOKIE_OPTIONS: CookieSerializeOptions = { path: '/', httpOnly: true, sameSite: 'lax', secure: 'auto' }
 
@@ -54,15 +55,12 @@ interface SessionManager {
   csrfToken: (request: FastifyRequest, reply: FastifyReply) => string
   /** Throws a 403 unless the form's token matches and the request comes from this origin. */
   checkCsrf: (request: FastifyRequest, submitted: string | undefined) => void
-  /** One-time links to set a first password, valid until used or the process ends. */
-  setupLinks: {
-    issue: (userId: string) => string
-    userFor: (setupToken: string) => string | undefined
-    revoke: (setupToken: string) => void
-  }
 }
 
-/** True when the Origin (or else the Referer) names this host, or when the browser sent neither. */
+/**
+ * True when the Origin (or else the Referer) names this host, or when the browser sent neither. The host is
+ * the one the browser used: behind a proxy that TRUST_PROXY names, its X-Forwarded-Proto and -Host.
+ */
 function sameOrigin (request: FastifyRequest): boolean {
   const source = request.headers.origin ?? request.headers.referer
   if (source === undefined) return true
@@ -76,7 +74,6 @@ function sameOrigin (request: FastifyRequest): boolean {
 
 export default fp(async (app) => {
   app.decorateRequest('session', null)
-  const setupTokens = new Map<string, string>()
 
   const manager: SessionManager = {
     async load (request) {
@@ -125,16 +122,6 @@ export default fp(async (app) => {
       if (!sameToken(submitted, expected) || !sameOrigin(request)) {
         throw new HttpError(403, 'This form has expired or did not come from this site. Reload the page and try again.')
       }
-    },
-
-    setupLinks: {
-      issue (userId) {
-        const raw = token()
-        setupTokens.set(sha256(raw), userId)
-        return raw
-      },
-      userFor: (setupToken) => setupTokens.get(sha256(setupToken)),
-      revoke (setupToken) { setupTokens.delete(sha256(setupToken)) },
     },
   }
   app.decorate('sessions', manager)

@@ -14,9 +14,14 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
 /** A database or an open transaction on it. */
 export type Queryable = Pick<Database, 'select' | 'insert' | 'update'>
 
+/** The pool's use now: its connections, those running a query or a transaction, queries waiting for one. */
+export interface PoolUse { size: number, inUse: number, waiting: number }
+
 export interface DatabaseHandle {
   db: Database
   kind: 'postgres' | 'pglite'
+  /** For the metrics: postgres.js tells nothing of its connections, so this is what our gate and begin() see. */
+  poolUse: () => PoolUse
   /** Throws when the database does not answer (at once while it is known to be down). */
   ping: () => Promise<void>
   /**
@@ -54,7 +59,7 @@ function once (close: () => Promise<void>): () => Promise<void> {
  * queries run on the connection they hold), queries go through the gate (query-gate.ts), and a
  * transaction does not begin while the database is known to be down (health.ts).
  */
-function preparing (sql: postgres.Sql, pool?: { gate: QueryGate, health: DatabaseHealth }): postgres.Sql {
+function preparing (sql: postgres.Sql, pool?: { gate: QueryGate, health: DatabaseHealth, transactions: { open: number } }): postgres.Sql {
   return new Proxy(sql, {
     get (target, property, receiver) {
       if (property === 'unsafe') {
@@ -75,11 +80,13 @@ function preparing (sql: postgres.Sql, pool?: { gate: QueryGate, health: Databas
           } catch (err) {
             return Promise.reject(err)
           }
+          pool.transactions.open++
           return guardedBegin((guarded: typeof wrapped) => original.call(target, ...args, guarded), wrapped)
             .catch((err: unknown) => {
               pool.health.observe(err)
               throw err
             })
+            .finally(() => { pool.transactions.open-- })
         }
       }
       return Reflect.get(target, property, receiver)
@@ -111,7 +118,8 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
       if (!available) gate.failWaiting(new DatabaseUnavailableError('DATABASE_DOWN', 'The database went down while the query waited for a connection'))
     })
     // drizzle sets its parsers of times on the client here, before the array types below are built on them.
-    const db = drizzlePostgres({ client: preparing(client, { gate, health }), schema }) as unknown as Database
+    const transactions = { open: 0 }
+    const db = drizzlePostgres({ client: preparing(client, { gate, health, transactions }), schema }) as unknown as Database
     // postgres.js asks every new connection for the array types (their parsers are then the pool's), and
     // when a connection dies with that question open (a database stopping), the question it can no longer
     // answer ends the process as an unhandled rejection. The answer is the same for the whole pool: asked
@@ -126,6 +134,12 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
     return {
       db,
       kind: 'postgres',
+      poolUse: () => {
+        // A transaction holds its connection outside the gate; beyond the pool, postgres.js queues the rest.
+        const { running, waiting } = gate.use
+        const busy = running + transactions.open
+        return { size: poolSize, inUse: Math.min(poolSize, busy), waiting: waiting + Math.max(0, busy - poolSize) }
+      },
       ping: async () => {
         health.assertUp()
         try {
@@ -150,12 +164,15 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
   try {
     // Loaded only for the embedded database: PGlite alone adds ~40 MB to every process's memory, which
     // API and checker processes on PostgreSQL never use.
-    const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')])
-    const client = await PGlite.create(inMemory ? 'memory://' : options.DATA_DIR)
+    const [{ openPglite }, { drizzle: drizzlePglite }] = await Promise.all([import('./pglite.ts'), import('drizzle-orm/pglite')])
+    const client = await openPglite(inMemory ? 'memory://' : options.DATA_DIR)
     const db = drizzlePglite({ client, schema }) as unknown as Database
+    const inFlight = countInFlight(client)
     return {
       db,
       kind: 'pglite',
+      // One connection: PGlite runs one query or transaction at a time, and queues the others itself.
+      poolUse: () => ({ size: 1, inUse: Math.min(1, inFlight.count), waiting: Math.max(0, inFlight.count - 1) }),
       ping: async () => { await db.execute(sql`select 1`) },
       watch: () => () => {},
       close: once(async () => {
@@ -166,4 +183,17 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
     unlock()
     throw err
   }
+}
+
+/** Counts the client's queries and transactions from their call to their end (drizzle calls only these two). */
+function countInFlight (client: { query: (...args: any[]) => Promise<unknown>, transaction: (...args: any[]) => Promise<unknown> }): { count: number } {
+  const inFlight = { count: 0 }
+  for (const method of ['query', 'transaction'] as const) {
+    const original = client[method].bind(client)
+    client[method] = (...args: unknown[]) => {
+      inFlight.count++
+      return original(...args).finally(() => { inFlight.count-- })
+    }
+  }
+  return inFlight
 }

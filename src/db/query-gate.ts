@@ -60,6 +60,11 @@ export class QueryGate {
     return gated
   }
 
+  /** Queries running through the gate now, and waiting for a slot (the metrics' pool use). */
+  get use (): { running: number, waiting: number } {
+    return { running: this.running, waiting: this.waiting.length }
+  }
+
   /** Refuses every query waiting for a slot: none of them would get an answer. */
   failWaiting (err: Error): void {
     for (const waiter of this.waiting.splice(0)) waiter.reject(err)

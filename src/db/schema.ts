@@ -53,6 +53,32 @@ export const signInAttempts = pgTable('sign_in_attempts', {
   index('sign_in_attempts_expires_idx').on(t.expiresAt),
 ])
 
+// One-time links that let a user set a password (printed by the server on first start, or by the CLI). The
+// id is the SHA-256 of the link's token, so any instance accepts a link and a read of this table cannot use one.
+export const setupTokens = pgTable('setup_tokens', {
+  id: text('id').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+}, (t) => [
+  index('setup_tokens_user_idx').on(t.userId),
+  index('setup_tokens_expires_idx').on(t.expiresAt),
+])
+
+// The Idempotency-Key of a user's POST /monitors, kept 24 h: a repeated key gets the first answer. `response`
+// ({status, headers, body}) is null while the first request is still being handled.
+export const idempotencyKeys = pgTable('idempotency_keys', {
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  key: text('key').notNull(),
+  // A fingerprint of the request (method, path, body): the same key with another request is refused.
+  requestHash: text('request_hash').notNull(),
+  response: jsonb('response'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.userId, t.key] }),
+  index('idempotency_keys_created_idx').on(t.createdAt),
+])
+
 export const apiKeys = pgTable('api_keys', {
   id: uuid('id').primaryKey().defaultRandom(),
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),

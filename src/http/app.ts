@@ -9,15 +9,19 @@ import type { DatabaseHandle } from '../db/client.ts'
 import { createValidatorCompiler, schemaErrorFormatter } from './validation.ts'
 import { OneLineRequestLog } from './request-log.ts'
 import { useJsonBodyParser } from './json-body.ts'
+import { trustProxyOption } from './trust-proxy.ts'
 import dbPlugin from '../plugins/db.ts'
 import backgroundWritesPlugin from '../plugins/background-writes.ts'
+import metricsPlugin from '../plugins/metrics.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors, setNotFoundHandler } from '../plugins/errors.ts'
 import authPlugin from '../plugins/auth.ts'
 import rateLimitPlugin from '../plugins/rate-limit.ts'
 import signInThrottlePlugin from '../plugins/sign-in-throttle.ts'
-import schemasPlugin from '../plugins/schemas.ts'
+import schemasPlugin, { SHARED_SCHEMAS } from '../plugins/schemas.ts'
 import openapiPlugin from '../plugins/openapi.ts'
+import apiResponsesPlugin from '../plugins/api-responses.ts'
 import healthRoutes from '../routes/health.ts'
+import metricsRoutes from '../routes/metrics.ts'
 import monitorRoutes from '../routes/monitors.ts'
 import checkRoutes from '../routes/checks.ts'
 import incidentRoutes from '../routes/incidents.ts'
@@ -42,6 +46,8 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     logger: logger === false ? false : { level: config.LOG_LEVEL, ...(typeof logger === 'object' ? logger : {}), serializers: logSerializers },
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
+    // request.ip, .protocol and .host from X-Forwarded-* only when the connection comes from a trusted proxy.
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     logController: new OneLineRequestLog(),
     // Requests arriving during shutdown get our own 503 body (plugins/errors.ts).
     return503OnClosing: false,
@@ -62,7 +68,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     schemaErrorFormatter,
   }).withTypeProvider<TypeBoxTypeProvider>()
-  app.setValidatorCompiler(createValidatorCompiler())
+  app.setValidatorCompiler(createValidatorCompiler(SHARED_SCHEMAS))
   // Only JSON bodies are accepted: anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain')
   useJsonBodyParser(app)
@@ -70,6 +76,8 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
   await app.register(errorsPlugin)
   await app.register(dbPlugin, { DATABASE_URL: config.DATABASE_URL, DATA_DIR: config.DATA_DIR, clock, database })
   await app.register(backgroundWritesPlugin)
+  // Early: its request counter's hook reaches the plugins registered after it.
+  await app.register(metricsPlugin, { token: config.METRICS_TOKEN })
   await app.register(authPlugin)
   await app.register(rateLimitPlugin, {
     max: config.RATE_LIMIT_MAX,
@@ -82,7 +90,10 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
   await app.register(schemasPlugin)
   await app.register(openapiPlugin)
   await app.register(healthRoutes)
+  await app.register(metricsRoutes, { token: config.METRICS_TOKEN })
   await app.register(async (api) => {
+    // First: compression takes the routes registered after it.
+    await api.register(apiResponsesPlugin, { corsOrigins: config.CORS_ORIGINS })
     api.addHook('preParsing', app.requireApiKey)
     await api.register(monitorRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS })
     await api.register(checkRoutes)

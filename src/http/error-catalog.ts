@@ -31,16 +31,33 @@ export const ERROR_CATALOG = {
     message: 'API key does not have access to this resource',
     page: 'This form has expired or did not come from this site. Reload the page and try again.',
     description: 'The API key may not do this (a read-only key on a write)',
+    example: 'API key does not have access to this resource',
   },
   404: { message: 'Not found', page: 'There is no such page.', description: 'No such monitor for this caller', example: 'Monitor not found' },
   405: { message: 'Method not allowed', page: 'The request could not be understood.' },
   406: { message: 'Not acceptable', page: 'The request could not be understood.' },
   408: { message: 'Request timeout', page: 'The request took too long to arrive.' },
-  409: { message: 'Conflict', page: 'That exists already.' },
+  409: {
+    message: 'Conflict',
+    page: 'That exists already.',
+    description: 'A request with the same `Idempotency-Key` is still being handled: retry later',
+    example: 'A request with this Idempotency-Key is still in progress: retry later',
+  },
   413: { message: 'Request body is too large', page: 'The form is larger than 1 MiB.', description: 'Request body larger than 1 MiB' },
   414: { message: 'URI too long', page: 'The address is too long.' },
-  415: { message: 'Unsupported media type', page: 'The request could not be understood.', description: 'Request body is not JSON' },
+  415: {
+    message: 'Unsupported media type',
+    page: 'The request could not be understood.',
+    description: 'Request body is not JSON',
+    example: 'Unsupported media type',
+  },
   417: { message: 'Expectation failed', page: 'The request could not be understood.' },
+  422: {
+    message: 'Unprocessable content',
+    page: 'The request could not be understood.',
+    description: 'The `Idempotency-Key` was used within 24 hours with another request (another body): use a new key',
+    example: 'Idempotency-Key was already used with another request',
+  },
   429: { message: 'Rate limit exceeded', page: 'Too many requests. Wait a moment and try again.', description: 'Rate limit exceeded; see `retry-after`' },
   431: { message: 'Request header fields too large', page: 'The request could not be understood.' },
   500: { message: 'Internal server error', page: 'Something went wrong on our side.', description: 'Internal server error' },
@@ -124,11 +141,21 @@ export const errorBody = (status: ErrorStatus, message: string = ERROR_CATALOG[s
 
 type DocumentedStatus = { [S in ErrorStatus]: (typeof ERROR_CATALOG)[S] extends { description: string } ? S : never }[ErrorStatus]
 
+/**
+ * One error response of the OpenAPI document: its description and an example of its body, the catalog's
+ * unless the route says them (a 404 names what was not found). Each status has its own example, so a
+ * reader (or an SDK's docs) sees what that status says, not one example for every error.
+ */
+export function errorResponse (status: DocumentedStatus, description?: string, example?: string) {
+  const entry: CatalogEntry = ERROR_CATALOG[status]
+  return {
+    description: description ?? entry.description!,
+    content: { 'application/json': { schema: Type.Ref(ErrorSchema), example: { error: example ?? entry.example ?? entry.message } } },
+  }
+}
+
 /** The error responses a route can give: always 401, 429, 500 and 503, plus the ones named. */
 export function errorResponses (...statuses: DocumentedStatus[]) {
   const all = [...new Set<DocumentedStatus>([...statuses, 401, 429, 500, 503])].sort()
-  return Object.fromEntries(all.map((status) => {
-    const entry: CatalogEntry = ERROR_CATALOG[status]
-    return [status, { ...Type.Ref(ErrorSchema), description: entry.description, examples: [{ error: entry.example ?? entry.message }] }]
-  }))
+  return Object.fromEntries(all.map((status) => [status, errorResponse(status)]))
 }

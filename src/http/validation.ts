@@ -37,11 +37,17 @@ function makeAjv (options: Options): Ajv {
 
 /**
  * A validator compiler for one app: bodies strict (no coercion, nothing dropped) with the schema's defaults
- * applied, so a create body arrives whole; query strings and path params (text) coerced.
+ * applied, so a create body arrives whole; query strings and path params (text) coerced. `shared`: the
+ * schemas with an $id that route schemas refer to (`Type.Ref`); Fastify hands its shared schemas only to
+ * its own compiler, not to one set with setValidatorCompiler.
  */
-export function createValidatorCompiler () {
+export function createValidatorCompiler (shared: readonly TSchema[] = []) {
   const bodyAjv = makeAjv({ coerceTypes: false, useDefaults: true })
   const urlAjv = makeAjv({ coerceTypes: true, useDefaults: true })
+  for (const schema of shared) {
+    bodyAjv.addSchema(schema)
+    urlAjv.addSchema(schema)
+  }
   return ({ schema, httpPart }: { schema: object, httpPart?: string }) => {
     const validate = (httpPart === 'body' ? bodyAjv : urlAjv).compile(schema)
     if (httpPart !== 'body') return validate

@@ -12,8 +12,8 @@ export interface BatchPlan {
   /** In order: a resolution never goes before its incident's opening. */
   sends: PlannedSend[]
   /**
-   * Not sent now: a storm's deliveries wait for the digest at the end of its minute; a program's
-   * resolution waits for its opening's retry.
+   * Not sent now: a storm's deliveries wait for the digest at the end of its minute; a resolution waits
+   * for its failed opening's retry (for a person, together with it).
    */
   held: Array<{ deliveries: QueuedDelivery[], until: Date }>
 }
@@ -59,11 +59,17 @@ export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: b
   }
 
   const sends: PlannedSend[] = []
+  const held: BatchPlan['held'] = []
   const merged = new Set<QueuedDelivery>()
   for (const d of deliveries) {
     if (storm.has(d) || merged.has(d)) continue
     const resolved = d.type === 'incident.opened' && d.incidentId !== null ? resolution.get(d.incidentId) : undefined
-    if (resolved) {
+    if (resolved && d.attempts > 0 && d.nextAttemptAt > options.now) {
+      // The opening failed and waits for its retry (the receiver's Retry-After, or the backoff): its
+      // resolution does not bring it forward; the two go as one message then.
+      merged.add(resolved)
+      held.push({ deliveries: [d, resolved], until: d.nextAttemptAt })
+    } else if (resolved) {
       merged.add(resolved)
       sends.push({ message: { kind: 'flap', opened: told(d), resolved: told(resolved) }, deliveries: [d, resolved] })
     } else {
@@ -71,12 +77,12 @@ export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: b
     }
   }
 
-  if (storm.size === 0) return { sends, held: [] }
+  if (storm.size === 0) return { sends, held }
   const members = deliveries.filter((d) => storm.has(d))
   const digestAt = options.heldUntil ?? new Date(Math.min(...members.map((d) => d.createdAt.getTime())) + DIGEST_WINDOW_MS)
-  if (digestAt > options.now) return { sends, held: [{ deliveries: members, until: digestAt }] }
+  if (digestAt > options.now) return { sends, held: [...held, { deliveries: members, until: digestAt }] }
   sends.push(members.length === 1
     ? { message: { kind: 'event', told: told(members[0]) }, deliveries: members }
     : { message: { kind: 'digest', told: members.map(told) }, deliveries: members })
-  return { sends, held: [] }
+  return { sends, held }
 }

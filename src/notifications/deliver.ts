@@ -27,6 +27,8 @@ export interface DeliveryOptions {
   random?: () => number
   /** Records attempts (a worker's batches the records of its channels into shared statements); recordAttempts at once otherwise. */
   recorder?: AttemptRecorder
+  /** Hears the attempts recorded, by the status they left their deliveries in (the metrics). */
+  onAttempts?: (result: AttemptRecord['status'], count: number) => void
 }
 
 /** Records a message's attempts, and gives its channel back with them when `release` says so; returns the ids recorded. */
@@ -174,6 +176,9 @@ async function sendAndRecord (
     ? await options.recorder(leased, releasing)
     : await recordAttempts(db, leased, releasing && [releasing])
   if (recorded.size < records.length) options.log?.warn({ channelId: channel.id, deliveries: ids }, 'delivery: the lease ran out before the attempt was recorded')
+  if (options.onAttempts) {
+    for (const record of records) if (recorded.has(record.id)) options.onAttempts(record.status, 1)
+  }
   if (outcome === 'gone') {
     await disableChannel(db, channel.id, `The receiver answered 410 Gone on ${started.toISOString()}: the channel was turned off. Turn it on again to resume.`, now)
     options.log?.info({ channelId: channel.id }, 'delivery: 410 Gone, channel turned off')

@@ -10,16 +10,11 @@ import type { EmailSender, SendResult } from './transport.ts'
 
 type OutgoingEmail = Extract<Outgoing, { kind: 'email' }>
 
-export interface SmtpSender extends EmailSender {
-  /** Connects and authenticates once: a wrong host, port or password shows at start, not at the first outage. */
-  verify: () => Promise<void>
-}
-
 /** Milliseconds for connecting, the greeting and each later step: the delivery timeout. */
 const TIMEOUT_MS = 15_000
 
 /** The sender of SMTP_URL and SMTP_FROM; null when no SMTP server is configured (email channels are refused then). */
-export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'>, timeoutMs = TIMEOUT_MS): SmtpSender | null {
+export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'>, timeoutMs = TIMEOUT_MS): EmailSender | null {
   if (config.SMTP_URL === undefined) return null
   const from = config.SMTP_FROM
   if (from === undefined) throw new Error('SMTP_FROM is required with SMTP_URL') // loadConfig refuses this already

@@ -20,11 +20,15 @@ type EmailOutgoing = Extract<Outgoing, { kind: 'email' }>
 /** Sends one mail; written with the email adapter (SMTP_URL). */
 export interface EmailSender {
   send (mail: EmailOutgoing, signal?: AbortSignal): Promise<SendResult>
+  /** Connects and authenticates once: a wrong host, port or password shows at start, not at the first outage. */
+  verify (): Promise<void>
   close (): Promise<void>
 }
 
 export interface Transport {
   send (outgoing: Outgoing, signal?: AbortSignal): Promise<SendResult>
+  /** Checks the mail server (EmailSender.verify); 'none' without one. Throws saying why it cannot be used. */
+  verifyEmail (): Promise<'ok' | 'none'>
   close (): Promise<void>
 }
 
@@ -34,6 +38,11 @@ export function createTransport (parts: { http: HttpSender, email?: EmailSender 
       if (outgoing.kind === 'http') return parts.http.send(outgoing, signal)
       if (!parts.email) return Promise.resolve({ ok: false, statusCode: null, durationMs: 0, error: 'email is not configured (SMTP_URL)' })
       return parts.email.send(outgoing, signal)
+    },
+    async verifyEmail () {
+      if (!parts.email) return 'none'
+      await parts.email.verify()
+      return 'ok'
     },
     async close () {
       await Promise.all([parts.http.close(), parts.email?.close()])

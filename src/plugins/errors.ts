@@ -85,12 +85,33 @@ function ambiguity (request: FastifyRequest): HttpError | undefined {
   return undefined
 }
 
+/** The methods a path may be asked with; HEAD comes with each GET route. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+
 /**
- * The one not-found handler. Set after the rate limit is registered, so that unknown routes are
- * counted and carry the rate-limit headers like every other response.
+ * The methods the path has routes for, in METHODS' order. A wildcard route (`/docs/static/*`, a CORS
+ * `OPTIONS *`) matches any path under it, so it makes no path known.
+ */
+function allowedMethods (app: FastifyInstance, path: string): string[] {
+  return METHODS.filter((method) => {
+    const route = app.findRoute({ method, url: path })
+    return route !== null && (route.params as Record<string, string | undefined>)['*'] === undefined
+  })
+}
+
+/**
+ * The one not-found handler: 404, or 405 with `Allow` for a known path asked with another method (RFC 9110
+ * 15.5.6). Set after the rate limit is registered, so that unknown routes are counted and carry the
+ * rate-limit headers like every other response.
  */
 export function setNotFoundHandler (app: FastifyInstance): void {
-  app.setNotFoundHandler(app.hasDecorator('rateLimit') ? { preHandler: app.rateLimit() } : {}, (_request, reply) => {
+  app.setNotFoundHandler(app.hasDecorator('rateLimit') ? { preHandler: app.rateLimit() } : {}, (request, reply) => {
+    const allowed = allowedMethods(app, request.url)
+    // A route of this very method that sent its request here (callNotFound) means "no such thing": 404.
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      const allow = allowed.join(', ')
+      return reply.code(405).header('allow', allow).send({ error: `${ERROR_CATALOG[405].message}: use ${allow}` })
+    }
     reply.code(404).send({ error: ERROR_CATALOG[404].message })
   })
 }

@@ -4,6 +4,9 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyRequest } from 'fastify'
 import { HttpError } from '../http/error-catalog.ts'
+import { applyConventions, SHARED_HEADERS } from '../http/openapi-conventions.ts'
+import { declareConditionalReads } from '../http/openapi-conditional-reads.ts'
+import { swaggerUiHeaders } from '../http/transport-security.ts'
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
 
@@ -52,9 +55,14 @@ export default fp(async (app) => {
         version: '1.0.0',
         description: 'Uptime monitors, their check results and incidents, and notifications of them. Every request carries `Authorization: Bearer sk_...`. ' +
           'Success bodies are `{"data": ...}`, errors are `{"error": "..."}`. Each response carries `x-ratelimit-limit`, ' +
-          '`x-ratelimit-remaining`, `x-ratelimit-reset` and `x-request-id`.',
+          '`x-ratelimit-remaining`, `x-ratelimit-reset` and `x-request-id`. A known path asked with a method it does not ' +
+          'have answers 405 with an `Allow` header listing those it has.',
         license: { name: 'MIT', identifier: 'MIT' },
+        contact: { name: 'The operator of this Pingward instance' },
       },
+      // Relative: the instance that serves this document (Swagger UI's Try it out goes to the address it was opened at;
+      // an SDK takes the instance's root as its base URL). The paths include /api/v1.
+      servers: [{ url: '/', description: 'The Pingward instance serving this document' }],
       tags: [
         { name: 'monitors', description: 'Uptime monitors' },
         { name: 'checks', description: 'Check results of a monitor' },
@@ -66,12 +74,18 @@ export default fp(async (app) => {
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `sk_` followed by 38 characters' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'The server\'s `METRICS_TOKEN` (GET /metrics only)' },
         },
+        headers: SHARED_HEADERS,
       },
       security: [{ bearerAuth: [] }],
     },
     // Components are named after the schemas' $id (Monitor, Check, ...), not def-0, def-1.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // Every read's ETag, If-None-Match and 304 (src/plugins/api-responses.ts).
+    transform: declareConditionalReads,
+    // Shared response headers, error examples and named variants, on the document as built (src/http/openapi-conventions.ts).
+    transformObject: (document) => 'openapiObject' in document ? applyConventions(document.openapiObject) : document.swaggerObject,
   })
 
   await app.register(async (docs) => {
@@ -80,7 +94,10 @@ export default fp(async (app) => {
     docs.addHook('onRequest', (request: FastifyRequest<{ Params: { '*'?: string } }>, _reply, done) => {
       done(/(^|[\\/])\.\.([\\/]|$)/.test(request.params['*'] ?? '') ? new HttpError(404) : undefined)
     })
-    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true })
+    // Swagger UI's policy, set here rather than by its `staticCSP: true`, which sends upgrade-insecure-requests over
+    // plain http too: a blank page at http://<LAN address>/docs, every asset asked of https.
+    docs.addHook('onRequest', swaggerUiHeaders)
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
   })
 
   app.get(OPENAPI_PATH, { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger())

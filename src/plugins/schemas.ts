@@ -4,15 +4,22 @@ import fp from 'fastify-plugin'
 import { ErrorSchema } from '../schemas/common.ts'
 import { CheckSchema } from '../schemas/check.ts'
 import { IncidentSchema } from '../schemas/incident.ts'
-import { MonitorListItemSchema, MonitorSchema } from '../schemas/monitor.ts'
-import { NotificationChannelSchema, NotificationChannelWithSecretSchema } from '../schemas/notification-channel.ts'
+import { CreateMonitorSchema, MonitorListItemSchema, MonitorSchema, UpdateMonitorSchema } from '../schemas/monitor.ts'
+import {
+  CreateChannelSchema, NotificationChannelSchema, NotificationChannelWithSecretSchema, UpdateChannelSchema,
+} from '../schemas/notification-channel.ts'
 import { DeliveryDetailSchema, DeliverySchema } from '../schemas/delivery.ts'
 import { NotificationEventSchema } from '../schemas/notification-event.ts'
 
-/** Every schema with an $id that a route's schema (or the document's `webhooks`) refers to. */
+/**
+ * Every schema with an $id that a route's schema (or the document's `webhooks`) refers to. The request
+ * bodies are among them so that the document names them (`CreateMonitorRequest`); the validator compiler
+ * is given the same list (app.ts), as it resolves a body's `$ref` itself.
+ */
 export const SHARED_SCHEMAS = [
   ErrorSchema, MonitorSchema, MonitorListItemSchema, CheckSchema, IncidentSchema,
   NotificationChannelSchema, NotificationChannelWithSecretSchema, DeliverySchema, DeliveryDetailSchema, NotificationEventSchema,
+  CreateMonitorSchema, UpdateMonitorSchema, CreateChannelSchema, UpdateChannelSchema,
 ]
 
 export default fp(async (app) => {

@@ -165,13 +165,32 @@ export async function createMonitor (db: Database, userId: string, input: NewMon
   })
 }
 
+/** The fields of an update that would change the row: none for `{}` or for values it holds already. */
+function changedColumns (current: MonitorRow, input: UpdateMonitor): Partial<typeof monitors.$inferInsert> {
+  return Object.fromEntries(Object.entries(columnsOf(input))
+    .filter(([column, value]) => value !== undefined && value !== current[column as keyof MonitorRow]))
+}
+
+function sameSet (a: readonly string[], b: readonly string[]): boolean {
+  const [setA, setB] = [new Set(a), new Set(b)]
+  return setA.size === setB.size && [...setA].every((value) => setB.has(value))
+}
+
+/**
+ * Updates the user's live monitor; undefined when there is none. An update that changes nothing (`{}`, or
+ * only the values the monitor has) writes nothing, so `updated_at` stays: it says when the monitor last changed.
+ */
 export async function updateMonitor (
   db: Database, userId: string, id: string, input: UpdateMonitor, now: Date
 ): Promise<Monitor | undefined> {
   return db.transaction(async (tx) => {
     const [current] = await tx.select().from(monitors).where(ownedLive(userId, id)).for('update')
     if (!current) return undefined
-    const changes: Partial<typeof monitors.$inferInsert> = { ...columnsOf(input), updatedAt: now }
+    const columns = changedColumns(current, input)
+    const channelIds = await monitorChannelIds(tx, id)
+    const channelsChange = input.notification_channel_ids !== undefined && !sameSet(input.notification_channel_ids, channelIds)
+    if (Object.keys(columns).length === 0 && !channelsChange) return { ...toMonitor(current), notification_channel_ids: channelIds }
+    const changes: Partial<typeof monitors.$inferInsert> = { ...columns, updatedAt: now }
     const pausing = input.is_active === false && current.isActive
     if (pausing) {
       Object.assign(changes, { status: 'paused', nextCheckAt: null, consecutiveFailures: 0, consecutiveSuccesses: 0 })
@@ -184,10 +203,10 @@ export async function updateMonitor (
       changes.nextCheckAt = new Date(Math.max(next, now.getTime()))
     }
     const [row] = await tx.update(monitors).set(changes).where(eq(monitors.id, id)).returning()
-    if (input.notification_channel_ids) await setMonitorChannels(tx, userId, id, input.notification_channel_ids)
+    if (channelsChange) await setMonitorChannels(tx, userId, id, input.notification_channel_ids!)
     const monitor = toMonitor(row)
     if (pausing) await resolveAndNotify(tx, monitor, userId, now)
-    return { ...monitor, notification_channel_ids: await monitorChannelIds(tx, id) }
+    return { ...monitor, notification_channel_ids: channelsChange ? await monitorChannelIds(tx, id) : channelIds }
   })
 }
 

@@ -1,6 +1,7 @@
-// User data access: create, find by email, the first user of an empty database, and dashboard passwords.
+// User data access: create, find by email, the first user of an empty database, dashboard passwords, and the
+// operator's list and delete.
 import { ConflictError } from '../domain/errors.ts'
-import { and, eq, isNotNull, isNull } from 'drizzle-orm'
+import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { users } from '../db/schema.ts'
 
@@ -54,5 +55,39 @@ export async function setFirstPasswordHash (db: Database, userId: string, passwo
 /** True when at least one user can sign in to the dashboard. */
 export async function anyUserHasPassword (db: Database): Promise<boolean> {
   const rows = await db.select({ id: users.id }).from(users).where(isNotNull(users.passwordHash)).limit(1)
+  return rows.length > 0
+}
+
+/** A user as the operator's `users list` shows it. */
+interface UserSummary {
+  id: string
+  email: string
+  createdAt: Date
+  hasPassword: boolean
+  /** API keys, expired ones included (they are still listed and deletable). */
+  keys: number
+  /** Monitors not deleted. */
+  monitors: number
+}
+
+/** Every user, oldest first, with counts of keys and monitors (one statement). */
+export async function listUsers (db: Database): Promise<UserSummary[]> {
+  return db.select({
+    id: users.id,
+    email: users.email,
+    createdAt: users.createdAt,
+    hasPassword: sql<boolean>`${users.passwordHash} is not null`,
+    // Written out: drizzle leaves a column in sql`` unqualified, and in a subquery "id" would be the inner table's.
+    keys: sql<number>`(select count(*)::int from api_keys k where k.user_id = users.id)`,
+    monitors: sql<number>`(select count(*)::int from monitors m where m.user_id = users.id and m.deleted_at is null)`,
+  }).from(users).orderBy(asc(users.createdAt), asc(users.email))
+}
+
+/**
+ * Deletes the user and, by the tables' cascades, everything of theirs: keys (refused at once), sessions,
+ * monitors with their checks and incidents, notification channels. False when there is no such user.
+ */
+export async function deleteUserByEmail (db: Database, email: string): Promise<boolean> {
+  const rows = await db.delete(users).where(eq(users.email, email.trim().toLowerCase())).returning({ id: users.id })
   return rows.length > 0
 }

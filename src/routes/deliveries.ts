@@ -1,7 +1,7 @@
 // Delivery routes: one delivery of the caller's with its attempts, and a retry of it.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { confirmedCaller } from '../plugins/auth.ts'
-import { errorResponses, HttpError } from '../http/error-catalog.ts'
+import { errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
 import { DeliveryEnvelope, DeliveryIdParams } from '../schemas/delivery.ts'
 import { findDelivery, retryDelivery } from '../repositories/deliveries.ts'
 
@@ -11,7 +11,7 @@ const deliveryNotFound = () => new HttpError(404, NOT_FOUND)
 /** The error responses of a delivery route, its 404 said of deliveries. */
 function deliveryErrors (...statuses: Parameters<typeof errorResponses>) {
   const responses = errorResponses(...statuses)
-  responses[404] = { ...responses[404], description: 'No such delivery for this caller', examples: [{ error: NOT_FOUND }] }
+  if (responses[404]) responses[404] = errorResponse(404, 'No such delivery for this caller', NOT_FOUND)
   return responses
 }
 

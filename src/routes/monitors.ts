@@ -2,20 +2,37 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { confirmedCaller, ownedRead } from '../plugins/auth.ts'
-import { HttpError } from '../http/error-catalog.ts'
+import { ERROR_CATALOG, errorResponses, HttpError } from '../http/error-catalog.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
-import { errorResponses } from '../http/error-catalog.ts'
 import { MonitorIdParams } from '../schemas/common.ts'
 import {
-  CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, UpdateMonitorSchema, type NewMonitor,
+  CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, UpdateMonitorSchema, type Monitor, type NewMonitor,
 } from '../schemas/monitor.ts'
 import { createMonitor, deleteMonitor, findMonitor, listMonitors, updateMonitor } from '../repositories/monitors.ts'
+import { idempotencyKeyOf, requestFingerprint, runOnce, type StoredResponse } from '../services/idempotency.ts'
 
 interface MonitorRoutesOptions {
   allowPrivateTargets: boolean
 }
 
 export const monitorNotFound = () => new HttpError(404, 'Monitor not found')
+
+const EXAMPLE_ID = '3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d'
+
+// The draft's key is a Structured Field string ("...", without escapes here); a bare one is taken too, and
+// names the same key. Visible ASCII, so that it is the same key in every client and log.
+const IdempotencyKeyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 257,
+    pattern: '^(?:"[ !#-\\[\\]-~]{1,255}"|[!#-~]{1,255})$',
+    'x-error-message': 'must be 1-255 visible ASCII characters without quotes, optionally in double quotes',
+    description: 'Makes the create safe to retry: a repeat of the same request with the same key within 24 hours ' +
+      'gets the first answer and creates nothing; the same key with another body is refused (422), and one sent while the ' +
+      'first request is still being handled too (409). A UUID per create is a good key. Keys are per user.',
+    examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'],
+  })),
+})
 
 const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (app, { allowPrivateTargets }) => {
   app.get('/monitors', {
@@ -33,6 +50,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     schema: {
       tags: ['monitors'],
       summary: 'Get a monitor',
+      description: 'The caller\'s monitor with every field. A monitor that does not exist, was deleted or is another user\'s is 404.',
       operationId: 'getMonitor',
       params: MonitorIdParams,
       response: { 200: MonitorEnvelope, ...errorResponses(400, 404) },
@@ -48,20 +66,47 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     schema: {
       tags: ['monitors'],
       summary: 'Create a monitor',
-      description: 'Answers 201 with the monitor and a `Location` header. Its first check comes within seconds.',
+      description: 'Answers 201 with the monitor and a `Location` header. Its first check comes within seconds. ' +
+        'With an `Idempotency-Key`, a retry of the same request within 24 hours gets the first answer again (with ' +
+        '`Idempotent-Replayed: true`) and creates nothing.',
       operationId: 'createMonitor',
-      body: CreateMonitorSchema,
+      headers: IdempotencyKeyHeaders,
+      body: Type.Ref(CreateMonitorSchema),
       response: {
-        201: { ...MonitorEnvelope, description: 'The created monitor' },
-        ...errorResponses(400, 403, 413, 415),
+        201: {
+          ...MonitorEnvelope,
+          description: 'The created monitor (or, for a repeated `Idempotency-Key`, the first answer again)',
+          headers: {
+            location: Type.String({ description: 'The path of the new monitor', examples: [`/api/v1/monitors/${EXAMPLE_ID}`] }),
+            'idempotent-replayed': Type.Literal('true', { description: 'Present when this is the stored answer to an earlier request with the same `Idempotency-Key`' }),
+          },
+        },
+        ...errorResponses(400, 403, 409, 413, 415, 422),
       },
     },
   }, async (request, reply) => {
     assertTargetAllowed(request.body.url, allowPrivateTargets)
+    const userId = confirmedCaller(request)
     // Validation applied the schema's defaults (useDefaults): every field is there.
-    const monitor = await createMonitor(app.db, confirmedCaller(request), request.body as NewMonitor, app.clock())
-    reply.code(201).header('location', `/api/v1/monitors/${monitor.id}`)
-    return { data: monitor }
+    const input = request.body as NewMonitor
+    const create = async (db: typeof app.db): Promise<StoredResponse> => {
+      const monitor = await createMonitor(db, userId, input, app.clock())
+      return { status: 201, headers: { location: `/api/v1/monitors/${monitor.id}` }, body: { data: monitor } }
+    }
+    const header = request.headers['idempotency-key']
+    let response: StoredResponse
+    if (header === undefined) {
+      response = await create(app.db)
+    } else {
+      const fingerprint = requestFingerprint(request.method, '/api/v1/monitors', input)
+      const outcome = await runOnce(app.db, userId, idempotencyKeyOf(header), fingerprint, app.clock(), create)
+      if (outcome.kind === 'other-request') throw new HttpError(422, ERROR_CATALOG[422].example)
+      if (outcome.kind === 'in-progress') throw new HttpError(409, ERROR_CATALOG[409].example)
+      response = outcome.response
+      if (outcome.replayed) reply.header('idempotent-replayed', 'true')
+    }
+    // Only a success is stored (a failure gives the key up): the status is the create's.
+    return reply.code(response.status as 201).headers(response.headers).send(response.body as { data: Monitor })
   })
 
   app.patch('/monitors/:id', {
@@ -71,7 +116,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       description: 'Any subset of the writable fields; `{}` is a no-op. `is_active: false` pauses the monitor and resolves its open incident.',
       operationId: 'updateMonitor',
       params: MonitorIdParams,
-      body: UpdateMonitorSchema,
+      body: Type.Ref(UpdateMonitorSchema),
       response: { 200: MonitorEnvelope, ...errorResponses(400, 403, 404, 413, 415) },
     },
   }, async (request) => {

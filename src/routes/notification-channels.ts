@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { confirmedCaller } from '../plugins/auth.ts'
-import { errorResponses, HttpError } from '../http/error-catalog.ts'
+import { errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
 import { bodyValidator } from '../http/validation.ts'
 import { CHANNEL_TYPES, type ChannelType } from '../domain/vocabulary.ts'
 import { InvalidInputError } from '../domain/errors.ts'
@@ -28,9 +28,7 @@ const channelNotFound = () => new HttpError(404, NOT_FOUND)
 /** The error responses of a channel route, its 404 said of channels. */
 function channelErrors (...statuses: Parameters<typeof errorResponses>) {
   const responses = errorResponses(...statuses)
-  if (responses[404]) {
-    responses[404] = { ...responses[404], description: 'No such notification channel for this caller', examples: [{ error: NOT_FOUND }] }
-  }
+  if (responses[404]) responses[404] = errorResponse(404, 'No such notification channel for this caller', NOT_FOUND)
   return responses
 }
 
@@ -63,6 +61,7 @@ const channelRoutes: FastifyPluginAsyncTypebox<ChannelRoutesOptions> = async (ap
     schema: {
       tags: ['notifications'],
       summary: 'Get a notification channel',
+      description: 'The caller\'s channel, its secrets masked (`…` and their last 4 characters).',
       operationId: 'getNotificationChannel',
       params: ChannelIdParams,
       response: { 200: ChannelEnvelope, ...channelErrors(400, 404) },
@@ -81,9 +80,17 @@ const channelRoutes: FastifyPluginAsyncTypebox<ChannelRoutesOptions> = async (ap
         'secret, `secret`, this once: keep it to verify the `webhook-signature` of its requests. Every URL of the config ' +
         'passes the target policy; secrets are masked in every answer. Email channels need the operator\'s mail server (SMTP_URL).',
       operationId: 'createNotificationChannel',
-      body: CreateChannelSchema,
+      body: Type.Ref(CreateChannelSchema),
       response: {
-        201: { ...ChannelWithSecretEnvelope, description: 'The created channel, with a webhook\'s signing secret' },
+        201: {
+          ...ChannelWithSecretEnvelope,
+          description: 'The created channel, with a webhook\'s signing secret',
+          headers: {
+            location: Type.String({
+              description: 'The path of the new channel', examples: ['/api/v1/notification-channels/3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d'],
+            }),
+          },
+        },
         ...channelErrors(400, 403, 413, 415),
       },
     },
@@ -104,7 +111,7 @@ const channelRoutes: FastifyPluginAsyncTypebox<ChannelRoutesOptions> = async (ap
         'the type\'s config; `type` cannot change. `is_active: true` turns on a channel the service turned off (`disabled_reason`).',
       operationId: 'updateNotificationChannel',
       params: ChannelIdParams,
-      body: UpdateChannelSchema,
+      body: Type.Ref(UpdateChannelSchema),
       response: { 200: ChannelEnvelope, ...channelErrors(400, 403, 404, 413, 415) },
     },
   }, async (request) => {

@@ -2,6 +2,7 @@
 import { parse as parseDuration } from '@lukeed/ms'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { ConfigError, DEFAULT_DATA_DIR } from './config-basics.ts'
 
 const Int = (min: number, max: number, dflt: number, description: string) =>
   Type.Integer({ minimum: min, maximum: max, default: dflt, description })
@@ -14,7 +15,7 @@ export const ConfigSchema = Type.Object({
   PORT: Int(0, 65535, 3000, 'TCP port of the HTTP server'),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address the HTTP server binds to' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL URL; embedded PGlite when unset' })),
-  DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'Directory of the embedded database' }),
+  DATA_DIR: Type.String({ minLength: 1, default: DEFAULT_DATA_DIR, description: 'Directory of the embedded database' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis URL for shared rate-limit and sign-in counters' })),
   REDIS_PREFIX: Type.String({ minLength: 1, maxLength: 100, default: 'pingward-rl:', description: 'Prefix of the rate-limit keys in Redis, so deployments sharing one Redis keep apart' }),
   RATE_LIMIT_MAX: Int(1, 1_000_000, 600, 'Requests per window per API key (or per address without a valid key)'),
@@ -23,6 +24,7 @@ export const ConfigSchema = Type.Object({
   ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false, description: 'Allow monitors of loopback, private, link-local and metadata addresses' }),
   CHECKER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on', description: 'Run a checker inside the API process' }),
   CHECK_CONCURRENCY: Int(1, 10_000, 200, 'Probes in flight at once per checker process'),
+  DELIVERY_CONCURRENCY: Int(1, 10_000, 100, 'Notification channels being sent to at once per checker process (one message at a time each)'),
   CHECK_CONFIRM_DELAY: Int(1, 3600, 30, 'Seconds before re-checking a failing monitor whose failures are below its threshold'),
   CHECK_RETENTION_DAYS: Int(1, 3650, 30, 'Days of check history kept (each monitor always keeps its newest 100)'),
   REQUEST_TIMEOUT_MS: Int(100, 600_000, 30_000, 'Milliseconds a client has to send a whole request (headers and body); slower ones get 408 and are cut off'),
@@ -33,12 +35,21 @@ export const ConfigSchema = Type.Object({
   TELEGRAM_API_URL: HttpUrl('Telegram Bot API server', 'https://api.telegram.org'),
   PAGERDUTY_EVENTS_URL: HttpUrl('PagerDuty Events API v2 endpoint', 'https://events.pagerduty.com/v2/enqueue'),
   NTFY_URL: HttpUrl('ntfy server of the ntfy channels that name none', 'https://ntfy.sh'),
+  TRUST_PROXY: Type.Optional(Type.String({
+    pattern: '^\\s*(\\d{1,2}|[0-9A-Fa-f:.]+(/\\d{1,3})?(\\s*,\\s*[0-9A-Fa-f:.]+(/\\d{1,3})?)*)\\s*$',
+    description: 'Reverse proxies whose X-Forwarded-* headers are believed: a hop count ("1") or addresses and CIDR ranges ("127.0.0.1,10.0.0.0/8"); unset: forwarded headers are ignored',
+  })),
+  CORS_ORIGINS: Type.Optional(Type.String({
+    pattern: '^\\s*https?://[^\\s,/]+(\\s*,\\s*https?://[^\\s,/]+)*\\s*$',
+    description: 'Browser origins allowed to call the API from another site, comma-separated ("https://app.example.com"); unset: none (CORS off)',
+  })),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token of GET /metrics (Prometheus); unset: /metrics is off (404)' })),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Port of the worker\'s own GET /metrics (`npm run worker` only, on HOST; requires METRICS_TOKEN); unset: the worker serves none' })),
 })
 
 export type Config = Static<typeof ConfigSchema>
 
-/** The environment is not valid: the message lists every bad variable, for the operator. */
-export class ConfigError extends Error {}
+export { ConfigError }
 
 // Value.Convert reads an environment differently from an operator: it takes "80.5" and "1e3" for integers
 // (80 and 1), "-0" for false, and knows no yes/no/on/off. So a value reaches it only in a spelling it reads as
@@ -71,6 +82,9 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   // A mail needs a sender the server accepts; no default would be one, so a server without a sender is refused.
   if (withDefaults.SMTP_URL !== undefined && withDefaults.SMTP_FROM === undefined) {
     lines.push('  SMTP_FROM=undefined: required when SMTP_URL is set (e.g. "Pingward <alerts@example.com>")')
+  }
+  if (withDefaults.METRICS_PORT !== undefined && withDefaults.METRICS_TOKEN === undefined) {
+    lines.push('  METRICS_TOKEN=undefined: required when METRICS_PORT is set (the metrics are never served without one)')
   }
   // The window's form is checked here too, so that one error lists it with every other bad variable.
   try {

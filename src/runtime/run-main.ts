@@ -1,6 +1,6 @@
 // The one way an entry point runs: its main(), then a known failure as one line, anything else with its stack.
 import { DataDirLockedError } from '../db/data-dir-lock.ts'
-import { ConfigError } from './config.ts'
+import { ConfigError } from './config-basics.ts'
 
 // Errors whose message is meant for the operator as it is, without a stack trace.
 const isKnown = (err: unknown) => err instanceof DataDirLockedError || err instanceof ConfigError

@@ -16,9 +16,11 @@ export function Nullable<T extends TSchema> (schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] })
 }
 
+// Named ApiError, not Error: an SDK generator makes a class of each component, and `Error` shadows the
+// language's own (JavaScript's, Python's, Go's error interface).
 export const ErrorSchema = Type.Object({
   error: Type.String({ description: 'What went wrong, in one line', examples: ['Monitor not found'] }),
-}, { $id: 'Error', title: 'Error', additionalProperties: false })
+}, { $id: 'ApiError', title: 'ApiError', description: 'The body of every error answer', additionalProperties: false })
 
 export const MonitorIdParams = Type.Object({
   id: Uuid('Id of the monitor'),

@@ -1,4 +1,5 @@
-// Monitor schemas: the full record, the list item, and the create and update bodies.
+// Monitor schemas: the full record, the list item, and the create and update bodies (named components of
+// the OpenAPI document, so SDK generators name their types CreateMonitorRequest and UpdateMonitorRequest).
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { HTTP_METHODS, MONITOR_DEFAULTS, MONITOR_STATUSES, MONITOR_TYPES } from '../domain/vocabulary.ts'
@@ -53,14 +54,16 @@ export const CreateMonitorSchema = Type.Object({
   recovery_threshold: Type.Optional(withDefault(writable.recovery_threshold, MONITOR_DEFAULTS.recovery_threshold)),
   notification_channel_ids: Type.Optional(withDefault(writable.notification_channel_ids, [])),
 }, {
-  title: 'CreateMonitor',
+  $id: 'CreateMonitorRequest',
+  title: 'CreateMonitorRequest',
   additionalProperties: false,
   description: 'A new monitor: `name` and `url` are required, every other field has a default',
   examples: [{ name: 'Homepage', url: 'https://example.com', monitor_type: 'site', method: 'GET', expected_status: 200, interval_minutes: 5 }],
 })
 
 export const UpdateMonitorSchema = Type.Partial(Type.Object(writable), {
-  title: 'UpdateMonitor',
+  $id: 'UpdateMonitorRequest',
+  title: 'UpdateMonitorRequest',
   additionalProperties: false,
   description: 'Any subset of the writable fields; `{}` changes nothing',
   examples: [{ interval_minutes: 1, is_active: false }],

@@ -196,7 +196,8 @@ export const CreateChannelSchema = Type.Unsafe<CreateVariant>({
   required: ['type'],
   discriminator: { propertyName: 'type' },
   oneOf: CREATE_VARIANTS,
-  title: 'CreateNotificationChannel',
+  $id: 'CreateNotificationChannelRequest',
+  title: 'CreateNotificationChannelRequest',
   description: 'A new channel: `name`, `type` and that type\'s `config` are required; `events`, `all_monitors` and `is_active` have defaults',
   examples: [{ name: 'On-call webhook', type: 'webhook', config: EXAMPLE_CONFIGS.webhook, events: ['incident.opened', 'incident.resolved'], all_monitors: true }],
 })
@@ -216,7 +217,8 @@ export const UpdateChannelSchema = Type.Object({
   all_monitors: Type.Optional(allMonitors),
   is_active: Type.Optional(isActive),
 }, {
-  title: 'UpdateNotificationChannel',
+  $id: 'UpdateNotificationChannelRequest',
+  title: 'UpdateNotificationChannelRequest',
   additionalProperties: false,
   description: 'Any subset of the writable fields; `{}` changes nothing. `type` cannot change',
   examples: [{ events: ['incident.opened'], is_active: true }],

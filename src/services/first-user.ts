@@ -3,6 +3,7 @@
 import type { Database } from '../db/client.ts'
 import { createApiKey } from '../repositories/api-keys.ts'
 import { createFirstUser, findUserByEmail } from '../repositories/users.ts'
+import { issueSetupToken } from './setup-links.ts'
 
 /** Returns the new key, or undefined when the database already had a user. */
 export async function bootstrapFirstUser (db: Database, email: string): Promise<string | undefined> {
@@ -13,22 +14,19 @@ export async function bootstrapFirstUser (db: Database, email: string): Promise<
 }
 
 /**
- * A link to set the dashboard password of the user, while the user exists and has none; valid until used
- * or this process ends (the token lives in its memory only). `setupLinks` is the session plugin's
- * (app.sessions.setupLinks), passed in so that this service does not depend on Fastify.
+ * A link to set the dashboard password of the user, while the user exists and has none: it works once,
+ * for SETUP_LINK_TTL_MS (24 h), on any instance of this database (setup-links.ts).
  */
-export async function passwordSetupUrl (
-  db: Database, setupLinks: { issue: (userId: string) => string }, email: string, baseUrl: string
-): Promise<string | undefined> {
+export async function passwordSetupUrl (db: Database, email: string, baseUrl: string, now = new Date()): Promise<string | undefined> {
   const user = await findUserByEmail(db, email)
   if (!user || user.passwordHash) return undefined
-  return `${baseUrl}/setup?token=${setupLinks.issue(user.id)}`
+  return `${baseUrl}/setup?token=${await issueSetupToken(db, user.id, now)}`
 }
 
 function setupLines (email: string, setupUrl: string | undefined): string[] {
   if (!setupUrl) return []
   return [
-    `Dashboard: set the password of ${email} with this link (it works once, until this process stops):`,
+    `Dashboard: set the password of ${email} with this link (it works once, within 24 hours):`,
     `  ${setupUrl}`,
     '',
   ]

@@ -1,6 +1,7 @@
 // Notification channels beyond their rows: the target policy on every URL of a config, a webhook's signing
 // secret (made on create, rotated with 24 h of overlap), updates merged over the stored config, test events.
 import { randomBytes } from 'node:crypto'
+import { isDeepStrictEqual } from 'node:util'
 import type { Database } from '../db/client.ts'
 import { InvalidInputError } from '../domain/errors.ts'
 import type { ChannelType } from '../domain/vocabulary.ts'
@@ -8,7 +9,7 @@ import { assertTargetAllowed } from '../net/target-url.ts'
 import { attemptDelivery, type DeliveryOptions } from '../notifications/deliver.ts'
 import { enqueueEvent } from '../repositories/notification-outbox.ts'
 import {
-  findChannelRow, insertChannel, replaceSecret, toChannel, updateChannelRow, type ChannelChanges,
+  findChannelRow, insertChannel, replaceSecret, toChannel, updateChannelRow, type ChannelChanges, type ChannelRow,
 } from '../repositories/notification-channels.ts'
 import { deliveryIdOf, findDelivery } from '../repositories/deliveries.ts'
 import type { DeliveryDetail } from '../schemas/delivery.ts'
@@ -85,7 +86,21 @@ export async function updateChannel (
     }
     // Turned on again by its user: why the service had turned it off no longer holds.
     if (input.is_active === true) changes.disabledReason = null
+    // Nothing that differs from the row (`{}`, or its own values): nothing is written, `updated_at` stays.
+    if (!changesAnything(current, changes)) return toChannel(current)
     return toChannel(await updateChannelRow(tx, id, changes, options.now))
+  })
+}
+
+/** Whether any of the changes differs from the channel's row (events as a set, config as JSON). */
+function changesAnything (current: ChannelRow, changes: ChannelChanges): boolean {
+  return (Object.entries(changes) as Array<[keyof ChannelChanges, unknown]>).some(([field, value]) => {
+    if (value === undefined) return false
+    if (field === 'events') {
+      const [wanted, stored] = [new Set(value as string[]), new Set(current.events)]
+      return wanted.size !== stored.size || [...wanted].some((event) => !stored.has(event as never))
+    }
+    return !isDeepStrictEqual(value, current[field])
   })
 }
 

@@ -100,7 +100,7 @@ t.test('create, read, update, list and delete a monitor through the typed client
   const gone = await client.GET('/api/v1/monitors/{id}', { params: { path: { id: monitor.id } } })
   t.equal(gone.response.status, 404)
   t.equal(gone.data, undefined)
-  t.strictSame(gone.error, { error: 'Monitor not found' } satisfies components['schemas']['Error'])
+  t.strictSame(gone.error, { error: 'Monitor not found' } satisfies components['schemas']['ApiError'])
   const again = await client.DELETE('/api/v1/monitors/{id}', { params: { path: { id: monitor.id } } })
   t.equal(again.response.status, 404, 'a second delete is 404 too')
   const remaining = await client.GET('/api/v1/monitors')

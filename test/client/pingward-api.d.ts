@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
+        /**
+         * Liveness: the process answers
+         * @description Answers 200 while the process runs, 503 once it is stopping. No key and no rate limit: for a liveness probe.
+         */
         get: operations["healthz"];
         put?: never;
         post?: never;
@@ -28,8 +31,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
+        /**
+         * Readiness: the database answers
+         * @description Answers 200 when the database answers a query, else 503. No key and no rate limit: for a readiness probe or a load balancer.
+         */
         get: operations["readyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metrics in the Prometheus text format
+         * @description On only when the server has `METRICS_TOKEN`, which the scraper sends as `Authorization: Bearer <token>` (not an API key). Counters are this process's since it started; `pingward_monitors` and `pingward_deliveries` are read from the database at each scrape.
+         */
+        get: operations["metrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -53,7 +79,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor
-         * @description Answers 201 with the monitor and a `Location` header. Its first check comes within seconds.
+         * @description Answers 201 with the monitor and a `Location` header. Its first check comes within seconds. With an `Idempotency-Key`, a retry of the same request within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) and creates nothing.
          */
         post: operations["createMonitor"];
         delete?: never;
@@ -69,7 +95,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a monitor */
+        /**
+         * Get a monitor
+         * @description The caller's monitor with every field. A monitor that does not exist, was deleted or is another user's is 404.
+         */
         get: operations["getMonitor"];
         put?: never;
         post?: never;
@@ -158,7 +187,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a notification channel */
+        /**
+         * Get a notification channel
+         * @description The caller's channel, its secrets masked (`…` and their last 4 characters).
+         */
         get: operations["getNotificationChannel"];
         put?: never;
         post?: never;
@@ -301,8 +333,11 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** Error */
-        Error: {
+        /**
+         * ApiError
+         * @description The body of every error answer
+         */
+        ApiError: {
             /**
              * @description What went wrong, in one line
              * @example Monitor not found
@@ -833,11 +868,599 @@ export interface components {
                 check: components["schemas"]["Check"] | null;
             };
         };
+        /**
+         * CreateMonitorRequest
+         * @description A new monitor: `name` and `url` are required, every other field has a default
+         * @example {
+         *       "name": "Homepage",
+         *       "url": "https://example.com",
+         *       "monitor_type": "site",
+         *       "method": "GET",
+         *       "expected_status": 200,
+         *       "interval_minutes": 5
+         *     }
+         */
+        CreateMonitorRequest: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example Homepage
+             */
+            name: string;
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL that is checked. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+             * @example https://example.com/health
+             */
+            url: string;
+            /**
+             * @description Kind of check: `site` is an HTTP(S) request
+             * @default site
+             * @enum {string}
+             */
+            monitor_type?: "site";
+            /**
+             * @description HTTP method of the check
+             * @default GET
+             * @enum {string}
+             */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /**
+             * @description HTTP status that counts as up
+             * @default 200
+             */
+            expected_status?: number;
+            /**
+             * @description Minutes between checks
+             * @default 5
+             */
+            interval_minutes?: number;
+            /**
+             * @description False pauses checking
+             * @default true
+             */
+            is_active?: boolean;
+            /**
+             * @description A check that takes longer fails
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /**
+             * @description Failed checks in a row that open an incident
+             * @default 2
+             */
+            failure_threshold?: number;
+            /**
+             * @description Successful checks in a row that resolve it
+             * @default 1
+             */
+            recovery_threshold?: number;
+            /**
+             * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
+             * @default []
+             */
+            notification_channel_ids?: string[];
+        };
+        /**
+         * UpdateMonitorRequest
+         * @description Any subset of the writable fields; `{}` changes nothing
+         * @example {
+         *       "interval_minutes": 1,
+         *       "is_active": false
+         *     }
+         */
+        UpdateMonitorRequest: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example Homepage
+             */
+            name?: string;
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL that is checked. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+             * @example https://example.com/health
+             */
+            url?: string;
+            /**
+             * @description Kind of check: `site` is an HTTP(S) request
+             * @enum {string}
+             */
+            monitor_type?: "site";
+            /**
+             * @description HTTP method of the check
+             * @enum {string}
+             */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /** @description HTTP status that counts as up */
+            expected_status?: number;
+            /** @description Minutes between checks */
+            interval_minutes?: number;
+            /** @description False pauses checking */
+            is_active?: boolean;
+            /** @description A check that takes longer fails */
+            timeout_seconds?: number;
+            /** @description Failed checks in a row that open an incident */
+            failure_threshold?: number;
+            /** @description Successful checks in a row that resolve it */
+            recovery_threshold?: number;
+            /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
+            notification_channel_ids?: string[];
+        };
+        /**
+         * CreateNotificationChannelRequest
+         * @description A new channel: `name`, `type` and that type's `config` are required; `events`, `all_monitors` and `is_active` have defaults
+         * @example {
+         *       "name": "On-call webhook",
+         *       "type": "webhook",
+         *       "config": {
+         *         "url": "https://example.com/hooks/pingward"
+         *       },
+         *       "events": [
+         *         "incident.opened",
+         *         "incident.resolved"
+         *       ],
+         *       "all_monitors": true
+         *     }
+         */
+        CreateNotificationChannelRequest: components["schemas"]["CreateWebhookChannel"] | components["schemas"]["CreateSlackChannel"] | components["schemas"]["CreateDiscordChannel"] | components["schemas"]["CreateTeamsChannel"] | components["schemas"]["CreateTelegramChannel"] | components["schemas"]["CreateNtfyChannel"] | components["schemas"]["CreatePagerdutyChannel"] | components["schemas"]["CreateEmailChannel"];
+        /**
+         * UpdateNotificationChannelRequest
+         * @description Any subset of the writable fields; `{}` changes nothing. `type` cannot change
+         * @example {
+         *       "events": [
+         *         "incident.opened"
+         *       ],
+         *       "is_active": true
+         *     }
+         */
+        UpdateNotificationChannelRequest: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example On-call
+             */
+            name?: string;
+            /**
+             * @description Merged over the stored config (a field set to null is removed), then checked as the type's config. A secret sent back masked, as responses show it, keeps the stored secret
+             * @example {
+             *       "url": "https://example.com/hooks/new"
+             *     }
+             */
+            config?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @example [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             */
+            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
+            all_monitors?: boolean;
+            /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
+            is_active?: boolean;
+        };
+        /** CreateWebhookChannel */
+        CreateWebhookChannel: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example On-call
+             */
+            name: string;
+            /**
+             * @description Where the channel sends; fixed once created (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "webhook";
+            /**
+             * WebhookConfig
+             * @description A signed JSON POST (Standard Webhooks) to `url`
+             */
+            config: {
+                /**
+                 * Format: uri
+                 * @description Where the signed POST goes. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                 * @example https://example.com/hooks/pingward
+                 */
+                url: string;
+            };
+            /**
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @default [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             * @example [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             */
+            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            /**
+             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+             * @default false
+             */
+            all_monitors?: boolean;
+            /**
+             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+             * @default true
+             */
+            is_active?: boolean;
+        };
+        /** CreateSlackChannel */
+        CreateSlackChannel: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example On-call
+             */
+            name: string;
+            /**
+             * @description Where the channel sends; fixed once created (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "slack";
+            /**
+             * ChatWebhookConfig
+             * @description A message in the service's own format, posted to its incoming webhook
+             */
+            config: {
+                /**
+                 * Format: uri
+                 * @description The incoming-webhook URL the service gave (Slack, Discord or Teams); a secret. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                 * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
+                 */
+                webhook_url: string;
+            };
+            /**
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @default [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             * @example [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             */
+            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            /**
+             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+             * @default false
+             */
+            all_monitors?: boolean;
+            /**
+             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+             * @default true
+             */
+            is_active?: boolean;
+        };
+        /** CreateDiscordChannel */
+        CreateDiscordChannel: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example On-call
+             */
+            name: string;
+            /**
+             * @description Where the channel sends; fixed once created (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "discord";
+            /**
+             * ChatWebhookConfig
+             * @description A message in the service's own format, posted to its incoming webhook
+             */
+            config: {
+                /**
+                 * Format: uri
+                 * @description The incoming-webhook URL the service gave (Slack, Discord or Teams); a secret. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                 * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
+                 */
+                webhook_url: string;
+            };
+            /**
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @default [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             * @example [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             */
+            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            /**
+             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+             * @default false
+             */
+            all_monitors?: boolean;
+            /**
+             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+             * @default true
+             */
+            is_active?: boolean;
+        };
+        /** CreateTeamsChannel */
+        CreateTeamsChannel: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example On-call
+             */
+            name: string;
+            /**
+             * @description Where the channel sends; fixed once created (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "teams";
+            /**
+             * ChatWebhookConfig
+             * @description A message in the service's own format, posted to its incoming webhook
+             */
+            config: {
+                /**
+                 * Format: uri
+                 * @description The incoming-webhook URL the service gave (Slack, Discord or Teams); a secret. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                 * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
+                 */
+                webhook_url: string;
+            };
+            /**
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @default [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             * @example [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             */
+            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            /**
+             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+             * @default false
+             */
+            all_monitors?: boolean;
+            /**
+             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+             * @default true
+             */
+            is_active?: boolean;
+        };
+        /** CreateTelegramChannel */
+        CreateTelegramChannel: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example On-call
+             */
+            name: string;
+            /**
+             * @description Where the channel sends; fixed once created (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "telegram";
+            /**
+             * TelegramConfig
+             * @description A message sent by the Bot API's `sendMessage`
+             */
+            config: {
+                /**
+                 * @description The bot's token from @BotFather; a secret
+                 * @example 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw
+                 */
+                bot_token: string;
+                /**
+                 * @description The chat, group or channel the bot writes to: a numeric id or `@channelusername`
+                 * @example -1001234567890
+                 */
+                chat_id: string;
+            };
+            /**
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @default [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             * @example [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             */
+            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            /**
+             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+             * @default false
+             */
+            all_monitors?: boolean;
+            /**
+             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+             * @default true
+             */
+            is_active?: boolean;
+        };
+        /** CreateNtfyChannel */
+        CreateNtfyChannel: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example On-call
+             */
+            name: string;
+            /**
+             * @description Where the channel sends; fixed once created (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "ntfy";
+            /**
+             * NtfyConfig
+             * @description A notification published to an ntfy topic
+             */
+            config: {
+                /**
+                 * @description The ntfy topic to publish to
+                 * @example pingward-alerts
+                 */
+                topic: string;
+                /**
+                 * Format: uri
+                 * @description The ntfy server; the operator's NTFY_URL (by default the public https://ntfy.sh) when absent. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+                 * @example https://ntfy.example.com
+                 */
+                server_url?: string;
+                /**
+                 * @description An access token of the ntfy server, for a protected topic; a secret
+                 * @example tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2
+                 */
+                token?: string;
+            };
+            /**
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @default [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             * @example [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             */
+            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            /**
+             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+             * @default false
+             */
+            all_monitors?: boolean;
+            /**
+             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+             * @default true
+             */
+            is_active?: boolean;
+        };
+        /** CreatePagerdutyChannel */
+        CreatePagerdutyChannel: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example On-call
+             */
+            name: string;
+            /**
+             * @description Where the channel sends; fixed once created (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "pagerduty";
+            /**
+             * PagerDutyConfig
+             * @description An Events API v2 alert: triggered when an incident opens, resolved (same `dedup_key`, the incident id) when it ends
+             */
+            config: {
+                /**
+                 * @description The integration key (routing key) of an Events API v2 integration; a secret
+                 * @example R0ut1ngK3yR0ut1ngK3yR0ut1ngK3y12
+                 */
+                routing_key: string;
+            };
+            /**
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @default [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             * @example [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             */
+            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            /**
+             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+             * @default false
+             */
+            all_monitors?: boolean;
+            /**
+             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+             * @default true
+             */
+            is_active?: boolean;
+        };
+        /** CreateEmailChannel */
+        CreateEmailChannel: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example On-call
+             */
+            name: string;
+            /**
+             * @description Where the channel sends; fixed once created (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "email";
+            /**
+             * EmailConfig
+             * @description A mail through the operator's SMTP server (SMTP_URL)
+             */
+            config: {
+                /** @description 1-20 addresses, each once */
+                to: string[];
+            };
+            /**
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @default [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             * @example [
+             *       "incident.opened",
+             *       "incident.resolved"
+             *     ]
+             */
+            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            /**
+             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
+             * @default false
+             */
+            all_monitors?: boolean;
+            /**
+             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
+             * @default true
+             */
+            is_active?: boolean;
+        };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description The id of this request, as the server's log names it: quote it when reporting a problem
+         * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+         */
+        RequestId: string;
+        /**
+         * @description Requests allowed per window (per API key; per client address without a valid key)
+         * @example 600
+         */
+        RateLimitLimit: number;
+        /**
+         * @description Requests left in the current window
+         * @example 599
+         */
+        RateLimitRemaining: number;
+        /**
+         * @description Seconds until the current window ends
+         * @example 42
+         */
+        RateLimitReset: number;
+        /**
+         * @description Seconds to wait before trying again
+         * @example 42
+         */
+        RetryAfter: number;
+        /**
+         * @description How to authenticate: `Bearer`
+         * @example Bearer
+         */
+        WwwAuthenticate: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -854,6 +1477,7 @@ export interface operations {
             /** @description Service is alive */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -865,13 +1489,34 @@ export interface operations {
                     };
                 };
             };
-            /** @description Shutting down */
-            503: {
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Bad request: the Host header is missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Shutting down */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -888,6 +1533,7 @@ export interface operations {
             /** @description Service is ready */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -899,18 +1545,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description Database unreachable or shutting down */
-            503: {
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Bad request: the Host header is missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
     };
-    listMonitors: {
+    metrics: {
         parameters: {
             query?: never;
             header?: never;
@@ -919,9 +1586,70 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The metrics (text exposition format 0.0.4) */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4; charset=utf-8": string;
+                };
+            };
+            /** @description Missing or wrong metrics token */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Metrics are off: the server has no `METRICS_TOKEN` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    listMonitors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
             /** @description The caller's monitors, newest created first */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -930,40 +1658,91 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -971,11 +1750,16 @@ export interface operations {
     createMonitor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the create safe to retry: a repeat of the same request with the same key within 24 hours gets the first answer and creates nothing; the same key with another body is refused (422), and one sent while the first request is still being handled too (409). A UUID per create is a good key. Keys are per user.
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        /** @description A new monitor: `name` and `url` are required, every other field has a default */
         requestBody: {
             content: {
                 /**
@@ -988,72 +1772,21 @@ export interface operations {
                  *       "interval_minutes": 5
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-                     * @example Homepage
-                     */
-                    name: string;
-                    /**
-                     * Format: uri
-                     * @description Absolute http(s) URL that is checked. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
-                     * @example https://example.com/health
-                     */
-                    url: string;
-                    /**
-                     * @description Kind of check: `site` is an HTTP(S) request
-                     * @default site
-                     * @enum {string}
-                     */
-                    monitor_type?: "site";
-                    /**
-                     * @description HTTP method of the check
-                     * @default GET
-                     * @enum {string}
-                     */
-                    method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
-                    /**
-                     * @description HTTP status that counts as up
-                     * @default 200
-                     */
-                    expected_status?: number;
-                    /**
-                     * @description Minutes between checks
-                     * @default 5
-                     */
-                    interval_minutes?: number;
-                    /**
-                     * @description False pauses checking
-                     * @default true
-                     */
-                    is_active?: boolean;
-                    /**
-                     * @description A check that takes longer fails
-                     * @default 10
-                     */
-                    timeout_seconds?: number;
-                    /**
-                     * @description Failed checks in a row that open an incident
-                     * @default 2
-                     */
-                    failure_threshold?: number;
-                    /**
-                     * @description Successful checks in a row that resolve it
-                     * @default 1
-                     */
-                    recovery_threshold?: number;
-                    /**
-                     * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
-                     * @default []
-                     */
-                    notification_channel_ids?: string[];
-                };
+                "application/json": components["schemas"]["CreateMonitorRequest"];
             };
         };
         responses: {
-            /** @description The created monitor */
+            /** @description The created monitor (or, for a repeated `Idempotency-Key`, the first answer again) */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description The path of the new monitor */
+                    location?: string;
+                    /** @description Present when this is the stored answer to an earlier request with the same `Idempotency-Key` */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1065,73 +1798,183 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description A request with the same `Idempotency-Key` is still being handled: retry later */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "A request with this Idempotency-Key is still in progress: retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body is not JSON */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The `Idempotency-Key` was used within 24 hours with another request (another body): use a new key */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Idempotency-Key was already used with another request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -1139,7 +1982,10 @@ export interface operations {
     getMonitor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Id of the monitor
@@ -1154,6 +2000,12 @@ export interface operations {
             /** @description One monitor */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1162,58 +2014,127 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such monitor for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Monitor not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -1236,6 +2157,10 @@ export interface operations {
             /** @description Deleted; no body */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1243,82 +2168,165 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such monitor for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Monitor not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body is not JSON */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -1336,7 +2344,6 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Any subset of the writable fields; `{}` changes nothing */
         requestBody: {
             content: {
                 /**
@@ -1345,49 +2352,17 @@ export interface operations {
                  *       "is_active": false
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-                     * @example Homepage
-                     */
-                    name?: string;
-                    /**
-                     * Format: uri
-                     * @description Absolute http(s) URL that is checked. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
-                     * @example https://example.com/health
-                     */
-                    url?: string;
-                    /**
-                     * @description Kind of check: `site` is an HTTP(S) request
-                     * @enum {string}
-                     */
-                    monitor_type?: "site";
-                    /**
-                     * @description HTTP method of the check
-                     * @enum {string}
-                     */
-                    method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
-                    /** @description HTTP status that counts as up */
-                    expected_status?: number;
-                    /** @description Minutes between checks */
-                    interval_minutes?: number;
-                    /** @description False pauses checking */
-                    is_active?: boolean;
-                    /** @description A check that takes longer fails */
-                    timeout_seconds?: number;
-                    /** @description Failed checks in a row that open an incident */
-                    failure_threshold?: number;
-                    /** @description Successful checks in a row that resolve it */
-                    recovery_threshold?: number;
-                    /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
-                    notification_channel_ids?: string[];
-                };
+                "application/json": components["schemas"]["UpdateMonitorRequest"];
             };
         };
         responses: {
             /** @description One monitor */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1399,82 +2374,165 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such monitor for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Monitor not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body is not JSON */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -1490,7 +2548,10 @@ export interface operations {
                  */
                 before?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Id of the monitor
@@ -1505,6 +2566,12 @@ export interface operations {
             /** @description Check results, newest first, at most 100 */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1513,58 +2580,127 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such monitor for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Monitor not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -1580,7 +2716,10 @@ export interface operations {
                  */
                 before?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Id of the monitor
@@ -1595,6 +2734,12 @@ export interface operations {
             /** @description Incidents, newest started first */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1603,58 +2748,127 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such monitor for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Monitor not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -1662,7 +2876,10 @@ export interface operations {
     listNotificationChannels: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1671,6 +2888,12 @@ export interface operations {
             /** @description The caller's channels, newest created first */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1679,40 +2902,91 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -1724,7 +2998,6 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A new channel: `name`, `type` and that type's `config` are required; `events`, `all_monitors` and `is_active` have defaults */
         requestBody: {
             content: {
                 /**
@@ -1741,382 +3014,19 @@ export interface operations {
                  *       "all_monitors": true
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-                     * @example On-call
-                     */
-                    name: string;
-                    /**
-                     * @description Where the channel sends; fixed once created
-                     * @enum {string}
-                     */
-                    type: "webhook";
-                    /**
-                     * WebhookConfig
-                     * @description A signed JSON POST (Standard Webhooks) to `url`
-                     */
-                    config: {
-                        /**
-                         * Format: uri
-                         * @description Where the signed POST goes. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
-                         * @example https://example.com/hooks/pingward
-                         */
-                        url: string;
-                    };
-                    /**
-                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-                     * @default [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     * @example [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     */
-                    events?: ("incident.opened" | "incident.resolved" | "test")[];
-                    /**
-                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-                     * @default false
-                     */
-                    all_monitors?: boolean;
-                    /**
-                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-                     * @default true
-                     */
-                    is_active?: boolean;
-                } | {
-                    /**
-                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-                     * @example On-call
-                     */
-                    name: string;
-                    /**
-                     * @description Where the channel sends; fixed once created
-                     * @enum {string}
-                     */
-                    type: "slack";
-                    /**
-                     * ChatWebhookConfig
-                     * @description A message in the service's own format, posted to its incoming webhook
-                     */
-                    config: {
-                        /**
-                         * Format: uri
-                         * @description The incoming-webhook URL the service gave (Slack, Discord or Teams); a secret. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
-                         * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
-                         */
-                        webhook_url: string;
-                    };
-                    /**
-                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-                     * @default [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     * @example [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     */
-                    events?: ("incident.opened" | "incident.resolved" | "test")[];
-                    /**
-                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-                     * @default false
-                     */
-                    all_monitors?: boolean;
-                    /**
-                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-                     * @default true
-                     */
-                    is_active?: boolean;
-                } | {
-                    /**
-                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-                     * @example On-call
-                     */
-                    name: string;
-                    /**
-                     * @description Where the channel sends; fixed once created
-                     * @enum {string}
-                     */
-                    type: "discord";
-                    /**
-                     * ChatWebhookConfig
-                     * @description A message in the service's own format, posted to its incoming webhook
-                     */
-                    config: {
-                        /**
-                         * Format: uri
-                         * @description The incoming-webhook URL the service gave (Slack, Discord or Teams); a secret. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
-                         * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
-                         */
-                        webhook_url: string;
-                    };
-                    /**
-                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-                     * @default [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     * @example [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     */
-                    events?: ("incident.opened" | "incident.resolved" | "test")[];
-                    /**
-                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-                     * @default false
-                     */
-                    all_monitors?: boolean;
-                    /**
-                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-                     * @default true
-                     */
-                    is_active?: boolean;
-                } | {
-                    /**
-                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-                     * @example On-call
-                     */
-                    name: string;
-                    /**
-                     * @description Where the channel sends; fixed once created
-                     * @enum {string}
-                     */
-                    type: "teams";
-                    /**
-                     * ChatWebhookConfig
-                     * @description A message in the service's own format, posted to its incoming webhook
-                     */
-                    config: {
-                        /**
-                         * Format: uri
-                         * @description The incoming-webhook URL the service gave (Slack, Discord or Teams); a secret. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
-                         * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
-                         */
-                        webhook_url: string;
-                    };
-                    /**
-                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-                     * @default [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     * @example [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     */
-                    events?: ("incident.opened" | "incident.resolved" | "test")[];
-                    /**
-                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-                     * @default false
-                     */
-                    all_monitors?: boolean;
-                    /**
-                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-                     * @default true
-                     */
-                    is_active?: boolean;
-                } | {
-                    /**
-                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-                     * @example On-call
-                     */
-                    name: string;
-                    /**
-                     * @description Where the channel sends; fixed once created
-                     * @enum {string}
-                     */
-                    type: "telegram";
-                    /**
-                     * TelegramConfig
-                     * @description A message sent by the Bot API's `sendMessage`
-                     */
-                    config: {
-                        /**
-                         * @description The bot's token from @BotFather; a secret
-                         * @example 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw
-                         */
-                        bot_token: string;
-                        /**
-                         * @description The chat, group or channel the bot writes to: a numeric id or `@channelusername`
-                         * @example -1001234567890
-                         */
-                        chat_id: string;
-                    };
-                    /**
-                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-                     * @default [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     * @example [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     */
-                    events?: ("incident.opened" | "incident.resolved" | "test")[];
-                    /**
-                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-                     * @default false
-                     */
-                    all_monitors?: boolean;
-                    /**
-                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-                     * @default true
-                     */
-                    is_active?: boolean;
-                } | {
-                    /**
-                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-                     * @example On-call
-                     */
-                    name: string;
-                    /**
-                     * @description Where the channel sends; fixed once created
-                     * @enum {string}
-                     */
-                    type: "ntfy";
-                    /**
-                     * NtfyConfig
-                     * @description A notification published to an ntfy topic
-                     */
-                    config: {
-                        /**
-                         * @description The ntfy topic to publish to
-                         * @example pingward-alerts
-                         */
-                        topic: string;
-                        /**
-                         * Format: uri
-                         * @description The ntfy server; the operator's NTFY_URL (by default the public https://ntfy.sh) when absent. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
-                         * @example https://ntfy.example.com
-                         */
-                        server_url?: string;
-                        /**
-                         * @description An access token of the ntfy server, for a protected topic; a secret
-                         * @example tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2
-                         */
-                        token?: string;
-                    };
-                    /**
-                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-                     * @default [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     * @example [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     */
-                    events?: ("incident.opened" | "incident.resolved" | "test")[];
-                    /**
-                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-                     * @default false
-                     */
-                    all_monitors?: boolean;
-                    /**
-                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-                     * @default true
-                     */
-                    is_active?: boolean;
-                } | {
-                    /**
-                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-                     * @example On-call
-                     */
-                    name: string;
-                    /**
-                     * @description Where the channel sends; fixed once created
-                     * @enum {string}
-                     */
-                    type: "pagerduty";
-                    /**
-                     * PagerDutyConfig
-                     * @description An Events API v2 alert: triggered when an incident opens, resolved (same `dedup_key`, the incident id) when it ends
-                     */
-                    config: {
-                        /**
-                         * @description The integration key (routing key) of an Events API v2 integration; a secret
-                         * @example R0ut1ngK3yR0ut1ngK3yR0ut1ngK3y12
-                         */
-                        routing_key: string;
-                    };
-                    /**
-                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-                     * @default [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     * @example [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     */
-                    events?: ("incident.opened" | "incident.resolved" | "test")[];
-                    /**
-                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-                     * @default false
-                     */
-                    all_monitors?: boolean;
-                    /**
-                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-                     * @default true
-                     */
-                    is_active?: boolean;
-                } | {
-                    /**
-                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-                     * @example On-call
-                     */
-                    name: string;
-                    /**
-                     * @description Where the channel sends; fixed once created
-                     * @enum {string}
-                     */
-                    type: "email";
-                    /**
-                     * EmailConfig
-                     * @description A mail through the operator's SMTP server (SMTP_URL)
-                     */
-                    config: {
-                        /** @description 1-20 addresses, each once */
-                        to: string[];
-                    };
-                    /**
-                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-                     * @default [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     * @example [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     */
-                    events?: ("incident.opened" | "incident.resolved" | "test")[];
-                    /**
-                     * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-                     * @default false
-                     */
-                    all_monitors?: boolean;
-                    /**
-                     * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-                     * @default true
-                     */
-                    is_active?: boolean;
-                };
+                "application/json": components["schemas"]["CreateNotificationChannelRequest"];
             };
         };
         responses: {
             /** @description The created channel, with a webhook's signing secret */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description The path of the new channel */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2128,73 +3038,147 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body is not JSON */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -2202,7 +3186,10 @@ export interface operations {
     getNotificationChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Id of the notification channel
@@ -2217,6 +3204,12 @@ export interface operations {
             /** @description One notification channel */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2225,58 +3218,127 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Notification channel not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -2299,6 +3361,10 @@ export interface operations {
             /** @description Deleted; no body */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2306,82 +3372,165 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Notification channel not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body is not JSON */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -2399,7 +3548,6 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Any subset of the writable fields; `{}` changes nothing. `type` cannot change */
         requestBody: {
             content: {
                 /**
@@ -2410,40 +3558,17 @@ export interface operations {
                  *       "is_active": true
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-                     * @example On-call
-                     */
-                    name?: string;
-                    /**
-                     * @description Merged over the stored config (a field set to null is removed), then checked as the type's config. A secret sent back masked, as responses show it, keeps the stored secret
-                     * @example {
-                     *       "url": "https://example.com/hooks/new"
-                     *     }
-                     */
-                    config?: {
-                        [key: string]: unknown;
-                    };
-                    /**
-                     * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-                     * @example [
-                     *       "incident.opened",
-                     *       "incident.resolved"
-                     *     ]
-                     */
-                    events?: ("incident.opened" | "incident.resolved" | "test")[];
-                    /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
-                    all_monitors?: boolean;
-                    /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
-                    is_active?: boolean;
-                };
+                "application/json": components["schemas"]["UpdateNotificationChannelRequest"];
             };
         };
         responses: {
             /** @description One notification channel */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2455,82 +3580,165 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Notification channel not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body is not JSON */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -2553,6 +3761,10 @@ export interface operations {
             /** @description The test delivery after its first attempt */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2564,82 +3776,165 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Notification channel not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body is not JSON */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -2662,6 +3957,10 @@ export interface operations {
             /** @description The channel with its new signing secret */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2673,82 +3972,165 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Notification channel not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body is not JSON */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -2766,7 +4148,10 @@ export interface operations {
                  */
                 before?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Id of the notification channel
@@ -2781,8 +4166,14 @@ export interface operations {
             /** @description Deliveries of the channel, newest first */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     /** @description When more deliveries follow: `<url of the next page>; rel="next"` */
                     link?: string;
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2791,58 +4182,127 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Notification channel not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -2850,7 +4310,10 @@ export interface operations {
     getDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Id of the delivery
@@ -2865,6 +4328,12 @@ export interface operations {
             /** @description One delivery with its attempts */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2873,58 +4342,127 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such delivery for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Delivery not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };
@@ -2947,6 +4485,10 @@ export interface operations {
             /** @description The delivery, due now */
             202: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2958,82 +4500,165 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description No such delivery for this caller */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Delivery not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Request body is not JSON */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Internal server error */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
         };

@@ -41,10 +41,10 @@ t.test('a program\'s resolution waits for its opening when that is not due yet',
   t.same(plan.held.map((h) => [h.deliveries.map((d) => d.id), h.until]), [[['d2'], retry]])
 })
 
-t.test('a person gets an incident told whole when its opening was not told, with or without its retry due', async (t) => {
+t.test('a person gets an incident told whole when its opening was not told', async (t) => {
   n = 0
   const batch = [
-    delivery('incident.opened', 'i1', { status: 'failed', attempts: 2, nextAttemptAt: new Date(now.getTime() + 60_000) }),
+    delivery('incident.opened', 'i1', { status: 'failed', attempts: 2, nextAttemptAt: now }),
     delivery('test', null),
     delivery('incident.resolved', 'i1'),
     delivery('incident.opened', 'i2'),
@@ -53,6 +53,22 @@ t.test('a person gets an incident told whole when its opening was not told, with
   t.same(kinds(plan), ['flap:d1+d3', 'event:d2', 'event:d4'])
   const flap = plan.sends[0].message
   t.ok(flap.kind === 'flap' && flap.opened.id === 'e1' && flap.resolved.id === 'e3')
+  t.same(plan.held, [])
+})
+
+t.test('for a person, an opening waiting for its retry (Retry-After, backoff) is not brought forward by its resolution', async (t) => {
+  n = 0
+  const retry = new Date(now.getTime() + 120_000)
+  const batch = [
+    delivery('incident.opened', 'i1', { status: 'failed', attempts: 1, nextAttemptAt: retry }),
+    delivery('incident.resolved', 'i1'),
+    delivery('test', null),
+  ]
+  const plan = planBatch(batch, { forPeople: true, now, heldUntil: null })
+  t.same(kinds(plan), ['event:d3'])
+  t.same(plan.held.map((h) => [h.deliveries.map((d) => d.id), h.until]), [[['d1', 'd2'], retry]], 'both wait for the retry')
+  const later = planBatch(batch, { forPeople: true, now: retry, heldUntil: null })
+  t.same(kinds(later), ['flap:d1+d2', 'event:d3'], 'then they go as one message')
 })
 
 t.test('a storm: the members wait for the end of the minute since the first of them, then go as one digest', async (t) => {

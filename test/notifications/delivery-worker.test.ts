@@ -4,19 +4,19 @@
 import t from 'tap'
 import { eq } from 'drizzle-orm'
 import { notificationChannels } from '../../src/db/schema.ts'
-import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts'
+import { DeliveryWorker, startDeliveryWorker } from '../../src/notifications/delivery-worker.ts'
 import { deliveryOptionsFromConfig } from '../../src/notifications/deliver.ts'
 import type { Database } from '../../src/db/client.ts'
 import { createTestDatabase, testConfig, until } from '../helper.ts'
 import { smtpServer } from '../support/smtp-server.ts'
-import { targetServer } from '../support/target-server.ts'
+import { freePort, targetServer } from '../support/target-server.ts'
 import { webhookReceiver } from '../support/webhook-receiver.ts'
 import { deliveryRows, deliverySetup, newSecret, testDeliveryOptions } from './delivery-helper.ts'
 
 const silent = { info () {}, warn () {}, error () {}, debug () {}, trace () {}, fatal () {}, child () { return silent }, level: 'silent', silent () {} } as never
 
 function worker (t: Parameters<typeof testDeliveryOptions>[0], db: Database, extra: Parameters<typeof testDeliveryOptions>[1] & { stopGraceMs?: number, pollMs?: number } = {}) {
-  return new DeliveryWorker({ ...testDeliveryOptions(t, extra), db, log: silent, stopGraceMs: extra.stopGraceMs, pollMs: extra.pollMs })
+  return new DeliveryWorker({ ...testDeliveryOptions(t, extra), db, log: silent, concurrency: 100, stopGraceMs: extra.stopGraceMs, pollMs: extra.pollMs })
 }
 
 t.test('a running worker sends what a check writes, signed, and records it', async (t) => {
@@ -203,7 +203,7 @@ t.test('the worker of a process sends email through SMTP_URL (deliveryOptionsFro
   const smtp = await smtpServer(t)
   const channel = await setup.channel('', { type: 'email', config: { to: ['oncall@example.com'] } })
   const options = deliveryOptionsFromConfig(testConfig({ SMTP_URL: smtp.url, SMTP_FROM: 'Pingward <alerts@example.com>', PUBLIC_URL: 'https://pingward.example' }))
-  const running = new DeliveryWorker({ ...options, db, log: silent })
+  const running = new DeliveryWorker({ ...options, db, log: silent, concurrency: 100 })
   running.start()
   t.teardown(() => running.stop())
   await setup.check(false, new Date())
@@ -218,4 +218,38 @@ t.test('the worker of a process sends email through SMTP_URL (deliveryOptionsFro
     return all.every((d) => d.status === 'delivered') ? all : undefined
   })
   t.equal(rows.length, 2)
+})
+
+/** A logger that keeps the messages of its info and error lines. */
+function recordingLog () {
+  const lines: string[] = []
+  const keep = (level: string) => (obj: unknown, msg?: string) => { lines.push(`${level}: ${typeof obj === 'string' ? obj : msg}`) }
+  const log = { ...(silent as object), info: keep('info'), error: keep('error'), warn: keep('warn'), child: () => log }
+  return { log: log as never, lines }
+}
+
+t.test('a process\'s worker tries SMTP_URL at start: the log says at once whether email channels can send', async (t) => {
+  const { handle: { db } } = await createTestDatabase(t)
+  const smtp = await smtpServer(t)
+  const refused = `smtp://user:hunter2@127.0.0.1:${await freePort()}`
+  const from = { SMTP_FROM: 'alerts@example.com' }
+
+  const good = recordingLog()
+  const answering = startDeliveryWorker({ config: testConfig({ SMTP_URL: smtp.url, ...from }), db, log: good.log })
+  t.teardown(() => answering.stop())
+  await until(() => good.lines.length > 0)
+  t.same(good.lines, ['info: email channels: the SMTP server accepted the connection'])
+
+  const bad = recordingLog()
+  const refusing = startDeliveryWorker({ config: testConfig({ SMTP_URL: refused, ...from }), db, log: bad.log })
+  t.teardown(() => refusing.stop())
+  await until(() => bad.lines.length > 0)
+  t.match(bad.lines, [/^error: email channels cannot send: SMTP server smtp:\/\/user:\*\*\*@127\.0\.0\.1:\d+ cannot be used: .*ECONNREFUSED/])
+  t.notMatch(bad.lines.join('\n'), /hunter2/, 'the password is not logged')
+
+  const none = recordingLog()
+  const withoutSmtp = startDeliveryWorker({ config: testConfig(), db, log: none.log })
+  await withoutSmtp.runOnce()
+  await withoutSmtp.stop()
+  t.same(none.lines, [], 'nothing said without SMTP_URL')
 })

@@ -93,11 +93,15 @@ t.test('status table', async (t) => {
       t.equal(res.statusCode, 404, `${route.method} ${route.url}`)
       t.same(res.json(), { error: route.notFound })
     }
-    for (const [method, url] of [['GET', '/nothing'], ['GET', '/api/v1/nothing'], ['PUT', `/api/v1/monitors/${monitor.id}`], ['GET', '/api/v2/monitors']] as const) {
+    for (const [method, url] of [['GET', '/nothing'], ['GET', '/api/v1/nothing'], ['GET', '/api/v2/monitors']] as const) {
       const res = await request(app, auth, { method, url })
       t.equal(res.statusCode, 404, `${method} ${url}`)
       t.same(res.json(), { error: 'Not found' })
     }
+    // A known path with a method it does not have: 405 naming the ones it has.
+    const put = await request(app, auth, { method: 'PUT', url: `/api/v1/monitors/${monitor.id}` })
+    t.equal(put.statusCode, 405)
+    t.equal(put.headers.allow, 'GET, HEAD, PATCH, DELETE')
   })
 
   await t.test('413 for a body over 1 MiB, 415 for a body that is not JSON', async (t) => {

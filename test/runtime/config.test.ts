@@ -12,6 +12,7 @@ const DEFAULTS = {
   ALLOW_PRIVATE_TARGETS: false,
   CHECKER: 'on',
   CHECK_CONCURRENCY: 200,
+  DELIVERY_CONCURRENCY: 100,
   CHECK_CONFIRM_DELAY: 30,
   CHECK_RETENTION_DAYS: 30,
   REQUEST_TIMEOUT_MS: 30_000,
@@ -61,6 +62,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     ALLOW_PRIVATE_TARGETS: 'true',
     CHECKER: 'off',
     CHECK_CONCURRENCY: '50',
+    DELIVERY_CONCURRENCY: '20',
     CHECK_CONFIRM_DELAY: '10',
     CHECK_RETENTION_DAYS: '90',
     REQUEST_TIMEOUT_MS: '5000',
@@ -72,6 +74,10 @@ t.test('every variable is read and converted to its type', async (t) => {
     TELEGRAM_API_URL: 'https://telegram.internal',
     PAGERDUTY_EVENTS_URL: 'https://pagerduty.internal/v2/enqueue',
     NTFY_URL: 'https://ntfy.example.com',
+    TRUST_PROXY: '127.0.0.1, 10.0.0.0/8',
+    CORS_ORIGINS: 'https://app.example.com,http://localhost:5173',
+    METRICS_TOKEN: 'prometheus-scrape-token-0123456789',
+    METRICS_PORT: '9464',
   }
   t.same(Object.keys(env).sort(), Object.keys(ConfigSchema.properties).sort(), 'the test covers every variable of the schema')
   t.strictSame(loadConfig(env), {
@@ -86,6 +92,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     ALLOW_PRIVATE_TARGETS: true,
     CHECKER: 'off',
     CHECK_CONCURRENCY: 50,
+    DELIVERY_CONCURRENCY: 20,
     CHECK_CONFIRM_DELAY: 10,
     CHECK_RETENTION_DAYS: 90,
     REQUEST_TIMEOUT_MS: 5000,
@@ -97,7 +104,16 @@ t.test('every variable is read and converted to its type', async (t) => {
     TELEGRAM_API_URL: 'https://telegram.internal',
     PAGERDUTY_EVENTS_URL: 'https://pagerduty.internal/v2/enqueue',
     NTFY_URL: 'https://ntfy.example.com',
+    TRUST_PROXY: '127.0.0.1, 10.0.0.0/8',
+    CORS_ORIGINS: 'https://app.example.com,http://localhost:5173',
+    METRICS_TOKEN: 'prometheus-scrape-token-0123456789',
+    METRICS_PORT: 9464,
   })
+})
+
+t.test('METRICS_PORT needs METRICS_TOKEN: metrics are never served without one', async (t) => {
+  t.match(configError({ METRICS_PORT: '9464' }), /^Invalid configuration:\n {2}METRICS_TOKEN=undefined: required when METRICS_PORT is set/)
+  t.equal(loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 'prometheus-scrape-token-0123456789' }).METRICS_PORT, 9464)
 })
 
 t.test('integers: surrounding spaces and the bounds', async (t) => {
@@ -107,7 +123,7 @@ t.test('integers: surrounding spaces and the bounds', async (t) => {
   t.equal(loadConfig({ RATE_LIMIT_MAX: '1' }).RATE_LIMIT_MAX, 1)
   for (const [name, value] of [
     ['PORT', '65536'], ['PORT', '-1'], ['PORT', '80.5'], ['PORT', '1e3'], ['PORT', 'http'],
-    ['RATE_LIMIT_MAX', '0'], ['CHECK_CONCURRENCY', '10001'], ['CHECK_CONFIRM_DELAY', '3601'], ['CHECK_RETENTION_DAYS', '0'],
+    ['RATE_LIMIT_MAX', '0'], ['CHECK_CONCURRENCY', '10001'], ['DELIVERY_CONCURRENCY', '0'], ['CHECK_CONFIRM_DELAY', '3601'], ['CHECK_RETENTION_DAYS', '0'],
     ['REQUEST_TIMEOUT_MS', '99'], ['REQUEST_TIMEOUT_MS', '600001'],
   ]) {
     t.match(configError({ [name]: value }), new RegExp(`^Invalid configuration:\\n  ${name}=`), `${name}=${value}`)

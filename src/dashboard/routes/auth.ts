@@ -6,7 +6,8 @@ import { signInPage, setupPage } from '../pages/auth.ts'
 import { errorPage } from '../pages/layout.ts'
 import { localPath, pageContext, seeOther, sendPage } from '../respond.ts'
 import { hashPassword, passwordProblem, verifyDecoy, verifyPassword } from '../../auth/passwords.ts'
-import { anyUserHasPassword, findUserByEmail, findUserById, setFirstPasswordHash } from '../../repositories/users.ts'
+import { anyUserHasPassword, findUserByEmail } from '../../repositories/users.ts'
+import { setupTokenUser, useSetupToken } from '../../services/setup-links.ts'
 
 type Form = Record<string, string | undefined>
 
@@ -57,18 +58,11 @@ const dashboardAuthRoutes: FastifyPluginAsync<{ adminEmail: string }> = async (a
     return seeOther(reply, '/sign-in?notice=signed-out')
   })
 
-  /** The user a setup link is for, while it is valid and that user still has no password. */
-  async function setupUser (token: string | undefined) {
-    const userId = token && token.length <= 100 ? app.sessions.setupLinks.userFor(token) : undefined
-    const user = userId ? await findUserById(app.db, userId) : undefined
-    return user && !user.passwordHash ? user : undefined
-  }
-
-  const invalidLink = 'This setup link is not valid: it has been used, the password is already set, or the server has ' +
-    'restarted since it printed the link. Set a password with: npm run -s cli -- users password EMAIL'
+  const invalidLink = 'This setup link is not valid: it has been used, the password is already set, or it is more ' +
+    'than 24 hours old. Set a password with: npm run -s cli -- users password EMAIL'
 
   app.get<{ Querystring: Form }>('/setup', publicRoute, async (request, reply) => {
-    const user = await setupUser(request.query.token)
+    const user = await setupTokenUser(app.db, request.query.token, app.clock())
     const context = pageContext(app, request, reply)
     if (!user) return sendPage(reply, errorPage(context, 404, invalidLink), 404)
     return sendPage(reply, setupPage(context, { email: user.email, token: request.query.token!, error: null }))
@@ -76,7 +70,7 @@ const dashboardAuthRoutes: FastifyPluginAsync<{ adminEmail: string }> = async (a
 
   app.post<{ Body: Form }>('/setup', publicRoute, async (request, reply) => {
     const { token, password = '', confirm = '' } = request.body
-    const user = await setupUser(token)
+    const user = await setupTokenUser(app.db, token, app.clock())
     if (!user) return sendPage(reply, errorPage(pageContext(app, request, reply), 404, invalidLink), 404)
     const problem = passwordProblem(password)
     const error = problem
@@ -85,10 +79,10 @@ const dashboardAuthRoutes: FastifyPluginAsync<{ adminEmail: string }> = async (a
     if (error) {
       return sendPage(reply, setupPage(pageContext(app, request, reply), { email: user.email, token: token!, error }), 400)
     }
-    if (!await setFirstPasswordHash(app.db, user.id, await hashPassword(password))) {
+    // Taken with the password's change: a link used meanwhile (another tab, another instance) sets nothing.
+    if (!await useSetupToken(app.db, token, await hashPassword(password), app.clock())) {
       return sendPage(reply, errorPage(pageContext(app, request, reply), 404, invalidLink), 404)
     }
-    app.sessions.setupLinks.revoke(token!)
     await app.sessions.start(reply, user.id)
     return seeOther(reply, '/?notice=password-set')
   })

@@ -5,6 +5,7 @@ import { SESSION_TTL_MS } from '../../../src/dashboard/session.ts'
 import { SIGN_IN_LIMITS } from '../../../src/plugins/sign-in-throttle.ts'
 import { createUser, findUserByEmail } from '../../../src/repositories/users.ts'
 import { verifyPassword } from '../../../src/auth/passwords.ts'
+import { issueSetupToken } from '../../../src/services/setup-links.ts'
 import { buildTestApp } from '../../helper.ts'
 import { cookieOf, csrfOf, encode, FORM, makeDashboardUser, PASSWORD, signedIn, signInForm } from '../dashboard-helper.ts'
 
@@ -174,7 +175,7 @@ t.test('the first password through a one-time setup link', async (t) => {
   t.match(first.body, 'No password is set yet')
   t.match(first.body, 'npm run -s cli -- users password owner@example.com')
 
-  const token = app.sessions.setupLinks.issue(owner.id)
+  const token = await issueSetupToken(app.db, owner.id, new Date())
   t.equal((await app.inject({ url: '/setup?token=wrong' })).statusCode, 404)
   const page = await app.inject({ url: `/setup?token=${token}` })
   t.equal(page.statusCode, 200)
@@ -201,7 +202,7 @@ t.test('the first password through a one-time setup link', async (t) => {
   const reused = await submit({ password: 'another password', confirm: 'another password' })
   t.equal(reused.statusCode, 404, 'the link works once')
   t.match(reused.body, 'This setup link is not valid')
-  const other = app.sessions.setupLinks.issue(owner.id)
+  const other = await issueSetupToken(app.db, owner.id, new Date())
   t.equal((await app.inject({ url: `/setup?token=${other}` })).statusCode, 404, 'no link works once a password is set')
   t.notMatch((await app.inject({ url: '/sign-in' })).body, 'No password is set yet')
 })

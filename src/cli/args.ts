@@ -1,0 +1,141 @@
+// The CLI's words: each command's usage and help, and argv parsed into a command, with every usage error
+// found before any database is opened. Imports nothing heavy: the CLI starts fast (see src/cli.ts).
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import type { CliCommand } from './commands.ts'
+
+export class UsageError extends Error {}
+
+type Options = NonNullable<ParseArgsConfig['options']>
+
+interface Spec {
+  usage: string
+  help: string
+  /** The one positional argument it takes, if any. */
+  takes?: 'EMAIL' | 'KEY_ID'
+  options?: Options
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const SPECS: Record<string, Spec> = {
+  'users create': { usage: 'users create EMAIL', takes: 'EMAIL', help: 'creates a user; prints its id' },
+  'users password': {
+    usage: 'users password EMAIL',
+    takes: 'EMAIL',
+    help: 'sets the dashboard password, read from the terminal (hidden, twice) or the first line of stdin:\n' +
+      "echo 'a long password' | npm run -s cli -- users password me@example.com\nIt signs that user out everywhere.",
+  },
+  'users list': { usage: 'users list', help: 'id, email, password set or not, keys, monitors, created (tab-separated)' },
+  'users delete': {
+    usage: 'users delete EMAIL --yes',
+    takes: 'EMAIL',
+    help: 'deletes the user and everything of theirs (keys, monitors, checks, incidents, channels)',
+    options: { yes: { type: 'boolean' } },
+  },
+  'keys create': {
+    usage: 'keys create EMAIL [--scope read|write] [--name NAME] [--expires-in DAYS]',
+    takes: 'EMAIL',
+    help: 'prints the new key alone on stdout: KEY=$(npm run -s cli -- keys create me@example.com)\n' +
+      'scope: write by default; expires: never by default',
+    options: { scope: { type: 'string' }, name: { type: 'string' }, 'expires-in': { type: 'string' } },
+  },
+  'keys list': { usage: 'keys list EMAIL', takes: 'EMAIL', help: 'id, prefix, scope, name, created, last used, expiry; never the key' },
+  'keys delete': { usage: 'keys delete KEY_ID', takes: 'KEY_ID', help: 'revokes the key at once, on every instance (KEY_ID from keys list)' },
+  migrate: { usage: 'migrate', help: 'applies the database migrations' },
+  openapi: { usage: 'openapi', help: 'prints the OpenAPI document' },
+}
+
+const COLUMN = 22
+const indent = (text: string) => text.split('\n').map((line) => `${' '.repeat(COLUMN)}${line}`).join('\n')
+
+/** Each command's usage, and its help below it (beside it when the usage is short). */
+function describe (names: string[]): string {
+  return names.map((name) => {
+    const { usage, help } = SPECS[name]
+    const line = `  ${usage}`
+    return line.length < COLUMN ? line.padEnd(COLUMN) + indent(help).slice(COLUMN) : `${line}\n${indent(help)}`
+  }).join('\n')
+}
+
+const DATABASE_NOTE = `The database is DATABASE_URL (PostgreSQL) or the embedded one in DATA_DIR (default ./data). While a
+server runs on the embedded database, commands go to it through its admin socket (DATA_DIR/.admin/cli.sock).`
+
+/** The whole usage, or a group's (`users`, `keys`), or one command's. */
+export function usage (scope?: string): string {
+  const names = Object.keys(SPECS).filter((name) => !scope || name === scope || name.startsWith(`${scope} `))
+  if (names.length === 1) return `Usage: npm run -s cli -- ${SPECS[names[0]].usage}\n\n${SPECS[names[0]].help.replace(/^/gm, '  ')}\n\n${DATABASE_NOTE}`
+  const head = `Usage: npm run -s cli -- ${scope ? `${scope} <command>` : '<command>'}`
+  return `${head}\n\n${describe(names)}\n\nEvery command takes --help.\n${DATABASE_NOTE}`
+}
+
+export type Parsed =
+  | { kind: 'help', text: string }
+  | { kind: 'openapi' }
+  | { kind: 'run', command: CliCommand }
+  /** `users password`: the password is read (and hashed) before the command runs. */
+  | { kind: 'password', email: string }
+  /** `keys create`: its options are checked against the API's schema (key-input.ts) before it runs. */
+  | { kind: 'key', email: string, input: Record<string, unknown> }
+
+const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help'
+
+export function parseCommand (argv: string[]): Parsed {
+  const [group, action, ...rest] = argv
+  if (!group) throw new UsageError('a command is required')
+  if (isHelp(group)) return { kind: 'help', text: usage() }
+  // Own properties only: `constructor` is no command.
+  const single = Object.hasOwn(SPECS, group) ? group : undefined
+  const name = single ?? `${group} ${action ?? ''}`.trim()
+  const spec = Object.hasOwn(SPECS, name) ? SPECS[name] : undefined
+  if (!spec) {
+    if (Object.keys(SPECS).some((n) => n.startsWith(`${group} `))) {
+      if (!action || isHelp(action)) return action ? { kind: 'help', text: usage(group) } : failWith(`${group} needs a command`)
+    }
+    throw new UsageError(`unknown command: ${name}`)
+  }
+  const args = single ? argv.slice(1) : rest
+  if (args.some(isHelp)) return { kind: 'help', text: usage(name) }
+  let values: Record<string, string | boolean | undefined>
+  let positionals: string[]
+  try {
+    ({ values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: spec.options ?? {} }) as {
+      values: Record<string, string | boolean | undefined>, positionals: string[]
+    })
+  } catch (err) {
+    throw new UsageError(`${name}: ${(err as Error).message.split('\n')[0]}`)
+  }
+  const wanted = spec.takes ? 1 : 0
+  if (positionals.length > wanted) throw new UsageError(`${name}: unexpected argument ${positionals[wanted]}`)
+  const [first] = positionals
+  const email = () => {
+    if (!first || !EMAIL.test(first)) throw new UsageError(`${name} needs an EMAIL`)
+    return first
+  }
+  switch (name) {
+    case 'users create': return { kind: 'run', command: { name, email: email() } }
+    case 'users password': return { kind: 'password', email: email() }
+    case 'users list': return { kind: 'run', command: { name } }
+    case 'users delete': {
+      const target = email()
+      if (!values.yes) throw new UsageError(`users delete deletes ${target} and all their data: add --yes to confirm`)
+      return { kind: 'run', command: { name, email: target } }
+    }
+    case 'keys create': {
+      const input: Record<string, unknown> = { name: values.name ?? `key ${new Date().toISOString().slice(0, 10)}`, scope: values.scope ?? 'write' }
+      const days = values['expires-in'] as string | undefined
+      if (days !== undefined) input.expires_in_days = /^\s*-?\d+\s*$/.test(days) ? Number(days) : days
+      return { kind: 'key', email: email(), input }
+    }
+    case 'keys list': return { kind: 'run', command: { name, email: email() } }
+    case 'keys delete':
+      if (!first || !UUID.test(first)) throw new UsageError('keys delete needs a KEY_ID (see keys list)')
+      return { kind: 'run', command: { name, keyId: first } }
+    case 'migrate': return { kind: 'run', command: { name } }
+    default: return { kind: 'openapi' }
+  }
+}
+
+function failWith (message: string): never {
+  throw new UsageError(message)
+}

@@ -1,0 +1,97 @@
+// The operator commands that touch the database, run on a `db`: by the CLI on a database it opened, or by the
+// running server for a CLI that reached it through the admin socket (admin-socket.ts). Their output is text
+// for the CLI to print: stdout for what a script takes (an id, a key, a table), stderr for what it says.
+import type { Database } from '../db/client.ts'
+import type { ApiKeyScope } from '../domain/vocabulary.ts'
+import { createApiKey, deleteApiKey, listApiKeys } from '../repositories/api-keys.ts'
+import { deleteSessionsOfUser } from '../repositories/sessions.ts'
+import { createUser, deleteUserByEmail, findUserByEmail, listUsers, setPasswordHash } from '../repositories/users.ts'
+
+/** A command as parsed and checked by the CLI (args.ts); a password arrives hashed, never in clear. */
+export type CliCommand =
+  | { name: 'users create', email: string }
+  | { name: 'users password', email: string, passwordHash: string }
+  | { name: 'users list' }
+  | { name: 'users delete', email: string }
+  | { name: 'keys create', email: string, scope: ApiKeyScope, keyName: string, expiresInDays?: number }
+  | { name: 'keys list', email: string }
+  | { name: 'keys delete', keyId: string }
+  | { name: 'migrate' }
+
+export const DATABASE_COMMANDS: ReadonlyArray<CliCommand['name']> = [
+  'users create', 'users password', 'users list', 'users delete', 'keys create', 'keys list', 'keys delete', 'migrate',
+]
+
+export interface CommandOutput { stdout: string, stderr: string }
+
+/** A command that cannot be done as asked (no such user, a duplicate): its message is for the operator. */
+export class CommandError extends Error {}
+
+const iso = (d: Date | null) => d?.toISOString() ?? '-'
+const table = (header: string[], rows: string[][]) => [header, ...rows].map((r) => r.join('\t')).join('\n') + '\n'
+
+async function userOrFail (db: Database, email: string) {
+  const user = await findUserByEmail(db, email)
+  if (!user) throw new CommandError(`No user with the email ${email}; create one with: npm run -s cli -- users create ${email}`)
+  return user
+}
+
+/** Runs one command; throws CommandError (or a domain error such as a duplicate user) when it cannot. */
+export async function runCommand (db: Database, command: CliCommand, now = new Date()): Promise<CommandOutput> {
+  switch (command.name) {
+    case 'users create': {
+      const user = await createUser(db, command.email)
+      return { stdout: `${user.id}\n`, stderr: `Created user ${user.email}\n` }
+    }
+    case 'users password': {
+      const user = await userOrFail(db, command.email)
+      await setPasswordHash(db, user.id, command.passwordHash)
+      // A new password signs the user out everywhere.
+      const ended = await deleteSessionsOfUser(db, user.id)
+      return { stdout: '', stderr: `Set the dashboard password of ${user.email}${ended > 0 ? `; ended ${ended} signed-in session(s)` : ''}\n` }
+    }
+    case 'users list': {
+      const users = await listUsers(db)
+      return {
+        stdout: table(['id', 'email', 'password', 'keys', 'monitors', 'created_at'],
+          users.map((u) => [u.id, u.email, u.hasPassword ? 'set' : '-', String(u.keys), String(u.monitors), iso(u.createdAt)])),
+        stderr: '',
+      }
+    }
+    case 'users delete': {
+      if (!await deleteUserByEmail(db, command.email)) throw new CommandError(`No user with the email ${command.email}`)
+      return { stdout: '', stderr: `Deleted user ${command.email.trim().toLowerCase()} with their keys, monitors, checks and channels\n` }
+    }
+    case 'keys create': {
+      const user = await userOrFail(db, command.email)
+      const days = command.expiresInDays
+      const { key, record } = await createApiKey(db, {
+        userId: user.id,
+        name: command.keyName,
+        scope: command.scope,
+        expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
+      })
+      return {
+        stdout: `${key}\n`,
+        stderr: `Created ${record.scope} key ${record.id} (${record.prefix}...) for ${user.email}` +
+          (record.expiresAt ? `, expires ${record.expiresAt.toISOString()}` : '') + '. It is shown only this once.\n',
+      }
+    }
+    case 'keys list': {
+      const user = await userOrFail(db, command.email)
+      const keys = await listApiKeys(db, user.id)
+      return {
+        stdout: table(['id', 'prefix', 'scope', 'name', 'created_at', 'last_used_at', 'expires_at'],
+          keys.map((k) => [k.id, `${k.prefix}...`, k.scope, k.name, iso(k.createdAt), iso(k.lastUsedAt), iso(k.expiresAt)])),
+        stderr: '',
+      }
+    }
+    case 'keys delete': {
+      if (!await deleteApiKey(db, command.keyId)) throw new CommandError(`No key with the id ${command.keyId}`)
+      return { stdout: '', stderr: `Deleted key ${command.keyId}: requests with it are refused from now on\n` }
+    }
+    case 'migrate':
+      // Whoever runs a command has opened the database migrated (the CLI, or the server at its start).
+      return { stdout: '', stderr: 'Database is up to date\n' }
+  }
+}

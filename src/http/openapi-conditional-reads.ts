@@ -1,0 +1,37 @@
+// The document's side of src/plugins/api-responses.ts: every read of the API declares its ETag, the If-None-Match
+// it may send back and the 304 that answers it, so that SDK generators know them. A @fastify/swagger `transform`
+// (per route, the document only: validation and serialization never see it).
+import type { SwaggerTransform } from '@fastify/swagger'
+
+const ETAG = {
+  type: 'string',
+  description: 'A weak tag of this answer\'s body: send it back in `If-None-Match` to get `304` while it is unchanged',
+  examples: ['W/"8tqAk_VuxzQhDYtNzIPi5GRxZxs"'],
+}
+
+type Loose = Record<string, any>
+
+export const declareConditionalReads: SwaggerTransform = ({ schema: routeSchema, url, route }) => {
+  const schema = routeSchema as Loose
+  const ok = schema?.response?.[200]
+  if (route.method !== 'GET' || !url.startsWith('/api/v1/') || schema.hide || !ok) return { schema: routeSchema, url }
+  const headers = schema.headers ?? { type: 'object', properties: {} }
+  return {
+    url,
+    schema: {
+      ...schema,
+      headers: {
+        ...headers,
+        properties: {
+          ...headers.properties,
+          'if-none-match': { type: 'string', description: 'The `ETag` of an answer you hold: `304` without a body while it is still the answer' },
+        },
+      },
+      response: {
+        ...schema.response,
+        200: { ...ok, headers: { ...ok.headers, etag: ETAG } },
+        304: { type: 'null', description: 'Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body', headers: { etag: ETAG } },
+      },
+    },
+  }
+}

@@ -1,0 +1,28 @@
+// The headers that hold only over https: HSTS and the CSP's upgrade-insecure-requests, sent only when the request
+// arrived over https (directly, or through a proxy trusted by TRUST_PROXY), so http://<LAN address> works too.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+
+/** A year, without includeSubDomains: Pingward speaks for its own host name, not for the names under it. */
+export const HSTS_MAX_AGE_SECONDS = 365 * 24 * 60 * 60
+
+/**
+ * Whether the browser reached us over https. Over plain http, upgrade-insecure-requests makes the browser fetch
+ * every asset from https://<same host>, which nothing serves on a LAN (a blank page), and HSTS is ignored anyway.
+ */
+export function arrivedOverHttps (request: FastifyRequest): boolean {
+  return request.protocol === 'https'
+}
+
+/**
+ * Swagger UI's own policy (@fastify/swagger-ui's `staticCSP: true`, whose scripts and styles are files of its
+ * own: no inline hashes), with upgrade-insecure-requests and HSTS only over https. Set when the request
+ * arrives, so every answer under /docs (the page, its assets, a 404) carries it.
+ */
+export async function swaggerUiHeaders (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const https = arrivedOverHttps(request)
+  reply.header('content-security-policy', https ? `${SWAGGER_UI_CSP} upgrade-insecure-requests;` : SWAGGER_UI_CSP)
+  if (https) reply.header('strict-transport-security', `max-age=${HSTS_MAX_AGE_SECONDS}`)
+}
+
+const SWAGGER_UI_CSP = "default-src 'self'; base-uri 'self'; font-src 'self' https: data:; frame-ancestors 'self'; " +
+  "img-src 'self' data: validator.swagger.io; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' https:;"

@@ -1,0 +1,121 @@
+// The claiming loop of the checker and of the delivery worker: claim work while there is room, sleep until a
+// slot frees or work is due, keep going through a database outage, and on stop give what is in flight a grace.
+import type { FastifyBaseLogger } from 'fastify'
+import { isDatabaseUnavailable } from '../db/unavailable.ts'
+
+export interface ClaimLoopOptions {
+  /** Names the loop in its log lines ('checker', 'delivery'). */
+  name: string
+  log: FastifyBaseLogger
+  /** Items in flight at once. */
+  concurrency: number
+  /** Longest sleep of an idle loop: work written meanwhile is noticed within it. */
+  pollMs: number
+  /** Sleep after a claim that failed (the database is away, say). */
+  failureSleepMs: number
+  /** Claims up to `free` items and launches each with track(); returns how many it claimed. */
+  claim: (free: number) => Promise<number>
+  /** With room left and nothing more to claim: how long to sleep (at most pollMs); pollMs when absent. */
+  idleSleepMs?: () => Promise<number>
+  /** Hears how many items each claim took (the metrics' batch sizes). */
+  onClaim?: (count: number) => void
+}
+
+/** An item in flight: `done` settles (never rejects) once it is finished and no longer counted. */
+export interface InFlight { done: Promise<void> }
+
+export class ClaimLoop<T extends InFlight> {
+  /** What is in flight, by id (a monitor's, a channel's). */
+  readonly inFlight = new Map<string, T>()
+  private readonly stopSignal = new AbortController()
+  private running = false
+  private loop: Promise<void> | undefined
+  private wake: (() => void) | undefined
+
+  constructor (private readonly options: ClaimLoopOptions) {}
+
+  /** Aborted when stop() begins. */
+  get stopping (): AbortSignal {
+    return this.stopSignal.signal
+  }
+
+  start (): void {
+    if (this.running) return
+    this.running = true
+    this.loop = this.run()
+  }
+
+  /** Claims up to the free concurrency; returns how many were claimed. */
+  async tick (): Promise<number> {
+    const free = this.options.concurrency - this.inFlight.size
+    if (free <= 0) return 0
+    const claimed = await this.options.claim(free)
+    this.options.onClaim?.(claimed)
+    return claimed
+  }
+
+  /** Counts `work` as in flight under `id` until it settles; a finished one wakes a saturated loop. */
+  track (id: string, work: Promise<void>, entry: Omit<T, 'done'>): void {
+    const settle = () => {
+      this.inFlight.delete(id)
+      this.wake?.()
+    }
+    const done = work.then(settle, (err: unknown) => {
+      this.options.log.error({ err, id }, `${this.options.name}: unexpected failure`)
+      settle()
+    })
+    this.inFlight.set(id, { ...entry, done } as T)
+  }
+
+  /** Resolves when everything in flight now is done. */
+  async settled (): Promise<void> {
+    await Promise.all([...this.inFlight.values()].map((item) => item.done))
+  }
+
+  /** Claims and waits until nothing more is due now (for tests); returns how many were claimed. */
+  async drain (): Promise<number> {
+    let total = 0
+    for (;;) {
+      const claimed = await this.tick()
+      await this.settled()
+      if (claimed === 0) return total
+      total += claimed
+    }
+  }
+
+  /** Stops claiming and waits up to `graceMs` for what is in flight; returns what is still in flight then. */
+  async stop (graceMs: number): Promise<T[]> {
+    this.running = false
+    this.stopSignal.abort()
+    this.wake?.()
+    await this.loop
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([this.settled(), new Promise((resolve) => { timer = setTimeout(resolve, graceMs) })])
+    clearTimeout(timer)
+    return [...this.inFlight.values()]
+  }
+
+  private async run (): Promise<void> {
+    const { concurrency, pollMs, log, name } = this.options
+    while (this.running) {
+      let sleepMs = pollMs
+      try {
+        const claimed = await this.tick()
+        // Room left and more may be due: claim again at once. Saturated: on as soon as one is done (wake).
+        if (claimed > 0 && this.inFlight.size < concurrency) continue
+        if (this.inFlight.size < concurrency && this.options.idleSleepMs) sleepMs = await this.options.idleSleepMs()
+      } catch (err) {
+        // A database outage must not end the loop: log, wait, try again.
+        if (isDatabaseUnavailable(err)) log.warn({ err }, `${name}: database unavailable`)
+        else log.error({ err }, `${name}: claiming failed`)
+        sleepMs = this.options.failureSleepMs
+      }
+      if (!this.running) break
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, sleepMs)
+        this.wake = () => { clearTimeout(timer); resolve() }
+      })
+      this.wake = undefined
+    }
+  }
+}
