@@ -35,6 +35,9 @@ export default fp(async (app) => {
     await nextTurn()
     await nextTurn()
     NetServer.prototype.close.call(app.server)
+    // A connection the kernel completed after that last turn's accepts is reset by this close: no server
+    // can accept it (the race every listening socket has). The time logged here lets that be told apart.
+    app.log.info('stopped accepting connections')
     if (waitingForRequest.size === 0) return
     let timer: NodeJS.Timeout | undefined
     await new Promise<void>((resolve) => {
