@@ -21,9 +21,10 @@ async function main (): Promise<void> {
     ? await startAdminSocket({ dataDir: config.DATA_DIR, db: app.db, log: app.log })
     : undefined
 
-  const checker = config.CHECKER === 'on' ? startChecker({ config, db: app.db, log: app.log, metrics: app.metrics }) : undefined
-
+  let checker: ReturnType<typeof startChecker> | undefined
+  let stopping = false
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    stopping = true
     if (err) app.log.error({ err }, 'stopping after an error')
     else app.log.info({ signal }, 'stopping')
     // New requests get 503 at once while in-flight ones and the checker's last probes finish; the
@@ -35,6 +36,9 @@ async function main (): Promise<void> {
   await app.listen({ port: config.PORT, host: config.HOST })
   // Read at once: a signal during the awaits below closes the server, and its address with it.
   const { port } = app.server.address() as AddressInfo
+  // The checker after listen, in the same turn: on a restart its first claims (every monitor that came due while
+  // the server was down) and their PGlite queries shared the event loop with Fastify's ready(), ~1 s later to listen.
+  if (config.CHECKER === 'on' && !stopping) checker = startChecker({ config, db: app.db, log: app.log, metrics: app.metrics })
   // After listen: the banner shows the real port (PORT=0 picks a free one), and a failed listen
   // does not use up the one-time key before anyone could see it work.
   const key = await bootstrapFirstUser(app.db, config.ADMIN_EMAIL)

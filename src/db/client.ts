@@ -1,8 +1,7 @@
 // Opens the database: PostgreSQL through postgres.js when DATABASE_URL is set, embedded PGlite otherwise.
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
-import postgres from 'postgres'
+import type postgres from 'postgres'
 import { DatabaseHealth, type AvailabilityListener } from './health.ts'
 import { QueryGate } from './query-gate.ts'
 import * as schema from './schema.ts'
@@ -104,7 +103,9 @@ const reconnectBackoffSeconds = (retries: number) => Math.min(0.05 * 2 ** retrie
 export async function openDatabase (options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.DATABASE_URL) {
     const poolSize = options.poolSize ?? 10
-    const client = postgres(options.DATABASE_URL, {
+    // Loaded only for PostgreSQL, as PGlite's modules only for the embedded database (below).
+    const [{ default: connect }, { drizzle: drizzlePostgres }] = await Promise.all([import('postgres'), import('drizzle-orm/postgres-js')])
+    const client = connect(options.DATABASE_URL, {
       max: poolSize,
       onnotice: () => {},
       // A database that takes longer to accept a connection counts as away (health.ts): the request gets 503.

@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../runtime/clock.ts'
 import { logSerializers } from '../runtime/log-redaction.ts'
 import type { DatabaseHandle } from '../db/client.ts'
 import { createValidatorCompiler, schemaErrorFormatter } from './validation.ts'
+import { lazySerializerFactory } from './serialization.ts'
 import { OneLineRequestLog } from './request-log.ts'
 import { useJsonBodyParser } from './json-body.ts'
 import { trustProxyOption } from './trust-proxy.ts'
@@ -67,6 +68,8 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     frameworkErrors,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     schemaErrorFormatter,
+    // Serializers compiled when first used (src/http/serialization.ts), as validators are (src/http/validation.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(createValidatorCompiler(SHARED_SCHEMAS))
   // Only JSON bodies are accepted: anything else is a 415, not a string to validate.

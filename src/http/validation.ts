@@ -40,16 +40,24 @@ function makeAjv (options: Options): Ajv {
  * applied, so a create body arrives whole; query strings and path params (text) coerced. `shared`: the
  * schemas with an $id that route schemas refer to (`Type.Ref`); Fastify hands its shared schemas only to
  * its own compiler, not to one set with setValidatorCompiler.
+ *
+ * Each validator is compiled on its first call, not when its route is registered: a start compiled every
+ * route's (and every HEAD route's copy of a GET's) whether or not it was ever asked, ~0.3 s of CPU and the
+ * code of each in the heap (bench/results.md, "Memory on a small box").
  */
 export function createValidatorCompiler (shared: readonly TSchema[] = []) {
-  const bodyAjv = makeAjv({ coerceTypes: false, useDefaults: true })
-  const urlAjv = makeAjv({ coerceTypes: true, useDefaults: true })
-  for (const schema of shared) {
-    bodyAjv.addSchema(schema)
-    urlAjv.addSchema(schema)
+  let ajvs: { body: Ajv, url: Ajv } | undefined
+  const compilers = () => {
+    if (ajvs) return ajvs
+    ajvs = { body: makeAjv({ coerceTypes: false, useDefaults: true }), url: makeAjv({ coerceTypes: true, useDefaults: true }) }
+    for (const schema of shared) {
+      ajvs.body.addSchema(schema)
+      ajvs.url.addSchema(schema)
+    }
+    return ajvs
   }
-  return ({ schema, httpPart }: { schema: object, httpPart?: string }) => {
-    const validate = (httpPart === 'body' ? bodyAjv : urlAjv).compile(schema)
+  const compile = (schema: object, httpPart?: string): (data: unknown) => boolean => {
+    const validate = (httpPart === 'body' ? compilers().body : compilers().url).compile(schema)
     if (httpPart !== 'body') return validate
     // PostgreSQL text holds neither U+0000 nor a lone surrogate (it would fail the insert, or be silently
     // replaced by U+FFFD): refuse both in any string of a body.
@@ -64,6 +72,18 @@ export function createValidatorCompiler (shared: readonly TSchema[] = []) {
     }
     validateBody.errors = null as ErrorObject[] | null | undefined
     return validateBody
+  }
+  return ({ schema, httpPart }: { schema: object, httpPart?: string }) => {
+    let validate: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined
+    // Fastify reads `errors` off the function it was given, after the call.
+    const validateLater = (data: unknown) => {
+      validate ??= compile(schema, httpPart)
+      const valid = validate(data)
+      validateLater.errors = validate.errors
+      return valid
+    }
+    validateLater.errors = null as ErrorObject[] | null | undefined
+    return validateLater
   }
 }
 

@@ -1,8 +1,8 @@
 // Email channels' sender: one nodemailer SMTP transport over SMTP_URL, checked at start, that sends a rendered
 // mail and says what the attempt came to (never throws), as the delivery worker records it.
 import { performance } from 'node:perf_hooks'
-import nodemailer from 'nodemailer'
-import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
+import type { Transporter } from 'nodemailer'
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
 import { oneLine } from '../checker/probe-errors.ts'
 import type { Config } from '../runtime/config.ts'
 import type { Outgoing } from './channels/types.ts'
@@ -18,13 +18,20 @@ export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'
   if (config.SMTP_URL === undefined) return null
   const from = config.SMTP_FROM
   if (from === undefined) throw new Error('SMTP_FROM is required with SMTP_URL') // loadConfig refuses this already
-  // The transport itself, not createTransport's options: given a `url`, createTransport drops every other option.
-  const transport = nodemailer.createTransport(new SMTPTransport({
-    url: config.SMTP_URL,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-  }))
+  const url = config.SMTP_URL
+  // Made on first use: nodemailer's ~35 modules are loaded only by a process that sends or checks a mail.
+  let made: Promise<Transporter<SMTPTransport.SentMessageInfo>> | undefined
+  const transport = () => (made ??= (async () => {
+    const [{ default: nodemailer }, { default: SMTPTransport }] =
+      await Promise.all([import('nodemailer'), import('nodemailer/lib/smtp-transport/index.js')])
+    // The transport itself, not createTransport's options: given a `url`, createTransport drops every other option.
+    return nodemailer.createTransport(new SMTPTransport({
+      url,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+    }))
+  })())
   const where = withoutPassword(config.SMTP_URL)
   let closed = false
 
@@ -34,7 +41,7 @@ export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'
       ({ ok: error === null, statusCode, durationMs: Math.max(0, Math.round(performance.now() - start)), error })
     if (closed) return result(null, 'sender closed')
     if (signal?.aborted) return result(null, 'aborted')
-    const sending = transport.sendMail({
+    const sending = transport().then((smtp) => smtp.sendMail({
       from,
       to: mail.to,
       subject: mail.subject,
@@ -44,7 +51,7 @@ export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'
       ...(mail.inReplyTo === undefined ? {} : { inReplyTo: mail.inReplyTo, references: [mail.inReplyTo] }),
       // RFC 3834: an automatic message, so that vacation responders do not answer it.
       headers: { 'Auto-Submitted': 'auto-generated' },
-    })
+    }))
     // nodemailer cannot cancel a send: an abort answers at once and lets the send finish (at least once).
     let onAbort = () => {}
     const aborted = new Promise<'aborted'>((resolve) => {
@@ -73,14 +80,14 @@ export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'
     send,
     verify: async () => {
       try {
-        await transport.verify()
+        await (await transport()).verify()
       } catch (err) {
         throw new Error(`SMTP server ${where} cannot be used: ${oneLine((err as Error).message, 200)}`, { cause: err })
       }
     },
     close: async () => {
       closed = true
-      transport.close()
+      if (made) (await made).close()
     },
   }
 }

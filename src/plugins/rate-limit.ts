@@ -1,7 +1,7 @@
 // Rate limit per API key (per client address without a valid key), in Redis when configured.
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { HttpError } from '../http/error-catalog.ts'
 
 interface RateLimitOptions {
@@ -15,6 +15,8 @@ interface RateLimitOptions {
 export default fp<RateLimitOptions>(async (app, options) => {
   let redis: Redis | undefined
   if (options.redisUrl) {
+    // Loaded only when configured: most installations have no Redis (~40 modules of ioredis).
+    const { Redis } = await import('ioredis')
     redis = new Redis(options.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: true })
     app.addHook('onClose', async () => { await redis!.quit().catch(() => redis!.disconnect()) })
   }

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger } from 'fastify'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { Database } from '../db/client.ts'
 import {
   deleteExpiredAttempts, forgetPair, refusedUntil, releaseAddressAttempt, reserveAddressAttempt, reservePairAttempt,
@@ -138,6 +138,7 @@ export default fp<SignInThrottleOptions>(async (app, options) => {
   const database = databaseStore(app.db)
   let redis: Redis | undefined
   if (options.redisUrl) {
+    const { Redis } = await import('ioredis') // only when configured, as in rate-limit.ts
     redis = new Redis(options.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: true })
     // Each sign-in that falls back says why (below); the reconnection attempts need not.
     redis.on('error', (err) => { app.log.debug({ err }, 'sign-in throttle: Redis connection error') })

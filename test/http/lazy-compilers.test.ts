@@ -1,0 +1,38 @@
+// Validators and response serializers are compiled on their first use, not when a route is registered,
+// and answer then as a compiled one would.
+import t from 'tap'
+import { Type } from '@sinclair/typebox'
+import { lazySerializerFactory } from '../../src/http/serialization.ts'
+import { createValidatorCompiler } from '../../src/http/validation.ts'
+
+const route = (schema: object) => ({ schema, method: 'GET', url: '/x', httpStatus: '200' })
+
+t.test('a serializer is made on its first call, with the shared schemas', async (t) => {
+  const Shared = Type.Object({ id: Type.Integer() }, { $id: 'Shared' })
+  const compile = lazySerializerFactory()({ Shared }, {})
+  // A schema that cannot be compiled is not refused until its serializer is used.
+  const broken = compile(route({ type: 'object', properties: { a: { $ref: 'Missing' } } }))
+  t.throws(() => broken({ a: 1 }), 'compiled (and refused) on its first call')
+  const schema = Type.Object({ data: Type.Ref(Shared) })
+  const get = compile(route(schema))
+  const head = compile({ ...route(schema), method: 'HEAD' })
+  t.equal(get({ data: { id: 1, extra: true }, other: 2 }), '{"data":{"id":1}}', 'only the schema\'s fields')
+  t.equal(head({ data: { id: 2 } }), '{"data":{"id":2}}', 'the same schema object\'s serializer')
+})
+
+t.test('a validator is compiled on its first call; its errors are there after each call', async (t) => {
+  const compile = createValidatorCompiler()
+  const broken = compile({ schema: { type: 'object', properties: { a: { $ref: 'Missing' } } }, httpPart: 'body' })
+  t.throws(() => broken({ a: 1 }), 'compiled (and refused) on its first call')
+  const validate = compile({ schema: Type.Object({ n: Type.Integer({ maximum: 5 }) }, { additionalProperties: false }), httpPart: 'body' })
+  t.equal(validate.errors, null)
+  t.equal(validate({ n: 9 }), false)
+  t.equal(validate.errors?.[0]?.keyword, 'maximum')
+  t.equal(validate({ n: 1 }), true)
+  t.equal(validate.errors, null)
+  t.equal(validate({ n: 'x\u0000' }), false, 'a body is checked for unstorable text too')
+  const query = compile({ schema: Type.Object({ limit: Type.Integer() }), httpPart: 'querystring' })
+  const input = { limit: '7' }
+  t.equal(query(input), true)
+  t.same(input, { limit: 7 }, 'query values coerced')
+})
