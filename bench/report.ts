@@ -3,6 +3,7 @@ import { ENDPOINT_LABELS, type ApiResults, type Endpoint, type Run } from './api
 import type { CheckerResults } from './checker-bench.ts'
 import { deliveryTable, type DeliveryResults } from './delivery-bench.ts'
 import { memoryTable, type MemoryRun } from './memory-bench.ts'
+import { cliTable, type CliRun } from './cli-bench.ts'
 
 export interface ReportInput {
   date: Date
@@ -14,6 +15,7 @@ export interface ReportInput {
   checker?: CheckerResults
   deliveries?: DeliveryResults
   memory?: MemoryRun[]
+  cli?: CliRun[]
   notes: string[]
 }
 
@@ -129,6 +131,7 @@ export function renderReport (input: ReportInput): string {
     out.push('<details><summary>Every round</summary>', '', ...roundsTable(input.pglite), '', '</details>', '')
   }
   if (input.memory) out.push('## Memory and start on a small box', '', ...memoryTable(input.memory), '')
+  if (input.cli) out.push('## Operator CLI, time per command', '', ...cliTable(input.cli), '')
   out.push('## Notes', '', ...input.notes.map((n) => `- ${n}`), '')
   return out.join('\n')
 }

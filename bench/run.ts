@@ -1,7 +1,8 @@
 // `npm run bench`: seeds a PostgreSQL database next to DATABASE_URL, benchmarks the API against a bare
 // reference server, the checker with real workers and the notification deliveries, then the API on PGlite;
 // and the memory of one server with 100 monitors (embedded, and on PostgreSQL when DATABASE_URL is set); writes
-// bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,pglite,memory (some
+// and the operator CLI's time per command; writes
+// bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,pglite,memory,cli (some
 // parts), --reuse (keep a database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -10,6 +11,7 @@ import { runApiBench, type Endpoint } from './api-bench.ts'
 import { runCheckerBench } from './checker-bench.ts'
 import { runDeliveryBench } from './delivery-bench.ts'
 import { runMemoryBench } from './memory-bench.ts'
+import { runCliBench } from './cli-bench.ts'
 import {
   createPgliteDatabase, createPostgresDatabase, databaseUrl, postgresRunner, postgresVersion, type Runner,
 } from './database.ts'
@@ -34,6 +36,7 @@ const SCALES = {
     pgliteApi: { connections: 50, warmupSeconds: 5, durationSeconds: 10, rounds: 2 },
     // Four rounds of checks measured, after the first two.
     memory: { monitors: 100, warmupSeconds: 90, measureSeconds: 240 },
+    cli: { repeats: 5 },
   },
   small: {
     seed: { name: 'small', users: 10, monitors: 2_000, bigUserMonitors: 1_000, checksPerMonitor: 50, days: 30 },
@@ -43,11 +46,12 @@ const SCALES = {
     pglite: { name: 'pglite-small', users: 2, monitors: 20, bigUserMonitors: 20, checksPerMonitor: 100, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
     memory: { monitors: 100, warmupSeconds: 20, measureSeconds: 70 },
+    cli: { repeats: 3 },
   },
 } satisfies Record<string, { seed: Scale, pglite: Scale, [k: string]: unknown }>
 
 const DB_NAME = 'pingward_bench'
-const PARTS = ['api', 'checker', 'deliveries', 'pglite', 'memory'] as const
+const PARTS = ['api', 'checker', 'deliveries', 'pglite', 'memory', 'cli'] as const
 type Part = typeof PARTS[number]
 
 const log = (line: string) => process.stdout.write(line + '\n')
@@ -97,7 +101,7 @@ async function main (): Promise<void> {
   const adminUrl = process.env.DATABASE_URL
   const onPostgres = args.parts.has('api') || args.parts.has('checker') || args.parts.has('deliveries')
   if (onPostgres && !adminUrl) {
-    throw new Error('DATABASE_URL (a PostgreSQL server where a database pingward_bench may be created) is required; --only pglite,memory runs without it')
+    throw new Error('DATABASE_URL (a PostgreSQL server where a database pingward_bench may be created) is required; --only pglite,memory,cli runs without it')
   }
   // Pingward's processes run as operators run them: node dist/<entry>.js (processes.ts).
   ensureBuilt()
@@ -123,6 +127,7 @@ async function main (): Promise<void> {
       `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug node dist/worker.js   # once, then twice`,
       'CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATA_DIR=<tmp> node dist/server.js   # PGlite',
       'ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=info PORT=<free> DATA_DIR=<empty tmp> node dist/server.js   # memory, embedded; then DATABASE_URL=<.../pingward_bench_memory>',
+      'DATA_DIR=<empty tmp> node dist/cli.js <command>   # CLI; again with LOG_LEVEL=info PORT=<free> DATA_DIR=<same> node dist/server.js running; then DATABASE_URL=<.../pingward_bench_cli>',
     ],
     settings: [],
     notes: [],
@@ -195,6 +200,13 @@ async function main (): Promise<void> {
         `Embedded in a fresh DATA_DIR${adminUrl ? ', then on PostgreSQL in a fresh database pingward_bench_memory' : ''}.`)
       log('memory: one server with 100 monitors')
       report.memory = await runMemoryBench({ adminUrl, dataDir: join(logDir, 'memory-data'), ...m, logDir, log })
+    }
+    if (args.parts.has('cli')) {
+      report.settings.push(`CLI: each command ${scale.cli.repeats} times, wall time from spawn to exit of \`node dist/cli.js <command>\` ` +
+        '(what `npm run -s cli -- <command>` runs after the build, without npm\'s own start); a fresh DATA_DIR with no server, then the same ' +
+        `with a server running on it (the CLI goes through its admin socket)${adminUrl ? ', then a fresh PostgreSQL database pingward_bench_cli' : ''}.`)
+      log('CLI: time per command')
+      report.cli = await runCliBench({ adminUrl, dataDir: join(logDir, 'cli-data'), ...scale.cli, logDir, log })
     }
   } finally {
     await runner?.close()

@@ -13,10 +13,9 @@ import { DEFAULT_DATA_DIR } from './runtime/config-basics.ts'
 // A server that has just taken the embedded database listens on its admin socket once it has migrated it.
 const SERVER_START_WAIT_MS = 10_000
 
-/** The command to run, once what the CLI does itself is done: a key's options checked, a password read and hashed. */
+/** The command to run, once what the CLI does itself is done: a password read and hashed. */
 async function commandOf (parsed: Exclude<Parsed, { kind: 'help' | 'openapi' }>): Promise<CliCommand> {
   if (parsed.kind === 'run') return parsed.command
-  if (parsed.kind === 'key') return (await import('./cli/key-input.ts')).keyCommand(parsed.email, parsed.input)
   const [{ readNewPassword }, { hashPassword, passwordProblem }] = await Promise.all([
     import('./cli/password-input.ts'), import('./auth/passwords.ts'),
   ])
@@ -27,11 +26,12 @@ async function commandOf (parsed: Exclude<Parsed, { kind: 'help' | 'openapi' }>)
   return { name: 'users password', email: parsed.email, passwordHash: await hashPassword(password) }
 }
 
-/** Opens the database (migrating it) and runs the command on it. */
+/** Checks the command's options, then opens the database (migrating it) and runs the command on it. */
 async function runDirectly (command: CliCommand): Promise<CommandOutput> {
-  const [{ loadConfig }, { openMigratedDatabase }, { runCommand }] = await Promise.all([
+  const [{ loadConfig }, { openMigratedDatabase }, { checkOptions, runCommand }] = await Promise.all([
     import('./runtime/config.ts'), import('./db/migrate.ts'), import('./cli/commands.ts'),
   ])
+  await checkOptions(command)
   const handle = await openMigratedDatabase({ ...loadConfig(), poolSize: 1 })
   try {
     return await runCommand(handle.db, command)
@@ -48,7 +48,7 @@ async function execute (command: CliCommand): Promise<CommandOutput> {
   const dataDir = process.env.DATA_DIR || DEFAULT_DATA_DIR
   const { askServer } = await import('./cli/admin-client.ts')
   const fromServer = (reply: Awaited<ReturnType<typeof askServer>> & object) => {
-    if (!reply.ok) throw new Error(reply.error)
+    if (!reply.ok) throw reply.usage ? new UsageError(reply.error) : new Error(reply.error)
     return reply
   }
   const reply = await askServer(dataDir, command)

@@ -7,7 +7,8 @@ import type { CliCommand, CommandOutput } from './commands.ts'
 /** The socket of the server running on the embedded database in `dataDir`, in a directory only its user may enter. */
 export const adminSocketPath = (dataDir: string) => join(resolve(dataDir), '.admin', 'cli.sock')
 
-export type AdminReply = ({ ok: true } & CommandOutput) | { ok: false, error: string }
+/** `usage`: the command's options were refused (the CLI shows its usage and exits 2). */
+export type AdminReply = ({ ok: true } & CommandOutput) | { ok: false, error: string, usage?: true }
 
 // What connect() says when nobody listens there: no socket file, or one left by a process that has died.
 const NOBODY = new Set(['ENOENT', 'ECONNREFUSED', 'ENOTDIR'])

@@ -14,6 +14,7 @@ import { dirname } from 'node:path'
 import type { Database } from '../db/client.ts'
 import { DomainError } from '../domain/errors.ts'
 import { adminSocketPath, type AdminReply } from './admin-client.ts'
+import { UsageError } from './args.ts'
 import { CommandError, DATABASE_COMMANDS, runCommand, type CliCommand } from './commands.ts'
 
 interface Log {
@@ -44,6 +45,7 @@ async function answer (line: string, db: Database, log: Log): Promise<AdminReply
     return { ok: true, ...await runCommand(db, command) }
   } catch (err) {
     // Refusals (no such user, a duplicate) are the operator's to read; anything else is logged here too.
+    if (err instanceof UsageError) return { ok: false, error: err.message, usage: true }
     if (!(err instanceof CommandError) && !(err instanceof DomainError)) {
       log.error({ err, command: command.name }, 'admin command failed')
     }

@@ -75,8 +75,6 @@ export type Parsed =
   | { kind: 'run', command: CliCommand }
   /** `users password`: the password is read (and hashed) before the command runs. */
   | { kind: 'password', email: string }
-  /** `keys create`: its options are checked against the API's schema (key-input.ts) before it runs. */
-  | { kind: 'key', email: string, input: Record<string, unknown> }
 
 const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help'
 
@@ -125,7 +123,7 @@ export function parseCommand (argv: string[]): Parsed {
       const input: Record<string, unknown> = { name: values.name ?? `key ${new Date().toISOString().slice(0, 10)}`, scope: values.scope ?? 'write' }
       const days = values['expires-in'] as string | undefined
       if (days !== undefined) input.expires_in_days = /^\s*-?\d+\s*$/.test(days) ? Number(days) : days
-      return { kind: 'key', email: email(), input }
+      return { kind: 'run', command: { name, email: email(), input } }
     }
     case 'keys list': return { kind: 'run', command: { name, email: email() } }
     case 'keys delete':

@@ -2,18 +2,20 @@
 // running server for a CLI that reached it through the admin socket (admin-socket.ts). Their output is text
 // for the CLI to print: stdout for what a script takes (an id, a key, a table), stderr for what it says.
 import type { Database } from '../db/client.ts'
-import type { ApiKeyScope } from '../domain/vocabulary.ts'
 import { createApiKey, deleteApiKey, listApiKeys } from '../repositories/api-keys.ts'
 import { deleteSessionsOfUser } from '../repositories/sessions.ts'
 import { createUser, deleteUserByEmail, findUserByEmail, listUsers, setPasswordHash } from '../repositories/users.ts'
 
-/** A command as parsed and checked by the CLI (args.ts); a password arrives hashed, never in clear. */
+/**
+ * A command as parsed and checked by the CLI (args.ts); a password arrives hashed, never in clear; a key's
+ * options (`input`: name, scope, expires_in_days) are checked here, by the API's schema (key-input.ts).
+ */
 export type CliCommand =
   | { name: 'users create', email: string }
   | { name: 'users password', email: string, passwordHash: string }
   | { name: 'users list' }
   | { name: 'users delete', email: string }
-  | { name: 'keys create', email: string, scope: ApiKeyScope, keyName: string, expiresInDays?: number }
+  | { name: 'keys create', email: string, input: Record<string, unknown> }
   | { name: 'keys list', email: string }
   | { name: 'keys delete', keyId: string }
   | { name: 'migrate' }
@@ -36,7 +38,19 @@ async function userOrFail (db: Database, email: string) {
   return user
 }
 
-/** Runs one command; throws CommandError (or a domain error such as a duplicate user) when it cannot. */
+/**
+ * The options of a command that has some to check (`keys create`), checked before any database is touched;
+ * a UsageError (args.ts) naming the flag otherwise. Ajv is loaded for this only (a running server has it).
+ */
+export async function checkOptions (command: CliCommand) {
+  if (command.name !== 'keys create') return undefined
+  return (await import('./key-input.ts')).keyOptions(command.input)
+}
+
+/**
+ * Runs one command; throws CommandError (or a domain error such as a duplicate user) when it cannot, and
+ * UsageError (args.ts) for options the command does not take.
+ */
 export async function runCommand (db: Database, command: CliCommand, now = new Date()): Promise<CommandOutput> {
   switch (command.name) {
     case 'users create': {
@@ -63,12 +77,12 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
       return { stdout: '', stderr: `Deleted user ${command.email.trim().toLowerCase()} with their keys, monitors, checks and channels\n` }
     }
     case 'keys create': {
+      const { name, scope, expires_in_days: days } = (await checkOptions(command))!
       const user = await userOrFail(db, command.email)
-      const days = command.expiresInDays
       const { key, record } = await createApiKey(db, {
         userId: user.id,
-        name: command.keyName,
-        scope: command.scope,
+        name,
+        scope,
         expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
       })
       return {

@@ -1,9 +1,9 @@
 // `keys create`'s options checked by the API's own rules for a new key (CreateApiKeySchema, which the
-// dashboard's form uses too), worded for the command line. Loaded only by that command: Ajv takes a while.
+// dashboard's form uses too), worded for the command line. Checked where the command runs (commands.ts): by a
+// running server, whose Ajv is loaded already, so that the CLI itself loads no Ajv (a few hundred ms).
 import { bodyValidator } from '../http/validation.ts'
 import { API_KEY_SCOPES } from '../domain/vocabulary.ts'
 import { CreateApiKeySchema, KEY_EXPIRY_MAX_DAYS, type CreateApiKey } from '../schemas/api-key.ts'
-import type { CliCommand } from './commands.ts'
 import { UsageError } from './args.ts'
 
 // The command line's words for the rules of CreateApiKeySchema, by field.
@@ -13,9 +13,12 @@ const KEY_FLAG_RULES: Record<string, string> = {
   expires_in_days: `--expires-in must be a whole number of days from 1 to ${KEY_EXPIRY_MAX_DAYS}`,
 }
 
-export function keyCommand (email: string, input: Record<string, unknown>): CliCommand {
-  const result = bodyValidator<CreateApiKey>(CreateApiKeySchema)(input)
+let validate: ReturnType<typeof bodyValidator<CreateApiKey>> | undefined
+
+/** The key's scope, name and expiry from the command's options; a UsageError naming the flag otherwise. */
+export function keyOptions (input: Record<string, unknown>): CreateApiKey {
+  validate ??= bodyValidator<CreateApiKey>(CreateApiKeySchema)
+  const result = validate({ ...input })
   if (!result.ok) throw new UsageError(KEY_FLAG_RULES[result.error.field] ?? result.error.message)
-  const { scope, name, expires_in_days: days } = result.value
-  return { name: 'keys create', email, scope, keyName: name, expiresInDays: days }
+  return result.value
 }
