@@ -4,7 +4,7 @@ import { setMaxListeners } from 'node:events'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/client.ts'
 import { isDatabaseUnavailable } from '../db/unavailable.ts'
-import { claimChannels, releaseChannel, type ClaimedChannel } from '../repositories/delivery-queue.ts'
+import { anyDueDelivery, claimChannels, releaseChannel, type ClaimedChannel } from '../repositories/delivery-queue.ts'
 import { ClaimLoop, type InFlight } from '../runtime/claim-loop.ts'
 import { systemClock, type Clock } from '../runtime/clock.ts'
 import type { Config } from '../runtime/config.ts'
@@ -39,6 +39,8 @@ export class DeliveryWorker {
   private readonly aborting = new AbortController()
   private readonly clock: Clock
   private readonly options: DeliveryWorkerOptions
+  /** Whether the last claim found nothing to send. */
+  private idle = false
 
   constructor (options: DeliveryWorkerOptions) {
     // The attempts of all its channels are recorded in shared statements.
@@ -55,9 +57,12 @@ export class DeliveryWorker {
       failureSleepMs: pollMs * 10,
       onClaim: options.onClaim,
       claim: async (free) => {
+        // After a claim that found nothing, a cheap probe first (anyDueDelivery says why).
+        if (this.idle && !await anyDueDelivery(this.options.db, this.clock())) return 0
         const claimed = await claimChannels(this.options.db, this.clock(), {
           limit: free, leaseMs: CHANNEL_LEASE_MS, batchSize: BATCH_SIZE, stormTypes: PEOPLE_CHANNEL_TYPES,
         })
+        this.idle = claimed.length === 0
         for (const channel of claimed) this.launch(channel)
         return claimed.length
       },

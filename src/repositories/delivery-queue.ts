@@ -1,6 +1,7 @@
 // The delivery worker's rows: claim a channel (a lease), take its due deliveries, record attempts, release.
 import { and, eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
+import { preparedSql } from '../db/prepared.ts'
 import { notificationChannels, notificationDeliveries, notificationEvents } from '../db/schema.ts'
 import type { ChannelType, DeliveryStatus, NotificationEventType } from '../domain/vocabulary.ts'
 import type { NotificationEvent } from '../schemas/notification-event.ts'
@@ -70,6 +71,20 @@ function secretsOf (row: { secret: string | null, previous_secret: string | null
 const STORM_RANK = (channelType: unknown, types: string[]) => sql`case when ${channelType} = any(${`{${types.join(',')}}`}::text[]) then
   (select count(*) from ${notificationDeliveries} w where w.channel_id = taken.channel_id
     and w.created_at > taken.created_at - interval '1 minute' and (w.created_at, w.id) <= (taken.created_at, taken.id))::int else 0 end`
+
+const anyDueStatement = preparedSql('any_due_delivery', () => sql`
+  select 1 from ${notificationDeliveries}
+  where status in ('pending', 'failed') and next_attempt_at <= ${sql.placeholder('now')}::timestamptz
+  limit 1`)
+
+/**
+ * Whether any delivery is due: the idle worker's probe. claimChannels claims nothing without one, and its
+ * statement, built anew for each claim, allocated ~0.2 MB of the JS heap for an empty answer; five of those a
+ * second kept V8 from ever shrinking the heap of an idle server (bench/results.md, "Memory on a small box").
+ */
+export async function anyDueDelivery (db: Database, now: Date): Promise<boolean> {
+  return rowsOf(await anyDueStatement(db).execute({ now: now.toISOString() })).length > 0
+}
 
 /**
  * Claims up to `limit` active channels that have due deliveries and that no worker holds, and takes the

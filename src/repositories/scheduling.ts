@@ -2,6 +2,7 @@
 import type { HttpMethod } from '../domain/vocabulary.ts'
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import { rowsOf, type Database, type Queryable } from '../db/client.ts'
+import { preparedSql } from '../db/prepared.ts'
 import { checks, monitors } from '../db/schema.ts'
 
 export interface ClaimedMonitor {
@@ -30,19 +31,24 @@ export interface CheckResult {
  * Claims up to `limit` due monitors in one short statement: their next_check_at moves to `leaseUntil`,
  * so no other worker claims them for this slot; SKIP LOCKED lets workers claim side by side.
  */
-export async function claimDueMonitors (db: Database, now: Date, limit: number, leaseMs: number): Promise<ClaimedMonitor[]> {
-  const leaseUntil = new Date(now.getTime() + leaseMs)
-  const result = await db.execute(sql`
+// The checker's two statements, asked every second even when nothing is due: prepared once per database, as
+// building them anew allocated enough to keep V8 from ever shrinking an idle server's heap (bench/results.md,
+// "Memory on a small box").
+const claimStatement = preparedSql('claim_due_monitors', () => sql`
     with due as (
       select id, next_check_at from ${monitors}
-      where deleted_at is null and is_active and next_check_at <= ${now.toISOString()}::timestamptz
+      where deleted_at is null and is_active and next_check_at <= ${sql.placeholder('now')}::timestamptz
       order by next_check_at
-      limit ${limit}
+      limit ${sql.placeholder('limit')}
       for update skip locked
     )
-    update ${monitors} m set next_check_at = ${leaseUntil.toISOString()}::timestamptz
+    update ${monitors} m set next_check_at = ${sql.placeholder('leaseUntil')}::timestamptz
     from due where m.id = due.id
     returning m.id, m.url, m.method, m.expected_status, m.timeout_seconds, due.next_check_at as due_at`)
+
+export async function claimDueMonitors (db: Database, now: Date, limit: number, leaseMs: number): Promise<ClaimedMonitor[]> {
+  const leaseUntil = new Date(now.getTime() + leaseMs)
+  const result = await claimStatement(db).execute({ now: now.toISOString(), limit, leaseUntil: leaseUntil.toISOString() })
   return rowsOf(result).map((row) => ({
     id: row.id as string,
     url: row.url as string,
@@ -91,9 +97,11 @@ export async function releaseMonitors (db: Database, claimed: ClaimedMonitor[], 
   }
 }
 
+const nextDueStatement = preparedSql('next_due_at', () =>
+  sql`select min(next_check_at) as at from ${monitors} where deleted_at is null and is_active`)
+
 /** When the next monitor is due (null when none is), so an idle checker can sleep until then. */
 export async function nextDueAt (db: Database): Promise<Date | null> {
-  const [row] = await db.select({ at: sql<string | null>`min(${monitors.nextCheckAt})` }).from(monitors)
-    .where(and(isNull(monitors.deletedAt), eq(monitors.isActive, true)))
-  return row?.at ? new Date(row.at) : null
+  const [row] = rowsOf(await nextDueStatement(db).execute({}))
+  return row?.at ? new Date(row.at as string) : null
 }
