@@ -31,7 +31,7 @@ const SCALES = {
     // 102 and 120 in the others, 2026-11-22) moved the mean of 3 by a sixth.
     api: { connections: 50, warmupSeconds: 10, durationSeconds: 10, rounds: 5 },
     checker: { warmupSeconds: 30, measureSeconds: 180 },
-    deliveries: { flipping: 1_000, channelsPerMonitor: 3 },
+    deliveries: { flipping: 1_000, channelsPerMonitor: 3, pairs: 2 },
     pglite: { name: 'pglite', users: 2, monitors: 100, bigUserMonitors: 100, checksPerMonitor: 1_000, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 5, durationSeconds: 10, rounds: 2 },
     // Four rounds of checks measured, after the first two.
@@ -42,7 +42,7 @@ const SCALES = {
     seed: { name: 'small', users: 10, monitors: 2_000, bigUserMonitors: 1_000, checksPerMonitor: 50, days: 30 },
     api: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
     checker: { warmupSeconds: 10, measureSeconds: 30 },
-    deliveries: { flipping: 200, channelsPerMonitor: 3 },
+    deliveries: { flipping: 200, channelsPerMonitor: 3, pairs: 1 },
     pglite: { name: 'pglite-small', users: 2, monitors: 20, bigUserMonitors: 20, checksPerMonitor: 100, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
     memory: { monitors: 100, warmupSeconds: 20, measureSeconds: 70 },
