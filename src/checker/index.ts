@@ -29,7 +29,7 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
     concurrency: config.CHECK_CONCURRENCY,
     confirmDelayMs: config.CHECK_CONFIRM_DELAY * 1000,
     onCheck: (statsTimer || metrics) && ((_monitor, latenessMs, result) => {
-      metrics?.check(result.isUp ? 'up' : 'down', result.responseTimeMs, latenessMs)
+      metrics?.check(result.isUp ? (result.degraded ? 'degraded' : 'up') : 'down', result.responseTimeMs, latenessMs)
       stats.checks++
       stats.latenessSumMs += latenessMs
       stats.latenessMaxMs = Math.max(stats.latenessMaxMs, latenessMs)

@@ -1,7 +1,9 @@
-// One HTTP(S) check of a monitor: pinned addresses, bounded time, bounded body, manual redirects, never throws.
-import type { HttpMethod } from '../domain/vocabulary.ts'
+// One HTTP(S) check of a monitor: pinned addresses, bounded time, bounded body, manual redirects, its
+// assertions (status, keyword, response time), never throws.
+import type { HttpMethod, KeywordMode } from '../domain/vocabulary.ts'
 import { performance } from 'node:perf_hooks'
 import { Agent, type Dispatcher } from 'undici'
+import { isSecretHeader } from '../domain/monitor-request.ts'
 import { isPrivateAddress } from '../net/address-policy.ts'
 import { defaultLookup, pinAddress, type Lookup } from './pinned-lookup.ts'
 import { describeNetworkError, oneLine } from './probe-errors.ts'
@@ -11,24 +13,36 @@ export interface ProbeTarget {
   method: HttpMethod
   expectedStatus: number // 100-599
   timeoutSeconds: number // 1-60, for the WHOLE exchange incl. redirects and reading the body
+  /** Sent on every hop (secret ones only to the first origin); a name here replaces a default in any case; never `host`. */
+  requestHeaders?: Record<string, string>
+  /** Sent with methods other than GET and HEAD; null (default): empty for POST, PUT and PATCH, none otherwise. */
+  requestBody?: string | null
+  /** Looked for in the first maxBodyBytes of the final body, as UTF-8 bytes, case-sensitive; null (default): not looked for. */
+  keyword?: string | null
+  keywordMode?: KeywordMode // default contains
+  /** A check that passes but whose responseTimeMs is greater is degraded; null (default): never. */
+  degradedAfterMs?: number | null
 }
 
 interface ProbeResult {
-  isUp: boolean // true exactly when a final response arrived with statusCode === expectedStatus
+  /** True exactly when a final response arrived with statusCode === expectedStatus and its body passed the keyword. */
+  isUp: boolean
+  /** Up, but slower than degradedAfterMs; errorMessage then says by how much. */
+  degraded: boolean
   /**
    * Status of the response that ended the check: the final one, or a redirect that was not followed
    * (too many, unusable Location); null when none did (DNS, refused target, connect, TLS, reset, timeout).
    */
   statusCode: number | null
   responseTimeMs: number // integer ms from the start until the final response's headers (or the failure)
-  errorMessage: string | null // null when up; else one line saying what happened
+  errorMessage: string | null // null when up and not degraded; else one line saying what happened
 }
 
 export interface ProbeOptions {
   allowPrivateTargets: boolean
   /** DNS lookup, injectable for tests (default: node:dns/promises lookup with {all:true}). Returns all addresses. */
   lookup?: Lookup
-  /** Max bytes of body read and discarded (default 1 MiB); the rest is not read (connection destroyed). */
+  /** Max bytes of body read (and searched for the keyword) and discarded (default 1 MiB); the rest is not read (connection destroyed). */
   maxBodyBytes?: number
   now?: () => number // ms clock for timing, default performance.now
   /** Which addresses may be connected to; default `(ip) => allowPrivateTargets || !isPrivateAddress(ip)`. For tests. */
@@ -46,6 +60,11 @@ export interface Prober {
 }
 
 export const USER_AGENT = 'Pingward/0.1 (+https://github.com/pingward/pingward)'
+// Sent unless the monitor's own headers name them (in any case).
+const DEFAULT_HEADERS: Record<string, string> = { 'user-agent': USER_AGENT, accept: '*/*' }
+// Describe the body: dropped with it when a redirect turns the request into a GET (the fetch standard's
+// "request-body-header names").
+const BODY_HEADERS = new Set(['content-type', 'content-encoding', 'content-language', 'content-location'])
 const MAX_REDIRECTS = 5
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
 const TIMEOUT = Symbol('timeout')
@@ -66,7 +85,7 @@ export function createProber (options: ProbeOptions): Prober {
     const elapsed = () => Math.max(0, Math.round(now() - start))
     const timeoutMs = Math.round(target.timeoutSeconds * 1000)
     const failed = (statusCode: number | null, message: string): ProbeResult =>
-      ({ isUp: false, statusCode, responseTimeMs: elapsed(), errorMessage: oneLine(message) })
+      ({ isUp: false, degraded: false, statusCode, responseTimeMs: elapsed(), errorMessage: oneLine(message) })
     if (closed) return failed(null, 'prober closed')
     if (signal?.aborted) return failed(null, 'aborted')
 
@@ -79,6 +98,10 @@ export function createProber (options: ProbeOptions): Prober {
     try {
       url = new URL(target.url)
       let method: Dispatcher.HttpMethod = target.method
+      let headers = requestHeaders(target.requestHeaders)
+      let body = method === 'GET' || method === 'HEAD'
+        ? null
+        : target.requestBody ?? (method === 'POST' || method === 'PUT' || method === 'PATCH' ? '' : null)
       // A 3xx can be the expected answer (e.g. "http:// must redirect to https://"), then nothing is followed.
       const follow = target.expectedStatus < 300 || target.expectedStatus > 399
       for (;; hop++) {
@@ -93,8 +116,8 @@ export function createProber (options: ProbeOptions): Prober {
           origin: `${url.protocol}//${ip}:${port}`,
           path: url.pathname + url.search,
           method,
-          headers: { host: url.host, 'user-agent': USER_AGENT, accept: '*/*' },
-          body: method === 'POST' || method === 'PUT' || method === 'PATCH' ? '' : null,
+          headers: { ...headers, host: url.host },
+          body,
           reset: true,
           signal: deadline.signal,
         })
@@ -114,18 +137,37 @@ export function createProber (options: ProbeOptions): Prober {
           if (next.protocol !== 'http:' && next.protocol !== 'https:') {
             return failed(statusCode, `redirect to unsupported URL scheme ${next.protocol} (only http and https are followed)`)
           }
-          // Like browsers: 303 turns anything but HEAD into GET, 301/302 turn POST into GET.
-          if ((statusCode === 303 && method !== 'HEAD') || ((statusCode === 301 || statusCode === 302) && method === 'POST')) method = 'GET'
+          // Like browsers: 303 turns anything but HEAD into GET, 301/302 turn POST into GET; the body goes.
+          if ((statusCode === 303 && method !== 'HEAD') || ((statusCode === 301 || statusCode === 302) && method === 'POST')) {
+            method = 'GET'
+            body = null
+            headers = withoutHeaders(headers, (name) => BODY_HEADERS.has(name))
+          }
+          // Like browsers' fetch: credentials are for the origin they were given for, and once dropped stay dropped.
+          if (next.origin !== url.origin) headers = withoutHeaders(headers, isSecretHeader)
           url = next
           continue
         }
+        // The final response: timed at its headers, whatever its body does later.
         const responseTimeMs = elapsed()
-        // Read (never kept) up to the cap so the server sees a normal client; past the cap undici destroys
-        // the connection. The deadline also ends a trickling body; the status has already decided the result.
-        if (maxBodyBytes > 0) await response.body.dump({ limit: maxBodyBytes }).catch(() => {})
-        else response.body.destroy() // dump() would take 0 as its 128 KiB default
-        const isUp = statusCode === target.expectedStatus
-        return { isUp, statusCode, responseTimeMs, errorMessage: isUp ? null : `expected status ${target.expectedStatus}, got ${statusCode}` }
+        const answered = (isUp: boolean, message: string | null, degraded = false): ProbeResult =>
+          ({ isUp, degraded, statusCode, responseTimeMs, errorMessage: message === null ? null : oneLine(message) })
+        // The status comes first: a wrong one is the failure, whatever the body holds.
+        if (statusCode !== target.expectedStatus) {
+          await discardBody(response.body)
+          return answered(false, `expected status ${target.expectedStatus}, got ${statusCode}`)
+        }
+        if (target.keyword != null) {
+          const failure = await keywordFailure(response.body, target.keyword, target.keywordMode ?? 'contains', deadline.signal, timeoutMs)
+          if (failure !== null) return answered(false, failure)
+        } else {
+          await discardBody(response.body)
+        }
+        const degradedAfterMs = target.degradedAfterMs
+        if (degradedAfterMs != null && responseTimeMs > degradedAfterMs) {
+          return answered(true, `response took ${responseTimeMs} ms, degraded after ${degradedAfterMs} ms`, true)
+        }
+        return answered(true, null)
       }
     } catch (err) {
       if (deadline.signal.reason === TIMEOUT) return failed(null, `timeout after ${timeoutMs} ms`)
@@ -139,6 +181,52 @@ export function createProber (options: ProbeOptions): Prober {
     }
   }
 
+  /**
+   * Read (never kept) up to the cap so the server sees a normal client; past the cap undici destroys the
+   * connection. The deadline also ends a trickling body; the status has already decided the result.
+   */
+  async function discardBody (body: Dispatcher.ResponseData['body']): Promise<void> {
+    if (maxBodyBytes > 0) await body.dump({ limit: maxBodyBytes }).catch(() => {})
+    else body.destroy() // dump() would take 0 as its 128 KiB default
+  }
+
+  /**
+   * Reads the body up to the cap, only until the keyword decides (found, or the cap or the end reached),
+   * keeping no more of it than the keyword's length. Null when the keyword assertion holds, else why not.
+   * Throws when the check was aborted or the prober closed meanwhile (the caller's catch says so).
+   */
+  async function keywordFailure (
+    body: Dispatcher.ResponseData['body'], keyword: string, mode: KeywordMode, deadline: AbortSignal, timeoutMs: number
+  ): Promise<string | null> {
+    const quoted = JSON.stringify(oneLine(keyword, 100))
+    const find = keywordFinder(Buffer.from(keyword, 'utf8'))
+    let read = 0
+    let found = false
+    try {
+      if (maxBodyBytes > 0) {
+        for await (const data of body) {
+          const chunk = data as Buffer
+          const part = read + chunk.length > maxBodyBytes ? chunk.subarray(0, maxBodyBytes - read) : chunk
+          read += part.length
+          if (find(part)) {
+            found = true
+            break
+          }
+          if (read >= maxBodyBytes) break
+        }
+      }
+    } catch (err) {
+      if (deadline.reason === ABORTED || closed) throw err
+      // The body ended early: what was read did not decide, so the assertion cannot be said to hold.
+      const why = deadline.reason === TIMEOUT ? `timeout after ${timeoutMs} ms` : describeNetworkError(err)
+      return `${why} while reading the body: keyword ${quoted} not found in its first ${read} bytes`
+    } finally {
+      body.destroy() // read as far as needed: the rest is not (for await has done so already when it stopped early)
+    }
+    if (mode === 'contains') return found ? null : `keyword ${quoted} not found in the first ${size(maxBodyBytes)}`
+    return found ? `keyword ${quoted} found in the first ${size(maxBodyBytes)}` : null
+  }
+
   return {
     probe,
     async close () {
@@ -146,6 +234,46 @@ export function createProber (options: ProbeOptions): Prober {
       await agent.close()
     },
   }
+}
+
+/**
+ * A search for `needle` through a body given chunk by chunk: true once it has been seen, across chunk
+ * boundaries too, keeping only the last needle.length - 1 bytes between chunks.
+ */
+export function keywordFinder (needle: Buffer): (chunk: Buffer) => boolean {
+  const keep = needle.length - 1
+  let tail = Buffer.alloc(0)
+  return (chunk) => {
+    // A match that starts in the tail ends within the chunk's first `keep` bytes.
+    if (tail.length > 0 && Buffer.concat([tail, chunk.subarray(0, keep)]).includes(needle)) return true
+    if (chunk.includes(needle)) return true
+    if (keep > 0) {
+      // A copy: a view would keep the whole chunk alive.
+      tail = chunk.length >= keep ? Buffer.from(chunk.subarray(chunk.length - keep)) : Buffer.concat([tail, chunk]).subarray(-keep)
+    }
+    return false
+  }
+}
+
+/** The defaults, then the monitor's own headers (which replace a default of the same name in any case); never `host`. */
+function requestHeaders (own: Record<string, string> | undefined): Record<string, string> {
+  if (own === undefined) return DEFAULT_HEADERS
+  const names = new Set(Object.keys(own).map((name) => name.toLowerCase()))
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(DEFAULT_HEADERS)) if (!names.has(name)) headers[name] = value
+  for (const [name, value] of Object.entries(own)) if (name.toLowerCase() !== 'host') headers[name] = value
+  return headers
+}
+
+function withoutHeaders (headers: Record<string, string>, drop: (lowerName: string) => boolean): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !drop(name.toLowerCase())))
+}
+
+/** `1 MiB`, `64 KiB` or `1000 bytes`, for the messages that name the body's cap. */
+function size (bytes: number): string {
+  if (bytes > 0 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`
+  if (bytes > 0 && bytes % 1024 === 0) return `${bytes / 1024} KiB`
+  return `${bytes} bytes`
 }
 
 /** Names where a later hop failed: only the origin, since paths and queries may carry secrets. */

@@ -20,7 +20,7 @@ export async function recordCheck (db: Database, monitorId: string, result: Chec
   return db.transaction(async (tx) => {
     const monitor = await lockActiveMonitor(tx, monitorId)
     if (!monitor) return false
-    const outcome = decideOutcome(monitor, result.isUp, confirmDelayMs)
+    const outcome = decideOutcome(monitor, result, confirmDelayMs)
     // The check's id is made here only when a notification will quote it; otherwise the column's default.
     const checkId = outcome.incident ? randomUUID() : undefined
     await insertCheck(tx, monitorId, result, checkId)

@@ -83,7 +83,15 @@ export class Checker {
     const work = (async () => {
       const startedAt = this.options.clock()
       const result = await this.options.prober.probe({
-        url: monitor.url, method: monitor.method, expectedStatus: monitor.expectedStatus, timeoutSeconds: monitor.timeoutSeconds,
+        url: monitor.url,
+        method: monitor.method,
+        expectedStatus: monitor.expectedStatus,
+        timeoutSeconds: monitor.timeoutSeconds,
+        requestHeaders: monitor.requestHeaders,
+        requestBody: monitor.requestBody,
+        keyword: monitor.keyword,
+        keywordMode: monitor.keywordMode,
+        degradedAfterMs: monitor.degradedAfterMs,
       }, abort.signal)
       if (abort.signal.aborted) return
       for (let attempt = 0; ; attempt++) {

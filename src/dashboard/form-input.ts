@@ -4,7 +4,7 @@ import { InvalidInputError } from '../domain/errors.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
 import { CreateMonitorSchema, UpdateMonitorSchema, type NewMonitor, type UpdateMonitor } from '../schemas/monitor.ts'
-import { bodyValidator, type Validated } from '../http/validation.ts'
+import { bodyValidator, type FieldError, type Validated } from '../http/validation.ts'
 
 export type FormFields = Record<string, string | undefined>
 
@@ -26,21 +26,78 @@ function putNumber (input: Record<string, unknown>, name: string, value: string 
   input[name] = /^[+-]?\d+(\.\d+)?$/.test(text) && text.length <= 20 ? Number(text) : text
 }
 
+/**
+ * An optional field left empty is null (so that an edit can clear it), anything else its number or its text
+ * as typed (a keyword or a body may start or end with spaces).
+ */
+function putNullable (input: Record<string, unknown>, name: string, value: string | undefined, kind: 'text' | 'number') {
+  if (value === undefined) return
+  if (kind === 'number' ? value.trim() === '' : value === '') input[name] = null
+  else if (kind === 'number') putNumber(input, name, value)
+  else input[name] = value
+}
+
+/** How a line of the request headers' textarea is shown in an error: short, on one line. */
+const quoteLine = (line: string) => JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line)
+
+/**
+ * The request headers' textarea (one `Name: value` per line, blank lines ignored) as the API's object. Only
+ * what the object cannot hold is refused here: a line that is no `Name: value`, a name given twice, and
+ * `__proto__` (which a JSON body may not carry either); names and values are the API schema's to check.
+ */
+function headersFromText (text: string): { ok: true, value: Record<string, string> } | { ok: false, error: FieldError } {
+  const headers: Record<string, string> = {}
+  const refuse = (message: string) => ({ ok: false as const, error: { field: 'request_headers', message: `body/request_headers: ${message}` } })
+  const lines = text.split(/\r\n|\r|\n/)
+  for (const [i, line] of lines.entries()) {
+    if (line.trim() === '') continue
+    const colon = line.indexOf(':')
+    if (colon === -1) return refuse(`line ${i + 1} (${quoteLine(line)}) is not "Name: value"`)
+    const name = line.slice(0, colon).trim()
+    if (name === '__proto__') return refuse(`the header "${name}" cannot be set`)
+    if (Object.hasOwn(headers, name)) return refuse(`the header "${name}" is given twice`)
+    headers[name] = line.slice(colon + 1).trim()
+  }
+  return { ok: true, value: headers }
+}
+
+/** A monitor's request headers as the textarea shows them: one `Name: value` per line (secret values as the API masks them). */
+export const headersText = (headers: Record<string, string>): string =>
+  Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n')
+
 /** The form's name of a notification channel's checkbox (one per channel: the form parser keeps one value per name). */
 export const channelFieldName = (id: string) => `channel:${id}`
 
-/** Only the monitor's writable fields are taken from the form; a checkbox that is not sent is false. */
-function monitorInputFromForm (form: FormFields): Record<string, unknown> {
+/**
+ * Only the monitor's writable fields are taken from the form; a checkbox that is not sent is false, an empty
+ * optional field null (no request headers: none).
+ */
+function monitorInputFromForm (form: FormFields): Validated<Record<string, unknown>> {
   const input: Record<string, unknown> = {}
   if (form.name !== undefined) input.name = form.name
   if (form.url !== undefined) input.url = form.url.trim()
   if (form.method !== undefined) input.method = form.method
   for (const name of MONITOR_INTEGER_FIELDS) putNumber(input, name, form[name])
+  putNullable(input, 'keyword', form.keyword, 'text')
+  if (form.keyword_mode !== undefined) input.keyword_mode = form.keyword_mode
+  putNullable(input, 'degraded_after_ms', form.degraded_after_ms, 'number')
+  if (form.request_headers !== undefined) {
+    const headers = headersFromText(form.request_headers)
+    if (!headers.ok) return headers
+    input.request_headers = headers.value
+  }
+  putNullable(input, 'request_body', form.request_body, 'text')
   input.is_active = form.is_active === 'on'
   // The ticked channels; whether each is the user's is the repository's check, as for the API.
   const prefix = channelFieldName('')
   input.notification_channel_ids = Object.keys(form).filter((name) => name.startsWith(prefix) && form[name] === 'on').map((name) => name.slice(prefix.length))
-  return input
+  return { ok: true, value: input }
+}
+
+/** The form as API input, checked by `validate`: the form's own error first (a request header line), then the schema's. */
+function validatedMonitor<T> (form: FormFields, validate: (input: Record<string, unknown>) => Validated<T>): Validated<T> {
+  const input = monitorInputFromForm(form)
+  return input.ok ? validate(input.value) : input
 }
 
 function withTargetRule<T extends { url?: string }> (result: Validated<T>, allowPrivateTargets: boolean): Validated<T> {
@@ -55,11 +112,11 @@ function withTargetRule<T extends { url?: string }> (result: Validated<T>, allow
 }
 
 export function parseCreateMonitor (form: FormFields, allowPrivateTargets: boolean): Validated<NewMonitor> {
-  return withTargetRule(validateCreateMonitor(monitorInputFromForm(form)), allowPrivateTargets)
+  return withTargetRule(validatedMonitor(form, validateCreateMonitor), allowPrivateTargets)
 }
 
 export function parseUpdateMonitor (form: FormFields, allowPrivateTargets: boolean): Validated<UpdateMonitor> {
-  return withTargetRule(validateUpdateMonitor(monitorInputFromForm(form)), allowPrivateTargets)
+  return withTargetRule(validatedMonitor(form, validateUpdateMonitor), allowPrivateTargets)
 }
 
 export function parseCreateKey (form: FormFields): Validated<CreateApiKey> {

@@ -2,7 +2,7 @@
 import type { MonitorStatus } from '../domain/vocabulary.ts'
 import { html, type SafeHtml } from './html.ts'
 
-const STATUS_LABELS: Record<MonitorStatus, string> = { up: 'Up', down: 'Down', pending: 'Pending', paused: 'Paused' }
+export const STATUS_LABELS: Record<MonitorStatus, string> = { up: 'Up', degraded: 'Degraded', down: 'Down', pending: 'Pending', paused: 'Paused' }
 
 /** A status badge: the word is the information, the colour only repeats it. */
 export function statusBadge (status: MonitorStatus): SafeHtml {

@@ -4,7 +4,7 @@ import {
   boolean, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid, type PgColumn,
 } from 'drizzle-orm/pg-core'
 import {
-  API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_TYPES, DELIVERY_STATUSES, HTTP_METHODS, INCIDENT_STATUSES, MONITOR_DEFAULTS,
+  API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_TYPES, DELIVERY_STATUSES, HTTP_METHODS, INCIDENT_STATUSES, KEYWORD_MODES, MONITOR_DEFAULTS,
   MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES,
 } from '../domain/vocabulary.ts'
 
@@ -108,6 +108,12 @@ export const monitors = pgTable('monitors', {
   timeoutSeconds: smallint('timeout_seconds').notNull().default(MONITOR_DEFAULTS.timeout_seconds),
   failureThreshold: smallint('failure_threshold').notNull().default(MONITOR_DEFAULTS.failure_threshold),
   recoveryThreshold: smallint('recovery_threshold').notNull().default(MONITOR_DEFAULTS.recovery_threshold),
+  // HTTP assertions and request of a `site` monitor (api-contract section 9).
+  keyword: text('keyword'),
+  keywordMode: text('keyword_mode', { enum: KEYWORD_MODES }).notNull().default(MONITOR_DEFAULTS.keyword_mode),
+  degradedAfterMs: integer('degraded_after_ms'),
+  requestHeaders: jsonb('request_headers').$type<Record<string, string>>().notNull().default(MONITOR_DEFAULTS.request_headers),
+  requestBody: text('request_body'),
   status: text('status', { enum: MONITOR_STATUSES }).notNull().default('pending'),
   lastCheckedAt: ts('last_checked_at'),
   // Scheduling state of the checker: null while paused or deleted.
@@ -123,6 +129,7 @@ export const monitors = pgTable('monitors', {
   oneOf('monitors_monitor_type_check', t.monitorType, MONITOR_TYPES),
   oneOf('monitors_method_check', t.method, HTTP_METHODS),
   oneOf('monitors_status_check', t.status, MONITOR_STATUSES),
+  oneOf('monitors_keyword_mode_check', t.keywordMode, KEYWORD_MODES),
 ])
 
 export const checks = pgTable('checks', {

@@ -9,9 +9,16 @@ export type MonitorType = typeof MONITOR_TYPES[number]
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 export type HttpMethod = typeof HTTP_METHODS[number]
 
-/** A monitor's status: `pending` until its first check, `paused` while inactive. */
-export const MONITOR_STATUSES = ['pending', 'up', 'down', 'paused'] as const
+/**
+ * A monitor's status: `pending` until its first check, `paused` while inactive; `degraded` while its checks
+ * pass but answer slower than its `degraded_after_ms`.
+ */
+export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused'] as const
 export type MonitorStatus = typeof MONITOR_STATUSES[number]
+
+/** How a `site` monitor's `keyword` is matched against the first 1 MiB of the response body. */
+export const KEYWORD_MODES = ['contains', 'not_contains'] as const
+export type KeywordMode = typeof KEYWORD_MODES[number]
 
 export const INCIDENT_STATUSES = ['open', 'resolved'] as const
 
@@ -29,6 +36,11 @@ export const MONITOR_DEFAULTS = {
   timeout_seconds: 10,
   failure_threshold: 2,
   recovery_threshold: 1,
+  keyword: null,
+  keyword_mode: 'contains',
+  degraded_after_ms: null,
+  request_headers: {},
+  request_body: null,
 } as const satisfies {
   monitor_type: MonitorType
   method: HttpMethod
@@ -38,6 +50,11 @@ export const MONITOR_DEFAULTS = {
   timeout_seconds: number
   failure_threshold: number
   recovery_threshold: number
+  keyword: string | null
+  keyword_mode: KeywordMode
+  degraded_after_ms: number | null
+  request_headers: Record<string, string>
+  request_body: string | null
 }
 
 /** Where a notification channel sends (api-contract section 8). */

@@ -5,8 +5,10 @@ import { isoTime } from '../db/timestamps.ts'
 import { preparedPerDatabase, preparedSql, selectList } from '../db/prepared.ts'
 import { monitors } from '../db/schema.ts'
 import {
-  MonitorListItemSchema, MonitorSchema, type Monitor, type MonitorListItem, type MonitorWithoutChannels, type NewMonitor, type UpdateMonitor,
+  maskRequestHeaders, mergeRequestHeaders, MonitorListItemSchema, MonitorSchema,
+  type Monitor, type MonitorListItem, type MonitorWithoutChannels, type NewMonitor, type UpdateMonitor,
 } from '../schemas/monitor.ts'
+import { assertSendableRequest } from '../domain/monitor-request.ts'
 import { resolveOpenIncident } from './incidents.ts'
 import { channelIdsColumn, monitorChannelIds, setMonitorChannels } from './monitor-channels.ts'
 import { enqueueIncidentEvent } from './notification-outbox.ts'
@@ -29,6 +31,11 @@ export function toMonitor (row: MonitorRow): MonitorWithoutChannels {
     timeout_seconds: row.timeoutSeconds,
     failure_threshold: row.failureThreshold,
     recovery_threshold: row.recoveryThreshold,
+    keyword: row.keyword,
+    keyword_mode: row.keywordMode,
+    degraded_after_ms: row.degradedAfterMs,
+    request_headers: maskRequestHeaders(row.requestHeaders),
+    request_body: row.requestBody,
     status: row.status,
     is_active: row.isActive,
     last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
@@ -84,6 +91,7 @@ export async function findMonitor (db: Database, owner: Owner, id: string): Prom
   if (row.last_checked_at !== null) row.last_checked_at = isoTime(row.last_checked_at)
   row.created_at = isoTime(row.created_at)
   row.updated_at = isoTime(row.updated_at)
+  row.request_headers = maskRequestHeaders(row.request_headers)
   return row
 }
 
@@ -109,6 +117,11 @@ function columnsOf (input: UpdateMonitor) {
     timeoutSeconds: input.timeout_seconds,
     failureThreshold: input.failure_threshold,
     recoveryThreshold: input.recovery_threshold,
+    keyword: input.keyword,
+    keywordMode: input.keyword_mode,
+    degradedAfterMs: input.degraded_after_ms,
+    requestHeaders: input.request_headers,
+    requestBody: input.request_body,
   }
 }
 
@@ -128,6 +141,11 @@ const insertStatement = preparedPerDatabase((db) => db.insert(monitors).values({
   timeoutSeconds: ph('timeoutSeconds'),
   failureThreshold: ph('failureThreshold'),
   recoveryThreshold: ph('recoveryThreshold'),
+  keyword: asIs('keyword'),
+  keywordMode: ph('keywordMode'),
+  degradedAfterMs: asIs('degradedAfterMs'),
+  requestHeaders: ph('requestHeaders'),
+  requestBody: asIs('requestBody'),
   status: ph('status'),
   nextCheckAt: asIs('nextCheckAt'),
   createdAt: asIs('now'),
@@ -135,6 +153,7 @@ const insertStatement = preparedPerDatabase((db) => db.insert(monitors).values({
 }).returning().prepare('insert_monitor'))
 
 export async function createMonitor (db: Database, userId: string, input: NewMonitor, now: Date): Promise<Monitor> {
+  assertSendableRequest(input)
   const active = input.is_active
   const at = now.toISOString()
   const values = {
@@ -149,6 +168,11 @@ export async function createMonitor (db: Database, userId: string, input: NewMon
     timeoutSeconds: input.timeout_seconds,
     failureThreshold: input.failure_threshold,
     recoveryThreshold: input.recovery_threshold,
+    keyword: input.keyword,
+    keywordMode: input.keyword_mode,
+    degradedAfterMs: input.degraded_after_ms,
+    requestHeaders: input.request_headers,
+    requestBody: input.request_body,
     status: active ? 'pending' as const : 'paused' as const,
   }
   // A new monitor is due at once, so its first check comes within seconds.
@@ -167,8 +191,9 @@ export async function createMonitor (db: Database, userId: string, input: NewMon
 
 /** The fields of an update that would change the row: none for `{}` or for values it holds already. */
 function changedColumns (current: MonitorRow, input: UpdateMonitor): Partial<typeof monitors.$inferInsert> {
+  const same = (a: unknown, b: unknown) => a === b || (typeof a === 'object' && a !== null && JSON.stringify(a) === JSON.stringify(b))
   return Object.fromEntries(Object.entries(columnsOf(input))
-    .filter(([column, value]) => value !== undefined && value !== current[column as keyof MonitorRow]))
+    .filter(([column, value]) => value !== undefined && !same(value, current[column as keyof MonitorRow])))
 }
 
 function sameSet (a: readonly string[], b: readonly string[]): boolean {
@@ -186,6 +211,13 @@ export async function updateMonitor (
   return db.transaction(async (tx) => {
     const [current] = await tx.select().from(monitors).where(ownedLive(userId, id)).for('update')
     if (!current) return undefined
+    if (input.request_headers !== undefined) input = { ...input, request_headers: mergeRequestHeaders(current.requestHeaders, input.request_headers) }
+    assertSendableRequest({
+      method: input.method ?? current.method,
+      request_headers: input.request_headers ?? current.requestHeaders,
+      request_body: input.request_body !== undefined ? input.request_body : current.requestBody,
+      keyword: input.keyword !== undefined ? input.keyword : current.keyword,
+    })
     const columns = changedColumns(current, input)
     const channelIds = await monitorChannelIds(tx, id)
     const channelsChange = input.notification_channel_ids !== undefined && !sameSet(input.notification_channel_ids, channelIds)

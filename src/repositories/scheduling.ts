@@ -1,5 +1,5 @@
 // Checker data access: claim due monitors (a lease), the rows a recorded check writes, release leases.
-import type { HttpMethod } from '../domain/vocabulary.ts'
+import type { HttpMethod, KeywordMode } from '../domain/vocabulary.ts'
 import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import { rowsOf, type Database, type Queryable } from '../db/client.ts'
 import { preparedSql } from '../db/prepared.ts'
@@ -11,6 +11,12 @@ export interface ClaimedMonitor {
   method: HttpMethod
   expectedStatus: number
   timeoutSeconds: number
+  // What the check sends and asserts besides the status (api-contract section 9).
+  keyword: string | null
+  keywordMode: KeywordMode
+  degradedAfterMs: number | null
+  requestHeaders: Record<string, string>
+  requestBody: string | null
   /** When the check was due; lateness is the probe's start minus this. */
   dueAt: Date
   /** The lease: next_check_at while this worker holds the monitor. */
@@ -24,6 +30,8 @@ export interface CheckResult {
   statusCode: number | null
   responseTimeMs: number
   errorMessage: string | null
+  /** Up, but slower than the monitor's degraded_after_ms: the monitor's status becomes `degraded` (not a column of the check). */
+  degraded?: boolean
   checkedAt: Date
 }
 
@@ -44,7 +52,8 @@ const claimStatement = preparedSql('claim_due_monitors', () => sql`
     )
     update ${monitors} m set next_check_at = ${sql.placeholder('leaseUntil')}::timestamptz
     from due where m.id = due.id
-    returning m.id, m.url, m.method, m.expected_status, m.timeout_seconds, due.next_check_at as due_at`)
+    returning m.id, m.url, m.method, m.expected_status, m.timeout_seconds,
+      m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.request_body, due.next_check_at as due_at`)
 
 export async function claimDueMonitors (db: Database, now: Date, limit: number, leaseMs: number): Promise<ClaimedMonitor[]> {
   const leaseUntil = new Date(now.getTime() + leaseMs)
@@ -55,6 +64,12 @@ export async function claimDueMonitors (db: Database, now: Date, limit: number, 
     method: row.method as ClaimedMonitor['method'],
     expectedStatus: Number(row.expected_status),
     timeoutSeconds: Number(row.timeout_seconds),
+    keyword: row.keyword as string | null,
+    keywordMode: row.keyword_mode as KeywordMode,
+    degradedAfterMs: row.degraded_after_ms === null ? null : Number(row.degraded_after_ms),
+    // jsonb comes parsed from postgres.js and PGlite; text is parsed here all the same (as delivery-queue.ts does).
+    requestHeaders: (typeof row.request_headers === 'string' ? JSON.parse(row.request_headers) : row.request_headers) as Record<string, string>,
+    requestBody: row.request_body as string | null,
     dueAt: new Date(row.due_at as string),
     leaseUntil,
   }))
@@ -70,7 +85,8 @@ export async function lockActiveMonitor (tx: Queryable, monitorId: string): Prom
 
 /** Inserts the check; with the id given when the caller needs to know it (the column's default otherwise). */
 export async function insertCheck (tx: Queryable, monitorId: string, result: CheckResult, id?: string): Promise<void> {
-  await tx.insert(checks).values({ id, monitorId, ...result })
+  const { isUp, statusCode, responseTimeMs, errorMessage, checkedAt } = result
+  await tx.insert(checks).values({ id, monitorId, isUp, statusCode, responseTimeMs, errorMessage, checkedAt })
 }
 
 /** The monitor's status, counters, last check and next check after a recorded check. */

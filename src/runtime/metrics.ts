@@ -22,7 +22,9 @@ export interface MetricsSources {
   onStatusCountsError?: (err: unknown) => void
 }
 
-export type CheckOutcome = 'up' | 'down'
+/** A recorded check's outcome: `degraded` passed, but slower than its monitor's `degraded_after_ms`. */
+const CHECK_OUTCOMES = ['up', 'degraded', 'down'] as const
+export type CheckOutcome = typeof CHECK_OUTCOMES[number]
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
 // A check is late by its claim's wait, the loop's sleep and a saturated checker's queue: up to minutes.
@@ -76,7 +78,7 @@ export class Metrics {
       waiting: new prom.Gauge({ name: 'pingward_db_pool_waiting', help: 'Queries waiting for a database connection', registers: pooled }),
     }
     // Every known series from the start, at 0: a rate() sees the first increment.
-    for (const outcome of ['up', 'down']) this.checks.inc({ outcome }, 0)
+    for (const outcome of CHECK_OUTCOMES) this.checks.inc({ outcome }, 0)
     for (const result of ['delivered', 'failed', 'dead']) this.attempts.inc({ result }, 0)
     prom.collectDefaultMetrics({ register: registry })
     // prom-client names these gauges like counters, which Prometheus's own linter (promtool) refuses.

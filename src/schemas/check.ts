@@ -9,7 +9,7 @@ export const CheckSchema = Type.Object({
   status_code: Nullable(Type.Integer({ description: 'HTTP status observed; null when no response arrived' })),
   response_time_ms: Type.Integer({ minimum: 0, description: 'Milliseconds until the response headers arrived (or the failure)' }),
   checked_at: Timestamp('Time of the check'),
-  error_message: Nullable(Type.String({ description: 'What went wrong, in one line; null when the check passed', examples: ['expected status 200, got 503'] })),
+  error_message: Nullable(Type.String({ description: 'What went wrong, in one line; null when the check passed (but for a degraded one: how slow it was)', examples: ['expected status 200, got 503'] })),
 }, { $id: 'Check', title: 'Check', additionalProperties: false })
 
 export const CheckListEnvelope = Envelope(Type.Array(Type.Ref(CheckSchema)), 'Check results, newest first, at most 100')

@@ -36,6 +36,15 @@ export const PageQuery = (what: string, defaultLimit?: number) => Type.Object({
   before: Type.Optional(Timestamp(`Only ${what} strictly older than this time, for paging back`)),
 }, { additionalProperties: false })
 
+/** Shorter secrets than this show no characters at all: four would be too much of them. */
+const MASK_MIN_LENGTH = 12
+
+/**
+ * `…` and the last 4 characters of a secret (only `…` for one shorter than 12 characters): how responses
+ * show a channel's secret config fields and a monitor's secret request headers.
+ */
+export const maskSecret = (value: string): string => value.length >= MASK_MIN_LENGTH ? `…${value.slice(-4)}` : '…'
+
 /** A success body `{data: T}`. */
 export const Envelope = <T extends TSchema>(data: T, description: string) =>
   Type.Object({ data }, { additionalProperties: false, description })

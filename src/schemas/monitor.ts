@@ -2,8 +2,9 @@
 // the OpenAPI document, so SDK generators name their types CreateMonitorRequest and UpdateMonitorRequest).
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { HTTP_METHODS, MONITOR_DEFAULTS, MONITOR_STATUSES, MONITOR_TYPES } from '../domain/vocabulary.ts'
-import { Envelope, Nullable, StringEnum, Timestamp, Uuid } from './common.ts'
+import { HTTP_METHODS, KEYWORD_MODES, MONITOR_DEFAULTS, MONITOR_STATUSES, MONITOR_TYPES } from '../domain/vocabulary.ts'
+import { isSecretHeader, MAX_REQUEST_BODY_BYTES } from '../domain/monitor-request.ts'
+import { Envelope, maskSecret, Nullable, StringEnum, Timestamp, Uuid } from './common.ts'
 
 // The writable fields, without defaults: create adds them, update must not.
 const writable = {
@@ -32,6 +33,37 @@ const writable = {
   timeout_seconds: Type.Integer({ minimum: 1, maximum: 60, description: 'A check that takes longer fails' }),
   failure_threshold: Type.Integer({ minimum: 1, maximum: 10, description: 'Failed checks in a row that open an incident' }),
   recovery_threshold: Type.Integer({ minimum: 1, maximum: 10, description: 'Successful checks in a row that resolve it' }),
+  keyword: Nullable(Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    description: 'Text that the first 1 MiB of the response body must contain (with `keyword_mode` `not_contains`: must not), ' +
+      'case-sensitive; null: the body is not looked at',
+    examples: ['Welcome'],
+  })),
+  keyword_mode: StringEnum(KEYWORD_MODES, { description: 'How `keyword` is matched: `contains` (the check fails without it) or `not_contains` (fails with it)' }),
+  degraded_after_ms: Nullable(Type.Integer({
+    minimum: 1,
+    maximum: 60_000,
+    description: 'A check that passes but whose response took longer than this many milliseconds is `degraded` (the monitor\'s status; ' +
+      'the check still counts as up); null: never degraded',
+    examples: [2000],
+  })),
+  request_headers: Type.Record(
+    Type.String({ pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$' }),
+    Type.String({ maxLength: 8192, pattern: '^[\t\x20-\x7e\x80-\uffff]*$', 'x-error-message': 'must be a header value of at most 8192 characters, without line breaks' }),
+    {
+      maxProperties: 32,
+      additionalProperties: false,
+      description: 'Headers sent with each check, by name (at most 32). The values of secret headers (`authorization`, `cookie`, ' +
+        'and any name with `token`, `key`, `secret` or `password` in it) are write-only: responses mask them, and a masked value ' +
+        'sent back keeps the stored one. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set',
+      examples: [{ authorization: 'Bearer 3f9c2a7b1e5d4c8a', accept: 'application/json' }],
+    }),
+  request_body: Nullable(Type.String({
+    maxLength: MAX_REQUEST_BODY_BYTES,
+    description: 'Body sent with each check (not with GET or HEAD); null: none',
+    examples: ['{"ping":true}'],
+  })),
   notification_channel_ids: Type.Array(Uuid('Id of one of the caller\'s notification channels'), {
     maxItems: 100,
     uniqueItems: true,
@@ -52,6 +84,11 @@ export const CreateMonitorSchema = Type.Object({
   timeout_seconds: Type.Optional(withDefault(writable.timeout_seconds, MONITOR_DEFAULTS.timeout_seconds)),
   failure_threshold: Type.Optional(withDefault(writable.failure_threshold, MONITOR_DEFAULTS.failure_threshold)),
   recovery_threshold: Type.Optional(withDefault(writable.recovery_threshold, MONITOR_DEFAULTS.recovery_threshold)),
+  keyword: Type.Optional(withDefault(writable.keyword, MONITOR_DEFAULTS.keyword)),
+  keyword_mode: Type.Optional(withDefault(writable.keyword_mode, MONITOR_DEFAULTS.keyword_mode)),
+  degraded_after_ms: Type.Optional(withDefault(writable.degraded_after_ms, MONITOR_DEFAULTS.degraded_after_ms)),
+  request_headers: Type.Optional(withDefault(writable.request_headers, MONITOR_DEFAULTS.request_headers)),
+  request_body: Type.Optional(withDefault(writable.request_body, MONITOR_DEFAULTS.request_body)),
   notification_channel_ids: Type.Optional(withDefault(writable.notification_channel_ids, [])),
 }, {
   $id: 'CreateMonitorRequest',
@@ -75,7 +112,8 @@ const listFields = {
   url: Type.String({ description: 'Address that is checked' }),
   monitor_type: writable.monitor_type,
   status: StringEnum(MONITOR_STATUSES, {
-    description: '`pending` until the first check after creation or re-activation, then `up` or `down`; `paused` while `is_active` is false',
+    description: '`pending` until the first check after creation or re-activation, then `up` or `down` (`degraded`: up, but slower than ' +
+      '`degraded_after_ms`); `paused` while `is_active` is false',
   }),
   is_active: writable.is_active,
   interval_minutes: writable.interval_minutes,
@@ -95,6 +133,14 @@ export const MonitorSchema = Type.Object({
   timeout_seconds: writable.timeout_seconds,
   failure_threshold: writable.failure_threshold,
   recovery_threshold: writable.recovery_threshold,
+  keyword: writable.keyword,
+  keyword_mode: writable.keyword_mode,
+  degraded_after_ms: writable.degraded_after_ms,
+  request_headers: Type.Record(Type.String(), Type.String(), {
+    description: 'Headers sent with each check; the values of secret headers masked (`…` and their last 4 characters)',
+    examples: [{ authorization: '…8c8a', accept: 'application/json' }],
+  }),
+  request_body: writable.request_body,
   notification_channel_ids: writable.notification_channel_ids,
   created_at: Timestamp('When the monitor was created'),
   updated_at: Timestamp('When the monitor was last changed'),
@@ -114,3 +160,24 @@ export type NewMonitor = Required<CreateMonitor>
 /** The schema's defaults applied to a create body, for monitors made outside a request (tests, bench). */
 export const withMonitorDefaults = (input: CreateMonitor): NewMonitor => Value.Default(CreateMonitorSchema, { ...input }) as NewMonitor
 export type UpdateMonitor = Static<typeof UpdateMonitorSchema>
+
+/** A monitor's request headers as responses show them: the values of secret headers masked. */
+export function maskRequestHeaders (headers: Record<string, string>): Record<string, string> {
+  const masked: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) masked[name] = isSecretHeader(name) ? maskSecret(value) : value
+  return masked
+}
+
+/**
+ * An update's request headers (they replace the stored ones): a secret header's value sent back exactly as
+ * responses mask it keeps the stored value, so that a client may send back the headers it read.
+ */
+export function mergeRequestHeaders (stored: Record<string, string>, update: Record<string, string>): Record<string, string> {
+  const storedByName = new Map(Object.entries(stored).map(([name, value]) => [name.toLowerCase(), value]))
+  const merged: Record<string, string> = {}
+  for (const [name, value] of Object.entries(update)) {
+    const kept = storedByName.get(name.toLowerCase())
+    merged[name] = kept !== undefined && isSecretHeader(name) && value === maskSecret(kept) ? kept : value
+  }
+  return merged
+}

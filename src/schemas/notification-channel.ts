@@ -4,7 +4,7 @@ import { Type, type Static, type TObject, type TProperties, type TSchema } from 
 import {
   CHANNEL_DEFAULTS, CHANNEL_TYPES, NOTIFICATION_EVENT_TYPES, type ChannelType,
 } from '../domain/vocabulary.ts'
-import { Envelope, Nullable, StringEnum, Timestamp, Uuid } from './common.ts'
+import { Envelope, maskSecret, Nullable, StringEnum, Timestamp, Uuid } from './common.ts'
 
 /**
  * A secret of a config: accepted on create and update, never shown again but masked (maskSecret). This
@@ -111,12 +111,6 @@ export function urlFields (type: ChannelType): string[] {
 export function secretFields (type: ChannelType): string[] {
   return Object.entries(CHANNEL_CONFIG_SCHEMAS[type].properties).filter(([, schema]) => isSecret(schema)).map(([key]) => key)
 }
-
-/** Shorter secrets than this show no characters at all: four would be too much of them. */
-const MASK_MIN_LENGTH = 12
-
-/** `…` and the last 4 characters of a secret (only `…` for one shorter than 12 characters). */
-const maskSecret = (value: string): string => value.length >= MASK_MIN_LENGTH ? `…${value.slice(-4)}` : '…'
 
 /** The config as responses show it: every secret field masked. */
 export function maskConfig (type: ChannelType, config: Record<string, unknown>): Record<string, unknown> {

@@ -59,7 +59,7 @@ t.test('up: 200 expected 200, with the Pingward User-Agent and no keep-alive', a
 t.test('wrong status', async (t) => {
   const { port } = await serve(t, (_req, res) => { res.statusCode = 503; res.end('down') })
   t.same(await prober(t).probe(get(`http://127.0.0.1:${port}/`)).then((r) => ({ ...r, responseTimeMs: 0 })),
-    { isUp: false, statusCode: 503, responseTimeMs: 0, errorMessage: 'expected status 200, got 503' })
+    { isUp: false, degraded: false, statusCode: 503, responseTimeMs: 0, errorMessage: 'expected status 200, got 503' })
 })
 
 t.test('responseTimeMs comes from the injected clock, rounded', async (t) => {

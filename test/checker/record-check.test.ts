@@ -58,3 +58,33 @@ t.test('a monitor paused before its result is recorded is left alone', async (t)
   t.equal(await count('checks'), 0)
   t.same(await state(), paused)
 })
+
+t.test('a degraded check is recorded as up with its message; the monitor is degraded, an open incident resolved as by an up check', async (t) => {
+  const { app, auth, monitor, count, state } = await setup(t)
+  const base = Date.parse('2026-11-23T04:00:00.000Z')
+  const at = (seconds: number) => new Date(base + seconds * 1000)
+  const passed = (checkedAt: Date, responseTimeMs: number, degraded: boolean) => ({
+    isUp: true, degraded, statusCode: 200, responseTimeMs, errorMessage: degraded ? `response took ${responseTimeMs} ms, degraded after 2000 ms` : null, checkedAt,
+  })
+  const checks = async () => (await request(app, auth, { url: `/api/v1/monitors/${monitor.id}/checks` })).json().data
+  const incidents = async () => (await request(app, auth, { url: `/api/v1/monitors/${monitor.id}/incidents` })).json().data
+
+  t.equal(await recordCheck(app.db, monitor.id, passed(at(0), 9120, true), 30_000), true)
+  t.equal((await state()).status, 'degraded')
+  t.match((await checks())[0], { is_up: true, status_code: 200, response_time_ms: 9120, error_message: 'response took 9120 ms, degraded after 2000 ms' })
+  t.equal(await count('incidents'), 0, 'degraded opens no incident')
+
+  t.equal(await recordCheck(app.db, monitor.id, passed(at(60), 40, false), 30_000), true)
+  t.equal((await state()).status, 'up', 'a fast check makes it up again')
+  t.match((await checks())[0], { is_up: true, error_message: null })
+
+  t.equal(await recordCheck(app.db, monitor.id, failed(at(120)), 30_000), true)
+  t.equal((await state()).status, 'down')
+  t.equal(await recordCheck(app.db, monitor.id, passed(at(180), 2500, true), 30_000), true)
+  t.match(await state(), { status: 'degraded', last_checked_at: at(180).toISOString() }, 'recovered, and degraded')
+  t.match(await incidents(), [{ status: 'resolved', started_at: at(120).toISOString(), resolved_at: at(180).toISOString() }])
+  t.same((await checks()).map((c: { is_up: boolean, error_message: string | null }) => [c.is_up, c.error_message]), [
+    [true, 'response took 2500 ms, degraded after 2000 ms'], [false, 'expected status 200, got 503'], [true, null],
+    [true, 'response took 9120 ms, degraded after 2000 ms'],
+  ])
+})

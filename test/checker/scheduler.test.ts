@@ -77,6 +77,54 @@ t.test('status moves pending -> up -> down -> up with an incident opened and res
   t.ok(checks.every((c: { response_time_ms: number }) => Number.isInteger(c.response_time_ms) && c.response_time_ms >= 0))
 })
 
+t.test('assertions end to end: the request as configured, degraded while slow, up when fast, down when the keyword is missing', async (t) => {
+  let delayMs = 600
+  let page = '<h1>Welcome</h1>'
+  const seen: Array<{ method?: string, headers: Record<string, unknown>, body: string }> = []
+  const { url } = await targetServer(t, (req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      seen.push({ method: req.method, headers: req.headers, body: Buffer.concat(chunks).toString() })
+      // The headers come after the delay: that is the response time the check measures.
+      setTimeout(() => res.end(page), delayMs)
+    })
+  })
+  const { app, auth, checker, at, get, iso } = await setup(t)
+  at(0)
+  const m = await makeMonitor(app, auth, {
+    url,
+    method: 'POST',
+    interval_minutes: 1,
+    failure_threshold: 1,
+    keyword: 'Welcome',
+    degraded_after_ms: 500,
+    request_headers: { Authorization: 'Bearer 3f9c2a7b1e5d4c8a', 'X-Probe': 'pingward' },
+    request_body: '{"ping":true}',
+  })
+  t.equal(await checker.runOnce(), 1)
+  t.match(seen.splice(0), [{ method: 'POST', headers: { authorization: 'Bearer 3f9c2a7b1e5d4c8a', 'x-probe': 'pingward' }, body: '{"ping":true}' }])
+  t.match(await get(m.id), { status: 'degraded', last_checked_at: iso(0) })
+  const [slow] = await get(`${m.id}/checks`)
+  t.match(slow, { is_up: true, status_code: 200, error_message: /^response took \d+ ms, degraded after 500 ms$/ })
+  t.ok(slow.response_time_ms >= 600)
+  t.equal(slow.error_message, `response took ${slow.response_time_ms} ms, degraded after 500 ms`)
+  t.same(await get(`${m.id}/incidents`), [], 'degraded opens no incident')
+
+  delayMs = 0
+  at(60)
+  t.equal(await checker.runOnce(), 1)
+  t.match(await get(m.id), { status: 'up', last_checked_at: iso(60) })
+  t.match((await get(`${m.id}/checks`))[0], { is_up: true, error_message: null })
+
+  page = '<h1>Down for maintenance</h1>'
+  at(120)
+  t.equal(await checker.runOnce(), 1)
+  t.match(await get(m.id), { status: 'down' })
+  t.match((await get(`${m.id}/checks`))[0], { is_up: false, status_code: 200, error_message: 'keyword "Welcome" not found in the first 1 MiB' })
+  t.match(await get(`${m.id}/incidents`), [{ status: 'open', cause: 'keyword "Welcome" not found in the first 1 MiB', status_code: 200, started_at: iso(120) }])
+})
+
 t.test('timeouts and refused connections are failed checks; threshold 1 opens at once', async (t) => {
   const { url: hanging } = await targetServer(t, () => {})
   const { app, auth, checker, at, get, iso } = await setup(t)

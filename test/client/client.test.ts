@@ -31,7 +31,15 @@ async function clientForNewUser () {
 t.test('create, read, update, list and delete a monitor through the typed client', async (t) => {
   const client = await clientForNewUser()
   const created = await client.POST('/api/v1/monitors', {
-    body: { name: 'Homepage', url: 'https://example.com/health', interval_minutes: 10, method: 'HEAD' },
+    body: {
+      name: 'Homepage',
+      url: 'https://example.com/health',
+      interval_minutes: 10,
+      method: 'GET',
+      keyword: 'ok',
+      degraded_after_ms: 1500,
+      request_headers: { authorization: 'Bearer 0123456789abcdef' },
+    },
   })
   t.equal(created.response.status, 201)
   t.notOk(created.error)
@@ -49,11 +57,16 @@ t.test('create, read, update, list and delete a monitor through the typed client
     is_active: true,
     interval_minutes: 10,
     last_checked_at: null,
-    method: 'HEAD',
+    method: 'GET',
     expected_status: 200,
     timeout_seconds: 10,
     failure_threshold: 2,
     recovery_threshold: 1,
+    keyword: 'ok',
+    keyword_mode: 'contains',
+    degraded_after_ms: 1500,
+    request_headers: { authorization: '…cdef' },
+    request_body: null,
     notification_channel_ids: [],
     created_at: monitor.created_at,
     updated_at: monitor.updated_at,

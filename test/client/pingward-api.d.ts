@@ -362,10 +362,10 @@ export interface components {
              */
             monitor_type: "site";
             /**
-             * @description `pending` until the first check after creation or re-activation, then `up` or `down`; `paused` while `is_active` is false
+             * @description `pending` until the first check after creation or re-activation, then `up` or `down` (`degraded`: up, but slower than `degraded_after_ms`); `paused` while `is_active` is false
              * @enum {string}
              */
-            status: "pending" | "up" | "down" | "paused";
+            status: "pending" | "up" | "degraded" | "down" | "paused";
             /** @description False pauses checking */
             is_active: boolean;
             /** @description Minutes between checks */
@@ -389,6 +389,36 @@ export interface components {
             failure_threshold: number;
             /** @description Successful checks in a row that resolve it */
             recovery_threshold: number;
+            /**
+             * @description Text that the first 1 MiB of the response body must contain (with `keyword_mode` `not_contains`: must not), case-sensitive; null: the body is not looked at
+             * @example Welcome
+             */
+            keyword: string | null;
+            /**
+             * @description How `keyword` is matched: `contains` (the check fails without it) or `not_contains` (fails with it)
+             * @enum {string}
+             */
+            keyword_mode: "contains" | "not_contains";
+            /**
+             * @description A check that passes but whose response took longer than this many milliseconds is `degraded` (the monitor's status; the check still counts as up); null: never degraded
+             * @example 2000
+             */
+            degraded_after_ms: number | null;
+            /**
+             * @description Headers sent with each check; the values of secret headers masked (`…` and their last 4 characters)
+             * @example {
+             *       "authorization": "…8c8a",
+             *       "accept": "application/json"
+             *     }
+             */
+            request_headers: {
+                [key: string]: string;
+            };
+            /**
+             * @description Body sent with each check (not with GET or HEAD); null: none
+             * @example {"ping":true}
+             */
+            request_body: string | null;
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
             notification_channel_ids: string[];
             /**
@@ -422,10 +452,10 @@ export interface components {
              */
             monitor_type: "site";
             /**
-             * @description `pending` until the first check after creation or re-activation, then `up` or `down`; `paused` while `is_active` is false
+             * @description `pending` until the first check after creation or re-activation, then `up` or `down` (`degraded`: up, but slower than `degraded_after_ms`); `paused` while `is_active` is false
              * @enum {string}
              */
-            status: "pending" | "up" | "down" | "paused";
+            status: "pending" | "up" | "degraded" | "down" | "paused";
             /** @description False pauses checking */
             is_active: boolean;
             /** @description Minutes between checks */
@@ -464,7 +494,7 @@ export interface components {
              */
             checked_at: string;
             /**
-             * @description What went wrong, in one line; null when the check passed
+             * @description What went wrong, in one line; null when the check passed (but for a degraded one: how slow it was)
              * @example expected status 200, got 503
              */
             error_message: string | null;
@@ -935,6 +965,41 @@ export interface components {
              */
             recovery_threshold?: number;
             /**
+             * @description Text that the first 1 MiB of the response body must contain (with `keyword_mode` `not_contains`: must not), case-sensitive; null: the body is not looked at
+             * @default null
+             * @example Welcome
+             */
+            keyword?: string | null;
+            /**
+             * @description How `keyword` is matched: `contains` (the check fails without it) or `not_contains` (fails with it)
+             * @default contains
+             * @enum {string}
+             */
+            keyword_mode?: "contains" | "not_contains";
+            /**
+             * @description A check that passes but whose response took longer than this many milliseconds is `degraded` (the monitor's status; the check still counts as up); null: never degraded
+             * @default null
+             * @example 2000
+             */
+            degraded_after_ms?: number | null;
+            /**
+             * @description Headers sent with each check, by name (at most 32). The values of secret headers (`authorization`, `cookie`, and any name with `token`, `key`, `secret` or `password` in it) are write-only: responses mask them, and a masked value sent back keeps the stored one. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set
+             * @default {}
+             * @example {
+             *       "authorization": "Bearer 3f9c2a7b1e5d4c8a",
+             *       "accept": "application/json"
+             *     }
+             */
+            request_headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Body sent with each check (not with GET or HEAD); null: none
+             * @default null
+             * @example {"ping":true}
+             */
+            request_body?: string | null;
+            /**
              * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
              * @default []
              */
@@ -982,6 +1047,36 @@ export interface components {
             failure_threshold?: number;
             /** @description Successful checks in a row that resolve it */
             recovery_threshold?: number;
+            /**
+             * @description Text that the first 1 MiB of the response body must contain (with `keyword_mode` `not_contains`: must not), case-sensitive; null: the body is not looked at
+             * @example Welcome
+             */
+            keyword?: string | null;
+            /**
+             * @description How `keyword` is matched: `contains` (the check fails without it) or `not_contains` (fails with it)
+             * @enum {string}
+             */
+            keyword_mode?: "contains" | "not_contains";
+            /**
+             * @description A check that passes but whose response took longer than this many milliseconds is `degraded` (the monitor's status; the check still counts as up); null: never degraded
+             * @example 2000
+             */
+            degraded_after_ms?: number | null;
+            /**
+             * @description Headers sent with each check, by name (at most 32). The values of secret headers (`authorization`, `cookie`, and any name with `token`, `key`, `secret` or `password` in it) are write-only: responses mask them, and a masked value sent back keeps the stored one. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set
+             * @example {
+             *       "authorization": "Bearer 3f9c2a7b1e5d4c8a",
+             *       "accept": "application/json"
+             *     }
+             */
+            request_headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Body sent with each check (not with GET or HEAD); null: none
+             * @example {"ping":true}
+             */
+            request_body?: string | null;
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
             notification_channel_ids?: string[];
         };

@@ -2,7 +2,8 @@
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import {
-  API_KEY_SCOPES, CHANNEL_TYPES, DELIVERY_STATUSES, HTTP_METHODS, INCIDENT_STATUSES, MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES,
+  API_KEY_SCOPES, CHANNEL_TYPES, DELIVERY_STATUSES, HTTP_METHODS, INCIDENT_STATUSES, KEYWORD_MODES, MONITOR_STATUSES, MONITOR_TYPES,
+  NOTIFICATION_EVENT_TYPES,
 } from '../../src/domain/vocabulary.ts'
 import { rowsOf } from '../../src/db/client.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
@@ -18,6 +19,7 @@ t.test('the API schemas enumerate the vocabularies', async (t) => {
   t.same(MonitorSchema.properties.monitor_type.enum, MONITOR_TYPES)
   t.same(MonitorSchema.properties.method.enum, HTTP_METHODS)
   t.same(MonitorSchema.properties.status.enum, MONITOR_STATUSES)
+  t.same(MonitorSchema.properties.keyword_mode.enum, KEYWORD_MODES)
   t.same(IncidentSchema.properties.status.enum, INCIDENT_STATUSES)
   t.same(CreateApiKeySchema.properties.scope.enum, API_KEY_SCOPES)
   t.same(NotificationChannelSchema.properties.type.enum, CHANNEL_TYPES)
@@ -41,6 +43,7 @@ t.test('the tables accept every value of each vocabulary and refuse any other', 
     ['monitors', 'monitor_type', MONITOR_TYPES, monitor.id],
     ['monitors', 'method', HTTP_METHODS, monitor.id],
     ['monitors', 'status', MONITOR_STATUSES, monitor.id],
+    ['monitors', 'keyword_mode', KEYWORD_MODES, monitor.id],
     ['api_keys', 'scope', API_KEY_SCOPES, keyId],
   ]
   const incident = (await app.db.execute(sql`select id from incidents where monitor_id = ${monitor.id}`))

@@ -38,7 +38,10 @@ t.test('a missing or wrong token is 401 with a Bearer challenge; the right one g
 })
 
 t.test('after real checks and a real webhook delivery, the counters and gauges say what happened', async (t) => {
-  const target = await targetServer(t, (req, res) => { res.writeHead(req.url === '/down' ? 500 : 200).end('ok') })
+  const target = await targetServer(t, (req, res) => {
+    // /slow answers after 100 ms: its monitor's checks pass, slower than its degraded_after_ms.
+    setTimeout(() => res.writeHead(req.url === '/down' ? 500 : 200).end('ok'), req.url === '/slow' ? 100 : 0)
+  })
   const secrets: string[] = []
   const receiver = await webhookReceiver(t, { verifyWith: () => secrets })
   const env = { METRICS_TOKEN: TOKEN, ALLOW_PRIVATE_TARGETS: 'true' }
@@ -52,6 +55,7 @@ t.test('after real checks and a real webhook delivery, the counters and gauges s
   await makeMonitor(app, auth, { url: `${target.url}/up`, name: 'Second' })
   await makeMonitor(app, auth, { url: `${target.url}/down`, failure_threshold: 1, notification_channel_ids: [channel.id] })
   await makeMonitor(app, auth, { url: `${target.url}/up`, is_active: false })
+  await makeMonitor(app, auth, { url: `${target.url}/slow`, name: 'Slow', degraded_after_ms: 20 })
   await request(app, auth, { url: `/api/v1/monitors/${up.id}` })
   await request(app, auth, { url: '/api/v1/monitors/00000000-0000-4000-8000-000000000000' })
 
@@ -72,7 +76,7 @@ t.test('after real checks and a real webhook delivery, the counters and gauges s
     await receiver.waitFor(1)
     families = await until(async () => {
       const now = await scrape()
-      const done = value(now, 'pingward_checks_total', { outcome: 'up' }) + value(now, 'pingward_checks_total', { outcome: 'down' }) === 3 &&
+      const done = ['up', 'degraded', 'down'].reduce((sum, outcome) => sum + value(now, 'pingward_checks_total', { outcome }), 0) === 4 &&
         value(now, 'pingward_delivery_attempts_total', { result: 'delivered' }) === 1
       return done ? now : undefined
     })
@@ -83,15 +87,17 @@ t.test('after real checks and a real webhook delivery, the counters and gauges s
 
   t.equal(value(families, 'pingward_checks_total', { outcome: 'up' }), 2)
   t.equal(value(families, 'pingward_checks_total', { outcome: 'down' }), 1)
+  t.equal(value(families, 'pingward_checks_total', { outcome: 'degraded' }), 1)
+  t.ok(value(families, 'pingward_check_duration_seconds_sum', { outcome: 'degraded' }) >= 0.1, 'the slow check took its 100 ms')
   t.equal(value(families, 'pingward_check_duration_seconds_count', { outcome: 'up' }), 2)
   t.equal(value(families, 'pingward_check_duration_seconds_count', { outcome: 'down' }), 1)
   t.ok(value(families, 'pingward_check_duration_seconds_sum', { outcome: 'up' }) > 0)
-  t.equal(value(families, 'pingward_checker_lateness_seconds_count'), 3)
-  t.equal(value(families, 'pingward_claim_batch_size_sum', { loop: 'checker' }), 3, 'the claims took the 3 active monitors')
+  t.equal(value(families, 'pingward_checker_lateness_seconds_count'), 4)
+  t.equal(value(families, 'pingward_claim_batch_size_sum', { loop: 'checker' }), 4, 'the claims took the 4 active monitors')
   t.equal(value(families, 'pingward_claim_batch_size_sum', { loop: 'delivery' }), 1, 'one claim took the one channel')
   t.equal(value(families, 'pingward_delivery_attempts_total', { result: 'delivered' }), 1)
   t.equal(value(families, 'pingward_delivery_attempts_total', { result: 'failed' }), 0)
-  t.same(['pending', 'up', 'down', 'paused'].map((status) => value(families, 'pingward_monitors', { status })), [0, 2, 1, 1])
+  t.same(['pending', 'up', 'degraded', 'down', 'paused'].map((status) => value(families, 'pingward_monitors', { status })), [0, 2, 1, 1, 1])
   t.same(['pending', 'delivered', 'failed', 'dead'].map((status) => value(families, 'pingward_deliveries', { status })), [0, 1, 0, 0])
   t.equal(families.get('pingward_monitors')?.type, 'gauge')
   t.equal(families.get('pingward_checks_total')?.type, 'counter')
@@ -100,12 +106,12 @@ t.test('after real checks and a real webhook delivery, the counters and gauges s
   // HTTP requests by route pattern, never by raw URL.
   const http = (method: string, route: string, status: number) =>
     value(families, 'pingward_http_requests_total', { method, route, status_code: String(status) })
-  t.equal(http('POST', '/api/v1/monitors', 201), 4)
+  t.equal(http('POST', '/api/v1/monitors', 201), 5)
   t.equal(http('POST', '/api/v1/notification-channels', 201), 1)
   t.equal(http('GET', '/api/v1/monitors/:id', 200), 1)
   t.equal(http('GET', '/api/v1/monitors/:id', 404), 1)
   t.notOk(families.get('pingward_http_requests_total')!.samples.some((s) => s.labels.route.includes(up.id)), 'no raw URL as a label')
-  t.equal(value(families, 'pingward_http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/monitors' }), 4)
+  t.equal(value(families, 'pingward_http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/monitors' }), 5)
 
   t.equal(value(families, 'pingward_db_pool_size'), usingPostgres ? 10 : 1)
   t.ok(value(families, 'pingward_db_pool_in_use') >= 0)

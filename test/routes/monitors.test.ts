@@ -6,8 +6,8 @@ import { buildTestApp, makeMonitor, makeUser, request, validMonitor } from '../h
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const LIST_FIELDS = ['id', 'interval_minutes', 'is_active', 'last_checked_at', 'monitor_type', 'name', 'status', 'url']
-const FULL_FIELDS = [...LIST_FIELDS, 'created_at', 'expected_status', 'failure_threshold', 'method',
-  'notification_channel_ids', 'recovery_threshold', 'timeout_seconds', 'updated_at'].sort()
+const FULL_FIELDS = [...LIST_FIELDS, 'created_at', 'degraded_after_ms', 'expected_status', 'failure_threshold', 'keyword', 'keyword_mode',
+  'method', 'notification_channel_ids', 'recovery_threshold', 'request_body', 'request_headers', 'timeout_seconds', 'updated_at'].sort()
 
 t.test('monitor routes', async (t) => {
   const { app } = await buildTestApp(t)
@@ -34,6 +34,11 @@ t.test('monitor routes', async (t) => {
       timeout_seconds: 10,
       failure_threshold: 2,
       recovery_threshold: 1,
+      keyword: null,
+      keyword_mode: 'contains',
+      degraded_after_ms: null,
+      request_headers: {},
+      request_body: null,
       notification_channel_ids: [],
       status: 'pending',
       last_checked_at: null,

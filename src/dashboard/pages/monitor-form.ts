@@ -1,10 +1,10 @@
 // The monitor form of the dashboard (create on the monitors page, edit on its own page).
-import { HTTP_METHODS, MONITOR_DEFAULTS } from '../../domain/vocabulary.ts'
+import { HTTP_METHODS, KEYWORD_MODES, MONITOR_DEFAULTS, type KeywordMode } from '../../domain/vocabulary.ts'
 import type { Monitor } from '../../schemas/monitor.ts'
 import type { NotificationChannel } from '../../schemas/notification-channel.ts'
 import type { FieldError } from '../../http/validation.ts'
-import { channelFieldName, type FormFields } from '../form-input.ts'
-import { checkboxField, checkboxGroup, errorSummary, inputField, selectField } from './forms.ts'
+import { channelFieldName, headersText, type FormFields } from '../form-input.ts'
+import { checkboxField, checkboxGroup, errorSummary, inputField, messageFor, selectField } from './forms.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { typeName } from './channel-form.ts'
 import { csrfField } from './layout.ts'
@@ -18,11 +18,20 @@ const MONITOR_LABELS: Record<string, string> = {
   timeout_seconds: 'Timeout (seconds)',
   failure_threshold: 'Failures before down',
   recovery_threshold: 'Successes before up',
+  keyword: 'Keyword',
+  keyword_mode: 'Keyword mode',
+  degraded_after_ms: 'Degraded after (ms)',
+  request_headers: 'Request headers',
+  request_body: 'Request body',
   is_active: 'Active (checked on schedule)',
   notification_channel_ids: 'Notification channels',
 }
 
 const ADVANCED = ['method', 'expected_status', 'interval_minutes', 'timeout_seconds', 'failure_threshold', 'recovery_threshold']
+const ASSERTIONS = ['keyword', 'keyword_mode', 'degraded_after_ms', 'request_headers', 'request_body']
+
+/** How the dashboard says a keyword mode (also on the monitor page). */
+export const KEYWORD_MODE_LABELS: Record<KeywordMode, string> = { contains: 'contains', not_contains: 'does not contain' }
 
 /** The form's values for a new monitor: the API's defaults. */
 export function defaultMonitorValues (): FormFields {
@@ -36,6 +45,11 @@ export function defaultMonitorValues (): FormFields {
     timeout_seconds: String(d.timeout_seconds),
     failure_threshold: String(d.failure_threshold),
     recovery_threshold: String(d.recovery_threshold),
+    keyword: d.keyword ?? '',
+    keyword_mode: d.keyword_mode,
+    degraded_after_ms: d.degraded_after_ms === null ? '' : String(d.degraded_after_ms),
+    request_headers: headersText(d.request_headers),
+    request_body: d.request_body ?? '',
     is_active: d.is_active ? 'on' : undefined,
   }
 }
@@ -52,8 +66,44 @@ export function monitorValues (m: Monitor): FormFields {
     timeout_seconds: String(m.timeout_seconds),
     failure_threshold: String(m.failure_threshold),
     recovery_threshold: String(m.recovery_threshold),
+    keyword: m.keyword ?? '',
+    keyword_mode: m.keyword_mode,
+    degraded_after_ms: m.degraded_after_ms === null ? '' : String(m.degraded_after_ms),
+    // Secret values as the API shows them, masked: sent back unchanged, they keep the stored ones.
+    request_headers: headersText(m.request_headers),
+    request_body: m.request_body ?? '',
     is_active: m.is_active ? 'on' : undefined,
   }
+}
+
+/**
+ * A textarea with its label, hint and error, marked up like forms.ts's fields. The newline after the opening
+ * tag is dropped by the HTML parser, so text that starts with a newline keeps it.
+ */
+function textareaField (f: { form: string, name: string, label: string, value: string, hint: string, error: FieldError | null, rows: number }): SafeHtml {
+  const id = `${f.form}-${f.name}`
+  const error = f.error?.field === f.name ? f.error : null
+  const described = [`${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ')
+  return html`<div class="field${error ? ' invalid' : ''}"><label for="${id}">${f.label}</label>
+<textarea id="${id}" name="${f.name}" rows="${f.rows}" spellcheck="false" autocomplete="off" aria-describedby="${described}"${error && html` aria-invalid="true" autofocus`}>
+${f.value}</textarea><p class="hint" id="${id}-hint">${f.hint}</p>${error && html`<p class="error" id="${id}-error">${messageFor(f.label, error)}</p>`}</div>`
+}
+
+/** What else than its status makes a check pass, and what it sends: all optional, empty by default. */
+function assertionFields (common: { form: string, error: FieldError | null }, values: FormFields): SafeHtml {
+  return html`
+${inputField({ ...common, name: 'keyword', label: MONITOR_LABELS.keyword, value: values.keyword ?? '', autocomplete: 'off', hint: 'Text that the first 1 MiB of the response must contain (or not), case-sensitive. Empty: the body is not looked at.' })}
+${selectField({ ...common, name: 'keyword_mode', label: MONITOR_LABELS.keyword_mode, value: values.keyword_mode, options: KEYWORD_MODES.map((m) => ({ value: m, label: KEYWORD_MODE_LABELS[m] })) })}
+${inputField({ ...common, name: 'degraded_after_ms', label: MONITOR_LABELS.degraded_after_ms, type: 'number', inputmode: 'numeric', value: values.degraded_after_ms ?? '', hint: 'A passing check that takes longer makes the monitor degraded, 1-60000. Empty: never.' })}
+${textareaField({
+  ...common,
+  name: 'request_headers',
+  label: MONITOR_LABELS.request_headers,
+  value: values.request_headers ?? '',
+  rows: 3,
+  hint: 'One "Name: value" per line. Secret values (Authorization, Cookie, names with token, key, secret or password) are shown masked: left as they are, they stay as saved.',
+})}
+${textareaField({ ...common, name: 'request_body', label: MONITOR_LABELS.request_body, value: values.request_body ?? '', rows: 3, hint: 'Sent with each check, not with GET or HEAD. Empty: no body.' })}`
 }
 
 /**
@@ -105,7 +155,11 @@ ${number('interval_minutes', '1-1440.')}
 ${number('timeout_seconds', 'A check that takes longer fails, 1-60.')}
 ${number('failure_threshold', 'Failed checks in a row that open an incident, 1-10.')}
 ${number('recovery_threshold', 'Successful checks in a row that resolve it, 1-10.')}`
-  const open = !options.collapseAdvanced || (error !== null && ADVANCED.includes(error.field))
+  // A body refused for the method: the method is one of these.
+  const open = !options.collapseAdvanced || (error !== null && [...ADVANCED, 'request_body'].includes(error.field))
+  // Open when one of them is in error or set (a form shown again after an error elsewhere).
+  const assertionsOpen = !options.collapseAdvanced || (error !== null && ASSERTIONS.includes(error.field)) ||
+    ASSERTIONS.some((name) => name !== 'keyword_mode' && (values[name] ?? '') !== '')
   // novalidate: the server's rules (the API's) decide, and their message appears next to the field.
   return html`<form id="${id}" class="monitor-form" method="post" action="${options.action}" novalidate>
 ${errorSummary('The monitor was not saved', error, MONITOR_LABELS, id)}
@@ -115,6 +169,9 @@ ${inputField({ ...common, name: 'url', label: MONITOR_LABELS.url, type: 'url', v
 ${options.collapseAdvanced
   ? html`<details${open ? html` open` : ''}><summary>More settings</summary>${advanced}</details>`
   : html`<fieldset><legend>Check settings</legend>${advanced}</fieldset>`}
+${options.collapseAdvanced
+  ? html`<details${assertionsOpen ? html` open` : ''}><summary>Assertions</summary>${assertionFields(common, values)}</details>`
+  : html`<fieldset><legend>Assertions</legend>${assertionFields(common, values)}</fieldset>`}
 ${channelChoices(common, options.channels, values)}
 ${checkboxField({ ...common, name: 'is_active', label: MONITOR_LABELS.is_active, checked: values.is_active === 'on' })}
 <p class="actions"><button type="submit" class="primary">${options.submit}</button></p>

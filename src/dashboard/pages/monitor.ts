@@ -11,7 +11,7 @@ import { count, duration, percent, statusBadge, timeTag } from '../format.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { page, type PageContext } from './layout.ts'
-import { monitorForm } from './monitor-form.ts'
+import { KEYWORD_MODE_LABELS, monitorForm } from './monitor-form.ts'
 import { monitorActions, rowActionForm } from './monitors.ts'
 
 function uptimeBox (label: string, w: UptimeWindow): SafeHtml {
@@ -44,6 +44,21 @@ function notified (m: Monitor, channels: NotificationChannel[]): SafeHtml {
   return html`${told.map((c, i) => html`${i > 0 && ', '}<a href="/settings/notifications/${c.id}">${c.name}</a>${!c.is_active && ' (off)'}`)}`
 }
 
+/** What else than its status makes a check pass, and what it sends besides its method: only what is set. */
+function assertions (m: Monitor): SafeHtml {
+  const headers = Object.entries(m.request_headers)
+  const facts = [
+    m.keyword !== null && html`<div><dt>Keyword</dt><dd class="value">${KEYWORD_MODE_LABELS[m.keyword_mode]} ${JSON.stringify(m.keyword)}</dd></div>`,
+    m.degraded_after_ms !== null && html`<div><dt>Degraded after</dt><dd>${count(m.degraded_after_ms)} ms</dd></div>`,
+    // Secret values as the API shows them: masked.
+    headers.length > 0 && html`<div><dt>Request headers</dt><dd class="value"><ul class="headers">${
+      headers.map(([name, value]) => html`<li>${name}: ${value}</li>`)}</ul></dd></div>`,
+    m.request_body !== null && html`<div><dt>Request body</dt><dd>Sent, ${count(m.request_body.length)} ${m.request_body.length === 1 ? 'character' : 'characters'}</dd></div>`,
+  ]
+  if (!facts.some(Boolean)) return html``
+  return html`<section aria-labelledby="assertions-title"><h2 id="assertions-title">Assertions</h2><dl class="facts">${facts}</dl></section>`
+}
+
 export function monitorPage (context: PageContext, options: {
   monitor: Monitor
   checks: Check[]
@@ -56,10 +71,13 @@ export function monitorPage (context: PageContext, options: {
 }): SafeHtml {
   const { monitor: m, checks } = options
   const oldest = checks[checks.length - 1]
+  // The newest check's error (a failed or degraded one's reason), on the first page of checks only.
+  const latest = options.before ? undefined : checks[0]
   const chartPoints = [...checks].reverse().map((c) => ({ responseTimeMs: c.response_time_ms, isUp: c.is_up, checkedAt: c.checked_at }))
   const body = html`<p class="crumbs"><a href="/">Monitors</a> /</p>
 <div class="title-row"><h1>${m.name}</h1> ${statusBadge(m.status)}</div>
 <p class="url">${m.method} ${m.url}</p>
+${latest?.error_message && html`<p class="latest-error"><strong>Latest check:</strong> ${latest.error_message}</p>`}
 ${rowActionForm(context.csrfToken, `/monitors/${m.id}`)}
 <p class="actions"><a class="button" href="/monitors/${m.id}/edit">Edit</a> ${monitorActions(m)}</p>
 <dl class="facts">
@@ -71,6 +89,7 @@ ${rowActionForm(context.csrfToken, `/monitors/${m.id}`)}
 <div><dt>Up again after</dt><dd>${m.recovery_threshold} ${m.recovery_threshold === 1 ? 'success' : 'successes'}</dd></div>
 <div><dt>Notifies</dt><dd>${notified(m, options.channels)}</dd></div>
 </dl>
+${assertions(m)}
 <section aria-labelledby="uptime-title"><h2 id="uptime-title">Uptime</h2>
 <div class="stats">${uptimeBox('Last 24 hours', options.uptime.day)}${uptimeBox('Last 7 days', options.uptime.week)}</div></section>
 <section aria-labelledby="chart-title"><h2 id="chart-title">Response time</h2>${responseTimeChart(chartPoints)}</section>

@@ -6,7 +6,7 @@ import type { NotificationChannel } from '../../schemas/notification-channel.ts'
 import type { SparkPoint } from '../../repositories/check-stats.ts'
 import { sparkline } from '../charts.ts'
 import type { FormFields } from '../form-input.ts'
-import { ago, count, statusBadge } from '../format.ts'
+import { ago, count, STATUS_LABELS, statusBadge } from '../format.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { csrfField, page, type PageContext } from './layout.ts'
@@ -15,8 +15,7 @@ import { monitorForm } from './monitor-form.ts'
 type Status = typeof MONITOR_STATUSES[number]
 
 // Problems first: what needs attention is at the top of a long list.
-const ORDER: Record<Status, number> = { down: 0, pending: 1, up: 2, paused: 3 }
-const FILTER_LABELS: Record<Status, string> = { down: 'Down', pending: 'Pending', up: 'Up', paused: 'Paused' }
+const ORDER: Record<Status, number> = { down: 0, degraded: 1, pending: 2, up: 3, paused: 4 }
 const BY_ORDER = [...MONITOR_STATUSES].sort((a, b) => ORDER[a] - ORDER[b])
 
 function sortMonitors (monitors: MonitorListItem[]): MonitorListItem[] {
@@ -53,7 +52,7 @@ export function monitorsPage (context: PageContext, options: {
   channels: NotificationChannel[]
 }): SafeHtml {
   const { monitors, sparks, filter, error } = options
-  const counts: Record<string, number> = { down: 0, pending: 0, up: 0, paused: 0 }
+  const counts = Object.fromEntries(MONITOR_STATUSES.map((s) => [s, 0])) as Record<Status, number>
   for (const m of monitors) counts[m.status]++
   const shown = sortMonitors(filter ? monitors.filter((m) => m.status === filter) : monitors)
   const filterLink = (status: Status | undefined, label: string, n: number) =>
@@ -70,11 +69,11 @@ ${monitors.length === 0
   ? html`<p class="empty">No monitors yet: add the first one above.</p>`
   : html`<nav class="filters" aria-label="Filter by status"><ul>
 ${filterLink(undefined, 'All', monitors.length)}
-${BY_ORDER.filter((s) => counts[s] > 0 || filter === s).map((s) => filterLink(s, FILTER_LABELS[s], counts[s]))}
+${BY_ORDER.filter((s) => counts[s] > 0 || filter === s).map((s) => filterLink(s, STATUS_LABELS[s], counts[s]))}
 </ul></nav>
 ${rowActionForm(context.csrfToken, filter ? `/?status=${filter}` : '/')}
 <div class="table-wrap"><table class="monitors">
-<caption class="vh">${filter ? `${FILTER_LABELS[filter]} monitors` : 'All monitors'}, problems first</caption>
+<caption class="vh">${filter ? `${STATUS_LABELS[filter]} monitors` : 'All monitors'}, problems first</caption>
 <thead><tr><th scope="col">Status</th><th scope="col">Monitor</th><th scope="col">Last check</th><th scope="col">Response time</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
 <tbody>
 ${shown.map((m) => row(m, sparks.get(m.id), context.now))}

@@ -1,6 +1,8 @@
 // Dashboard monitor pages through app.inject: the API's validation messages next to the field, create, edit,
-// pause, resume, delete, the monitor page's numbers, other users' monitors as 404, and 1,000 monitors.
+// pause, resume, delete, the assertions (keyword, degraded, request headers and body; secret headers masked
+// and kept), the monitor page's numbers, the degraded status, other users' monitors as 404, and 1,000 monitors.
 import type { FastifyInstance } from 'fastify'
+import { eq } from 'drizzle-orm'
 import { withMonitorDefaults } from '../../../src/schemas/monitor.ts'
 import t from 'tap'
 import { insertChecks } from '../../../src/repositories/checks.ts'
@@ -78,6 +80,184 @@ t.test('the monitor forms use the API\'s rules and messages', async (t) => {
   const paused = await findMonitor(app.db, { userId: browser.user.id }, UUID.exec(defaults.headers.location as string)![0])
   t.match(paused, { method: 'GET', expected_status: 200, interval_minutes: 5, is_active: false, status: 'paused' },
     'empty fields take the API defaults; an unticked box is false')
+})
+
+/** The stored row of a monitor, secrets in clear, as the checker reads it. */
+async function storedRow (app: FastifyInstance, id: string) {
+  const [row] = await app.db.select().from(monitors).where(eq(monitors.id, id))
+  return row
+}
+
+/** A textarea's text as a browser would send it back: the HTML entities of html`` undone. */
+function textareaValue (body: string, id: string): string {
+  const match = new RegExp(`<textarea id="${id}"[^>]*>\n([^<]*)</textarea>`).exec(body)
+  if (!match) throw new Error(`no textarea ${id}`)
+  return match[1].replace(/&(lt|gt|quot|#39|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[e]!)
+}
+
+t.test('the assertions through the form: stored as the API\'s fields, refused with the API\'s messages next to the field', async (t) => {
+  const { app } = await buildTestApp(t)
+  const browser = await signedIn(app)
+  const valid = { name: 'Login', url: 'https://example.com/login', is_active: 'on' }
+
+  const form = (await browser.get('/')).body
+  t.match(form, /<details><summary>Assertions<\/summary>/, 'a closed section on the add form')
+  t.match(form, '<select id="new-monitor-keyword_mode" name="keyword_mode"><option value="contains" selected>contains</option><option value="not_contains">does not contain</option></select>')
+  t.match(form, /<textarea id="new-monitor-request_headers" name="request_headers"[^>]*>\n<\/textarea>/)
+
+  const cases: Array<[Record<string, string>, string, string]> = [
+    [{ request_headers: 'Accept: text/html\r\nX-Trace abc' }, 'request_headers', 'Request headers: line 2 (&quot;X-Trace abc&quot;) is not &quot;Name: value&quot;'],
+    [{ request_headers: 'X-A: 1\nX-A: 2' }, 'request_headers', 'Request headers: the header &quot;X-A&quot; is given twice'],
+    // The repository's rules (InvalidInputError with its field), after the schema's.
+    [{ request_headers: 'Host: example.org' }, 'request_headers', 'Request headers: the header &quot;Host&quot; cannot be set'],
+    [{ request_body: '{"a":1}' }, 'request_body', 'Request body must be null for a GET request'],
+    [{ method: 'HEAD', request_body: 'x' }, 'request_body', 'Request body must be null for a HEAD request'],
+    [{ degraded_after_ms: '60001' }, 'degraded_after_ms', 'Degraded after (ms) must be &lt;= 60000'],
+    [{ degraded_after_ms: 'soon' }, 'degraded_after_ms', 'Degraded after (ms) must be integer or null'],
+    [{ keyword_mode: 'sometimes' }, 'keyword_mode', 'Keyword mode must be one of: contains, not_contains'],
+  ]
+  for (const [fields, field, message] of cases) {
+    const res = await browser.post('/monitors', { ...valid, ...fields })
+    t.equal(res.statusCode, 400, JSON.stringify(fields))
+    const id = `new-monitor-${field}`
+    const escaped = message.replace(/[()]/g, '\\$&')
+    t.match(res.body, new RegExp(`<(input|select|textarea) id="${id}"[^>]*aria-describedby="[^"]*${id}-error"[^>]* aria-invalid="true" autofocus>` +
+      `[^]*?(<p class="hint" id="${id}-hint">[^<]*</p>)?<p class="error" id="${id}-error">${escaped}</p>`), message)
+    t.match(res.body, `<a href="#${id}">${message}`, 'and in the summary at the top')
+    t.match(res.body, /<details open><summary>Assertions<\/summary>/, 'the section is open')
+    if (field === 'request_headers') t.equal(textareaValue(res.body, id), fields.request_headers, 'what was typed is kept')
+  }
+  t.same(await listMonitors(app.db, { userId: browser.user.id }), [], 'nothing was created')
+
+  const secret = 'Bearer 5f0c1d2e3a4b6c7d'
+  const res = await browser.post('/monitors', {
+    ...valid,
+    method: 'POST',
+    keyword: 'Welcome back',
+    keyword_mode: 'not_contains',
+    degraded_after_ms: ' 2000 ',
+    // As a browser sends a textarea: CRLF line ends; blank lines and spaces around names and values do not count.
+    request_headers: '\r\nAuthorization:  ' + secret + '\r\n\r\n  Accept : application/json\r\nX-Empty:',
+    request_body: '{"ping":true}\r\n',
+  })
+  t.equal(res.statusCode, 303)
+  const id = UUID.exec(res.headers.location as string)![0]
+  const { auth } = await makeKey(app, browser.user.id, 'read')
+  t.match((await request(app, auth, { url: `/api/v1/monitors/${id}` })).json().data, {
+    method: 'POST',
+    keyword: 'Welcome back',
+    keyword_mode: 'not_contains',
+    degraded_after_ms: 2000,
+    request_headers: { Authorization: '…6c7d', Accept: 'application/json', 'X-Empty': '' },
+    request_body: '{"ping":true}\r\n',
+  }, 'the API sees what the form made, the secret masked')
+  t.same((await storedRow(app, id)).requestHeaders, { Authorization: secret, Accept: 'application/json', 'X-Empty': '' }, 'and the secret is stored whole')
+
+  const plain = await browser.post('/monitors', { ...valid, keyword: '', degraded_after_ms: '', request_headers: '\r\n', request_body: '' })
+  t.match(await findMonitor(app.db, { userId: browser.user.id }, UUID.exec(plain.headers.location as string)![0]), {
+    keyword: null, keyword_mode: 'contains', degraded_after_ms: null, request_headers: {}, request_body: null,
+  }, 'empty assertion fields are null, no headers {}')
+})
+
+t.test('editing keeps a masked secret header unless it is changed', async (t) => {
+  const { app } = await buildTestApp(t)
+  const browser = await signedIn(app)
+  const headers = { Authorization: 'Bearer 0123456789abcdef', 'X-Api-Key': 'tiny-k3y', Accept: 'text/html' }
+  const monitor = await createMonitor(app.db, browser.user.id, withMonitorDefaults({
+    name: 'Private', url: 'https://example.com/private', method: 'POST', keyword: 'OK', degraded_after_ms: 1500, request_headers: headers, request_body: 'a=1',
+  }), new Date())
+
+  const edit = (await browser.get(`/monitors/${monitor.id}/edit`)).body
+  t.match(edit, '<fieldset><legend>Assertions</legend>', 'an open section on the edit page')
+  const shown = textareaValue(edit, 'edit-monitor-request_headers')
+  // (jsonb keeps its own order of keys.)
+  t.same(shown.split('\n').sort(), ['Accept: text/html', 'Authorization: …cdef', 'X-Api-Key: …'], 'secret values masked exactly as the API shows them')
+  t.notMatch(edit, '0123456789abcdef')
+  t.notMatch(edit, 'tiny-k3y')
+  t.match(edit, 'id="edit-monitor-keyword" name="keyword" type="text" value="OK"')
+  t.match(edit, 'id="edit-monitor-degraded_after_ms" name="degraded_after_ms" type="number" value="1500"')
+  t.equal(textareaValue(edit, 'edit-monitor-request_body'), 'a=1')
+
+  // The form as the browser sends it back (CRLF in a textarea), unchanged but for what a step changes.
+  const fields = {
+    name: 'Private',
+    url: 'https://example.com/private',
+    method: 'POST',
+    is_active: 'on',
+    keyword: 'OK',
+    keyword_mode: 'contains',
+    degraded_after_ms: '1500',
+    request_headers: shown.replace(/\n/g, '\r\n'),
+    request_body: 'a=1',
+  }
+  const unchanged = await browser.post(`/monitors/${monitor.id}/edit`, { ...fields, keyword: 'Signed in' })
+  t.equal(unchanged.statusCode, 303)
+  t.match(await storedRow(app, monitor.id), { keyword: 'Signed in', requestHeaders: headers }, 'the masked values sent back keep the stored secrets')
+
+  const bad = await browser.post(`/monitors/${monitor.id}/edit`, { ...fields, method: 'GET' })
+  t.equal(bad.statusCode, 400)
+  t.match(bad.body, '<p class="error" id="edit-monitor-request_body-error">Request body must be null for a GET request</p>')
+  t.equal(textareaValue(bad.body, 'edit-monitor-request_headers'), fields.request_headers, 'the masked values are shown again, never the secrets')
+  t.equal((await storedRow(app, monitor.id)).method, 'POST', 'nothing saved')
+
+  const changed = await browser.post(`/monitors/${monitor.id}/edit`, {
+    ...fields, method: 'GET', keyword: '', degraded_after_ms: '', request_headers: 'Authorization: Bearer fedcba9876543210\nAccept: text/html', request_body: '',
+  })
+  t.equal(changed.statusCode, 303)
+  t.match(await storedRow(app, monitor.id), {
+    method: 'GET', keyword: null, degradedAfterMs: null, requestBody: null, requestHeaders: { Authorization: 'Bearer fedcba9876543210', Accept: 'text/html' },
+  }, 'a new secret replaces the old one, a removed header is gone, emptied fields are null')
+})
+
+t.test('the monitor page shows the assertions, the degraded status and the latest check\'s error', async (t) => {
+  const now = new Date('2026-11-21T12:00:00.000Z')
+  const { app } = await buildTestApp(t, { clock: () => now })
+  const browser = await signedIn(app)
+  const slow = await createMonitor(app.db, browser.user.id, withMonitorDefaults({
+    name: 'Slow',
+    url: 'https://slow.example.com',
+    method: 'POST',
+    keyword: 'Welcome',
+    degraded_after_ms: 2000,
+    request_headers: { authorization: 'Bearer 0123456789abcdef', 'x-client': 'pingward' },
+    request_body: '{"ping":true}',
+  }), now)
+  const plain = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'Plain', url: 'https://plain.example.com' }), now)
+  const down = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'Broken', url: 'https://broken.example.com', keyword: 'Welcome' }), now)
+  await app.db.update(monitors).set({ status: 'degraded', lastCheckedAt: now }).where(eq(monitors.id, slow.id))
+  await app.db.update(monitors).set({ status: 'up' }).where(eq(monitors.id, plain.id))
+  await app.db.update(monitors).set({ status: 'down' }).where(eq(monitors.id, down.id))
+  await insertChecks(app.db, [
+    { monitorId: slow.id, isUp: true, statusCode: 200, responseTimeMs: 300, checkedAt: new Date(now.getTime() - 60_000) },
+    { monitorId: slow.id, isUp: true, statusCode: 200, responseTimeMs: 9120, checkedAt: now, errorMessage: 'response took 9120 ms, degraded after 2000 ms' },
+    { monitorId: down.id, isUp: false, statusCode: 200, responseTimeMs: 80, checkedAt: now, errorMessage: 'keyword "Welcome" not found in the first 1 MiB' },
+  ])
+
+  const page = (await browser.get(`/monitors/${slow.id}`)).body
+  t.match(page, /<h1>Slow<\/h1> <span class="st st-degraded">Degraded<\/span>/, 'the degraded badge')
+  t.match(page, '<p class="latest-error"><strong>Latest check:</strong> response took 9120 ms, degraded after 2000 ms</p>')
+  const section = /<section aria-labelledby="assertions-title">[^]*?<\/section>/.exec(page)?.[0] ?? ''
+  t.match(section, '<dt>Keyword</dt><dd class="value">contains &quot;Welcome&quot;</dd>')
+  t.match(section, '<dt>Degraded after</dt><dd>2,000 ms</dd>')
+  t.match(section, '<li>authorization: …cdef</li>', 'a secret header\'s value masked')
+  t.match(section, '<li>x-client: pingward</li>')
+  t.match(section, '<dt>Request body</dt><dd>Sent, 13 characters</dd>')
+  t.notMatch(page, '0123456789abcdef', 'the secret is not on the page')
+
+  const broken = (await browser.get(`/monitors/${down.id}`)).body
+  t.match(broken, '<strong>Latest check:</strong> keyword &quot;Welcome&quot; not found in the first 1 MiB</p>')
+  t.notMatch(broken, '<dt>Degraded after</dt>', 'only the assertions that are set')
+  const quiet = (await browser.get(`/monitors/${plain.id}`)).body
+  t.notMatch(quiet, 'assertions-title', 'no assertions section without assertions')
+  t.notMatch(quiet, 'latest-error')
+
+  const list = (await browser.get('/')).body
+  t.same([...list.matchAll(/<td class="name"><a href="\/monitors\/[^"]+">([^<]+)<\/a>/g)].map((m) => m[1]), ['Broken', 'Slow', 'Plain'], 'down, then degraded, then up')
+  t.match(list, '<span class="st st-degraded">Degraded</span>')
+  t.match(list, '<a href="/?status=degraded">Degraded <span class="n">1</span></a>')
+  const filtered = (await browser.get('/?status=degraded')).body
+  t.same([...filtered.matchAll(/<td class="name"><a[^>]*>([^<]+)</g)].map((m) => m[1]), ['Slow'])
+  t.match(filtered, '<caption class="vh">Degraded monitors, problems first</caption>')
 })
 
 t.test('edit, pause, resume and delete, only for the owner', async (t) => {
