@@ -2,11 +2,12 @@
 // assertions (status, keyword, response time), never throws.
 import type { HttpMethod, KeywordMode } from '../domain/vocabulary.ts'
 import { performance } from 'node:perf_hooks'
-import { Agent, type Dispatcher } from 'undici'
+import { Agent, Client, type Dispatcher } from 'undici'
 import { isSecretHeader } from '../domain/monitor-request.ts'
 import { isPrivateAddress } from '../net/address-policy.ts'
 import { defaultLookup, pinAddress, type Lookup } from './pinned-lookup.ts'
 import { describeNetworkError, oneLine } from './probe-errors.ts'
+import { certificateConnector, verifyingConnector, type TlsCertificate } from './tls-certificate.ts'
 
 export interface ProbeTarget {
   url: string
@@ -36,6 +37,8 @@ interface ProbeResult {
   statusCode: number | null
   responseTimeMs: number // integer ms from the start until the final response's headers (or the failure)
   errorMessage: string | null // null when up and not degraded; else one line saying what happened
+  /** The certificate of the check's first HTTPS connection, verified or not; absent without one. */
+  tls?: TlsCertificate
 }
 
 export interface ProbeOptions {
@@ -45,6 +48,8 @@ export interface ProbeOptions {
   /** Max bytes of body read (and searched for the keyword) and discarded (default 1 MiB); the rest is not read (connection destroyed). */
   maxBodyBytes?: number
   now?: () => number // ms clock for timing, default performance.now
+  /** Trusted roots for HTTPS checks instead of the system's. For tests. */
+  tlsCa?: string | Buffer
   /** Which addresses may be connected to; default `(ip) => allowPrivateTargets || !isPrivateAddress(ip)`. For tests. */
   isAllowedAddress?: (ip: string) => boolean
 }
@@ -78,14 +83,20 @@ export function createProber (options: ProbeOptions): Prober {
   // Every request says "connection: close" (reset: true), so no socket outlives its check; undici's own
   // timeouts are pushed beyond the longest check so that the per-check deadline alone decides.
   const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, connect: { timeout: 61_000 } })
+  // HTTPS goes through a client of its own per hop, whose connector sees the certificate of its connection
+  // (undici's agent shows no socket to its caller); every check opens a new connection anyway (reset).
+  const tlsConnector = verifyingConnector(options.tlsCa)
+  const httpsClients = new Set<Client>()
   let closed = false
 
   async function probe (target: ProbeTarget, signal?: AbortSignal): Promise<ProbeResult> {
     const start = now()
     const elapsed = () => Math.max(0, Math.round(now() - start))
     const timeoutMs = Math.round(target.timeoutSeconds * 1000)
+    let certificate: TlsCertificate | undefined
+    const used: Client[] = []
     const failed = (statusCode: number | null, message: string): ProbeResult =>
-      ({ isUp: false, degraded: false, statusCode, responseTimeMs: elapsed(), errorMessage: oneLine(message) })
+      ({ isUp: false, degraded: false, statusCode, responseTimeMs: elapsed(), errorMessage: oneLine(message), ...(certificate && { tls: certificate }) })
     if (closed) return failed(null, 'prober closed')
     if (signal?.aborted) return failed(null, 'aborted')
 
@@ -112,8 +123,18 @@ export function createProber (options: ProbeOptions): Prober {
         const port = url.port || (url.protocol === 'https:' ? '443' : '80')
         // The origin is the checked IP, so undici never resolves the name again (no DNS-rebinding window);
         // the Host header keeps virtual hosting working and undici derives the TLS servername (SNI) from it.
-        const response = await agent.request({
-          origin: `${url.protocol}//${ip}:${port}`,
+        const origin = `${url.protocol}//${ip}:${port}`
+        let dispatcher: Dispatcher = agent
+        if (url.protocol === 'https:') {
+          const client = new Client(origin, {
+            headersTimeout: 0, bodyTimeout: 0, connect: certificateConnector(tlsConnector, (seen) => { certificate ??= seen }),
+          })
+          httpsClients.add(client)
+          used.push(client)
+          dispatcher = client
+        }
+        const response = await dispatcher.request({
+          origin,
           path: url.pathname + url.search,
           method,
           headers: { ...headers, host: url.host },
@@ -151,7 +172,7 @@ export function createProber (options: ProbeOptions): Prober {
         // The final response: timed at its headers, whatever its body does later.
         const responseTimeMs = elapsed()
         const answered = (isUp: boolean, message: string | null, degraded = false): ProbeResult =>
-          ({ isUp, degraded, statusCode, responseTimeMs, errorMessage: message === null ? null : oneLine(message) })
+          ({ isUp, degraded, statusCode, responseTimeMs, errorMessage: message === null ? null : oneLine(message), ...(certificate && { tls: certificate }) })
         // The status comes first: a wrong one is the failure, whatever the body holds.
         if (statusCode !== target.expectedStatus) {
           await discardBody(response.body)
@@ -178,6 +199,11 @@ export function createProber (options: ProbeOptions): Prober {
     } finally {
       clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
+      // The body is read or destroyed by now: the connection is done with.
+      for (const client of used) {
+        httpsClients.delete(client)
+        client.destroy().catch(() => {})
+      }
     }
   }
 
@@ -231,7 +257,7 @@ export function createProber (options: ProbeOptions): Prober {
     probe,
     async close () {
       closed = true
-      await agent.close()
+      await Promise.all([agent.close(), ...[...httpsClients].map((client) => client.close())])
     },
   }
 }

@@ -30,6 +30,8 @@ export async function recordCheck (db: Database, monitorId: string, result: Chec
       consecutiveSuccesses: outcome.consecutiveSuccesses,
       lastCheckedAt: result.checkedAt,
       nextCheckAt: new Date(result.checkedAt.getTime() + outcome.nextCheckInMs),
+      // The certificate as the latest HTTPS check saw it; a check that saw none (refused, timed out) leaves it.
+      ...(result.tls && { tlsExpiresAt: result.tls.expiresAt, tlsIssuer: result.tls.issuer }),
     }
     await saveCheckState(tx, monitorId, state)
     if (!outcome.incident) return true

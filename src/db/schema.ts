@@ -114,6 +114,9 @@ export const monitors = pgTable('monitors', {
   degradedAfterMs: integer('degraded_after_ms'),
   requestHeaders: jsonb('request_headers').$type<Record<string, string>>().notNull().default(MONITOR_DEFAULTS.request_headers),
   requestBody: text('request_body'),
+  // The certificate the latest HTTPS check saw: when it expires and who issued it.
+  tlsExpiresAt: ts('tls_expires_at'),
+  tlsIssuer: text('tls_issuer'),
   status: text('status', { enum: MONITOR_STATUSES }).notNull().default('pending'),
   lastCheckedAt: ts('last_checked_at'),
   // Scheduling state of the checker: null while paused or deleted.

@@ -36,6 +36,8 @@ export function toMonitor (row: MonitorRow): MonitorWithoutChannels {
     degraded_after_ms: row.degradedAfterMs,
     request_headers: maskRequestHeaders(row.requestHeaders),
     request_body: row.requestBody,
+    tls_expires_at: row.tlsExpiresAt?.toISOString() ?? null,
+    tls_issuer: row.tlsIssuer,
     status: row.status,
     is_active: row.isActive,
     last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
@@ -92,6 +94,7 @@ export async function findMonitor (db: Database, owner: Owner, id: string): Prom
   row.created_at = isoTime(row.created_at)
   row.updated_at = isoTime(row.updated_at)
   row.request_headers = maskRequestHeaders(row.request_headers)
+  if (row.tls_expires_at !== null) row.tls_expires_at = isoTime(row.tls_expires_at)
   return row
 }
 

@@ -32,6 +32,8 @@ export interface CheckResult {
   errorMessage: string | null
   /** Up, but slower than the monitor's degraded_after_ms: the monitor's status becomes `degraded` (not a column of the check). */
   degraded?: boolean
+  /** The certificate an HTTPS check saw (verified or not): kept on the monitor as tls_expires_at and tls_issuer. */
+  tls?: { expiresAt: Date, issuer: string | null }
   checkedAt: Date
 }
 
@@ -92,7 +94,8 @@ export async function insertCheck (tx: Queryable, monitorId: string, result: Che
 /** The monitor's status, counters, last check and next check after a recorded check. */
 export async function saveCheckState (
   tx: Queryable, monitorId: string,
-  state: Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'lastCheckedAt' | 'nextCheckAt'>
+  state: Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'lastCheckedAt' | 'nextCheckAt'> &
+    Partial<Pick<MonitorRow, 'tlsExpiresAt' | 'tlsIssuer'>>
 ): Promise<void> {
   await tx.update(monitors).set(state).where(eq(monitors.id, monitorId))
 }

@@ -141,6 +141,8 @@ export const MonitorSchema = Type.Object({
     examples: [{ authorization: '…8c8a', accept: 'application/json' }],
   }),
   request_body: writable.request_body,
+  tls_expires_at: Nullable(Timestamp('When the certificate that the latest HTTPS check saw expires (verified or not); null before one')),
+  tls_issuer: Nullable(Type.String({ description: 'Who issued that certificate (organization, common name)', examples: ['Let\'s Encrypt, R11'] })),
   notification_channel_ids: writable.notification_channel_ids,
   created_at: Timestamp('When the monitor was created'),
   updated_at: Timestamp('When the monitor was last changed'),

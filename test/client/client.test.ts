@@ -67,6 +67,8 @@ t.test('create, read, update, list and delete a monitor through the typed client
     degraded_after_ms: 1500,
     request_headers: { authorization: '…cdef' },
     request_body: null,
+    tls_expires_at: null,
+    tls_issuer: null,
     notification_channel_ids: [],
     created_at: monitor.created_at,
     updated_at: monitor.updated_at,

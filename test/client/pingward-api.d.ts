@@ -419,6 +419,17 @@ export interface components {
              * @example {"ping":true}
              */
             request_body: string | null;
+            /**
+             * Format: date-time
+             * @description When the certificate that the latest HTTPS check saw expires (verified or not); null before one
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            tls_expires_at: string | null;
+            /**
+             * @description Who issued that certificate (organization, common name)
+             * @example Let's Encrypt, R11
+             */
+            tls_issuer: string | null;
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
             notification_channel_ids: string[];
             /**

@@ -43,6 +43,8 @@ export function monitorRecord (overrides: Partial<Monitor> = {}): Monitor {
     degraded_after_ms: null,
     request_headers: {},
     request_body: null,
+    tls_expires_at: null,
+    tls_issuer: null,
     created_at: '2026-04-01T09:00:00.000Z',
     updated_at: '2026-04-01T09:00:00.000Z',
     ...overrides,

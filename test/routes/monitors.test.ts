@@ -7,7 +7,8 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const LIST_FIELDS = ['id', 'interval_minutes', 'is_active', 'last_checked_at', 'monitor_type', 'name', 'status', 'url']
 const FULL_FIELDS = [...LIST_FIELDS, 'created_at', 'degraded_after_ms', 'expected_status', 'failure_threshold', 'keyword', 'keyword_mode',
-  'method', 'notification_channel_ids', 'recovery_threshold', 'request_body', 'request_headers', 'timeout_seconds', 'updated_at'].sort()
+  'method', 'notification_channel_ids', 'recovery_threshold', 'request_body', 'request_headers', 'timeout_seconds', 'tls_expires_at', 'tls_issuer',
+  'updated_at'].sort()
 
 t.test('monitor routes', async (t) => {
   const { app } = await buildTestApp(t)
@@ -39,6 +40,8 @@ t.test('monitor routes', async (t) => {
       degraded_after_ms: null,
       request_headers: {},
       request_body: null,
+      tls_expires_at: null,
+      tls_issuer: null,
       notification_channel_ids: [],
       status: 'pending',
       last_checked_at: null,

@@ -1,7 +1,7 @@
 // Local servers for tests (and bench/): probe targets on a free port that close with their test, an
 // endless body, a free port, and a self-signed certificate for HTTPS targets.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -73,6 +73,28 @@ export async function freePort (): Promise<number> {
 }
 
 /** A fresh self-signed certificate for CN=localhost (openssl), for HTTPS targets. */
+/**
+ * A certificate for DNS:localhost signed by a fresh CA (openssl), valid for `days` (negative: expired that
+ * many days ago, as `openssl x509 -days` makes it): `ca` is the root a
+ * prober is given (tlsCa) to trust it. Issuer: O=Pingward Test CA, CN=Pingward Test Root.
+ */
+export function caSignedCertificate (days = 30): { key: Buffer, cert: Buffer, ca: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), 'pingward-ca-'))
+  const at = (name: string) => join(dir, name)
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' })
+  try {
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/O=Pingward Test CA/CN=Pingward Test Root', '-days', '2',
+      '-keyout', at('ca.key'), '-out', at('ca.pem'))
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-keyout', at('key.pem'), '-out', at('req.csr'))
+    writeFileSync(at('ext.cnf'), 'subjectAltName=DNS:localhost\n')
+    openssl('x509', '-req', '-in', at('req.csr'), '-CA', at('ca.pem'), '-CAkey', at('ca.key'), '-CAcreateserial', '-days', String(days),
+      '-extfile', at('ext.cnf'), '-out', at('cert.pem'))
+    return { key: readFileSync(at('key.pem')), cert: readFileSync(at('cert.pem')), ca: readFileSync(at('ca.pem')) }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 export function selfSignedCertificate (): { key: Buffer, cert: Buffer } {
   const dir = mkdtempSync(join(tmpdir(), 'pingward-tls-'))
   try {

@@ -88,6 +88,7 @@ ${rowActionForm(context.csrfToken, `/monitors/${m.id}`)}
 <div><dt>Down after</dt><dd>${m.failure_threshold} failed ${m.failure_threshold === 1 ? 'check' : 'checks'}</dd></div>
 <div><dt>Up again after</dt><dd>${m.recovery_threshold} ${m.recovery_threshold === 1 ? 'success' : 'successes'}</dd></div>
 <div><dt>Notifies</dt><dd>${notified(m, options.channels)}</dd></div>
+${m.tls_expires_at && html`<div><dt>Certificate expires</dt><dd>${timeTag(m.tls_expires_at)}${m.tls_issuer && html` <span class="muted">(${m.tls_issuer})</span>`}</dd></div>`}
 </dl>
 ${assertions(m)}
 <section aria-labelledby="uptime-title"><h2 id="uptime-title">Uptime</h2>

@@ -224,7 +224,9 @@ t.test('the monitor page shows the assertions, the degraded status and the lates
   }), now)
   const plain = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'Plain', url: 'https://plain.example.com' }), now)
   const down = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'Broken', url: 'https://broken.example.com', keyword: 'Welcome' }), now)
-  await app.db.update(monitors).set({ status: 'degraded', lastCheckedAt: now }).where(eq(monitors.id, slow.id))
+  await app.db.update(monitors).set({
+    status: 'degraded', lastCheckedAt: now, tlsExpiresAt: new Date('2026-12-21T08:00:00.000Z'), tlsIssuer: 'Example CA, R1',
+  }).where(eq(monitors.id, slow.id))
   await app.db.update(monitors).set({ status: 'up' }).where(eq(monitors.id, plain.id))
   await app.db.update(monitors).set({ status: 'down' }).where(eq(monitors.id, down.id))
   await insertChecks(app.db, [
@@ -243,6 +245,8 @@ t.test('the monitor page shows the assertions, the degraded status and the lates
   t.match(section, '<li>x-client: pingward</li>')
   t.match(section, '<dt>Request body</dt><dd>Sent, 13 characters</dd>')
   t.notMatch(page, '0123456789abcdef', 'the secret is not on the page')
+  t.match(page, /<dt>Certificate expires<\/dt><dd><time datetime="2026-12-21T08:00:00.000Z">[^<]+<\/time> <span class="muted">\(Example CA, R1\)<\/span><\/dd>/,
+    'the certificate the latest HTTPS check saw')
 
   const broken = (await browser.get(`/monitors/${down.id}`)).body
   t.match(broken, '<strong>Latest check:</strong> keyword &quot;Welcome&quot; not found in the first 1 MiB</p>')
@@ -250,6 +254,7 @@ t.test('the monitor page shows the assertions, the degraded status and the lates
   const quiet = (await browser.get(`/monitors/${plain.id}`)).body
   t.notMatch(quiet, 'assertions-title', 'no assertions section without assertions')
   t.notMatch(quiet, 'latest-error')
+  t.notMatch(quiet, 'Certificate expires', 'no certificate seen yet')
 
   const list = (await browser.get('/')).body
   t.same([...list.matchAll(/<td class="name"><a href="\/monitors\/[^"]+">([^<]+)<\/a>/g)].map((m) => m[1]), ['Broken', 'Slow', 'Plain'], 'down, then degraded, then up')

@@ -1,0 +1,72 @@
+// An HTTPS check's TLS connection: verified by us rather than by node:tls, so that the certificate is seen
+// (its expiry and issuer are recorded on the monitor) even when it fails, and the failure names its cause.
+import { buildConnector } from 'undici'
+import type { PeerCertificate, TLSSocket } from 'node:tls'
+
+/** What an HTTPS check saw of the server's certificate. */
+export interface TlsCertificate {
+  expiresAt: Date
+  /** The issuer's organization and common name, as the certificate gives them; null when it names neither. */
+  issuer: string | null
+}
+
+/** A verification failure, coded as node:tls codes it, so that describeNetworkError calls it a TLS error. */
+class CertificateError extends Error {
+  constructor (readonly code: string, message: string) {
+    super(message)
+  }
+}
+
+const day = (date: Date) => date.toISOString().slice(0, 10)
+
+/** The one-line cause of a failed verification, in the words a person reads (`certificate expired on ...`). */
+function describeFailure (code: string, cert: PeerCertificate, servername: string): string {
+  switch (code) {
+    case 'CERT_HAS_EXPIRED': return `certificate expired on ${day(new Date(cert.valid_to))}`
+    case 'CERT_NOT_YET_VALID': return `certificate not valid before ${day(new Date(cert.valid_from))}`
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT': return 'self-signed certificate'
+    case 'SELF_SIGNED_CERT_IN_CHAIN': return 'certificate chain ends in a self-signed root that is not trusted'
+    case 'ERR_TLS_CERT_ALTNAME_INVALID': {
+      const names = cert.subjectaltname?.replace(/DNS:|IP Address:/g, '') || cert.subject?.CN || 'another name'
+      return `certificate is for ${names}, not ${servername}`
+    }
+    default: return `certificate not trusted (${code})`
+  }
+}
+
+function issuerOf (cert: PeerCertificate): string | null {
+  const parts = [cert.issuer?.O, cert.issuer?.CN].flat().filter((part): part is string => typeof part === 'string' && part !== '')
+  return parts.length > 0 ? [...new Set(parts)].join(', ') : null
+}
+
+type Connector = ReturnType<typeof buildConnector>
+
+/**
+ * A connector for one HTTPS exchange: it hands `seen` the certificate of each TLS connection it makes, and
+ * refuses a connection whose certificate node:tls did not verify (chain and host name), with its cause.
+ * `ca`: trusted roots instead of the system's, for tests.
+ */
+export function certificateConnector (base: Connector, seen: (certificate: TlsCertificate) => void): Connector {
+  return (options, callback) => base(options, (err, socket) => {
+    if (err || !socket || !('getPeerCertificate' in socket)) {
+      callback(err as Error, null)
+      return
+    }
+    const tls = socket as TLSSocket
+    const cert = tls.getPeerCertificate()
+    if (cert?.valid_to) seen({ expiresAt: new Date(cert.valid_to), issuer: issuerOf(cert) })
+    if (tls.authorized) {
+      callback(null, socket)
+      return
+    }
+    const code = String(tls.authorizationError ?? 'UNABLE_TO_VERIFY_LEAF_SIGNATURE')
+    socket.destroy()
+    callback(new CertificateError(code, describeFailure(code, cert, options.servername ?? options.hostname)), null)
+  })
+}
+
+/** The base connector of HTTPS checks: node:tls verifies, we decide (rejectUnauthorized off, see above). */
+export function verifyingConnector (ca?: string | Buffer): Connector {
+  // No session resumption: each check verifies the certificate afresh (a resumed session skips the host check).
+  return buildConnector({ timeout: 61_000, rejectUnauthorized: false, maxCachedSessions: 0, ...(ca ? { ca } : {}) })
+}
