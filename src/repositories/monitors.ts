@@ -226,6 +226,8 @@ export async function updateMonitor (
     const channelsChange = input.notification_channel_ids !== undefined && !sameSet(input.notification_channel_ids, channelIds)
     if (Object.keys(columns).length === 0 && !channelsChange) return { ...toMonitor(current), notification_channel_ids: channelIds }
     const changes: Partial<typeof monitors.$inferInsert> = { ...columns, updatedAt: now }
+    // Another URL may be another server (or plain HTTP): the certificate seen at the old one is not its.
+    if (columns.url !== undefined) Object.assign(changes, { tlsExpiresAt: null, tlsIssuer: null })
     const pausing = input.is_active === false && current.isActive
     if (pausing) {
       Object.assign(changes, { status: 'paused', nextCheckAt: null, consecutiveFailures: 0, consecutiveSuccesses: 0 })

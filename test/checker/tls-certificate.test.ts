@@ -1,6 +1,6 @@
 // HTTPS checks against real local servers with certificates made by openssl in the test: the certificate's
 // expiry and issuer are seen (verified or not), a verification failure names its cause, and the latest
-// one is kept on the monitor (both databases).
+// one is kept on the monitor until its URL changes (both databases).
 import t from 'tap'
 import https from 'node:https'
 import { X509Certificate } from 'node:crypto'
@@ -70,7 +70,8 @@ t.test('a plain HTTP check and a refused connection carry no certificate', async
 })
 
 t.test('the monitor keeps what its latest HTTPS check saw; a check that saw none leaves it', async (t) => {
-  const port = await httpsServer(t, signed)
+  const server = https.createServer({ key: signed.key, cert: signed.cert }, (_req, res) => res.end('ok'))
+  const { port } = await listen(t, server, { scheme: 'https' })
   let now = new Date('2026-11-21T10:00:00.000Z')
   const { app } = await buildTestApp(t, { clock: () => now, env: { ALLOW_PRIVATE_TARGETS: 'true' } })
   const checker = new Checker({
@@ -85,8 +86,13 @@ t.test('the monitor keeps what its latest HTTPS check saw; a check that saw none
   t.match(await get(m.id), {
     status: 'up', tls_expires_at: expiryOf(signed.cert).toISOString(), tls_issuer: 'Pingward Test CA, Pingward Test Root',
   })
-  await request(app, auth, { method: 'PATCH', url: `/api/v1/monitors/${m.id}`, payload: { url: 'https://localhost:1/' } })
+  await new Promise((resolve) => server.close(resolve)) // refused from now on
   now = new Date(now.getTime() + 60_000)
   t.equal(await checker.runOnce(), 1)
   t.match(await get(m.id), { status: 'down', tls_expires_at: expiryOf(signed.cert).toISOString() }, 'a refused check leaves the last certificate')
+
+  await request(app, auth, { method: 'PATCH', url: `/api/v1/monitors/${m.id}`, payload: { name: 'Renamed' } })
+  t.match(await get(m.id), { tls_expires_at: expiryOf(signed.cert).toISOString() }, 'another change leaves it')
+  const moved = await request(app, auth, { method: 'PATCH', url: `/api/v1/monitors/${m.id}`, payload: { url: 'http://localhost:1/' } })
+  t.match(moved.json().data, { tls_expires_at: null, tls_issuer: null }, 'another URL forgets the old server\'s certificate')
 })
