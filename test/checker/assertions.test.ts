@@ -2,8 +2,9 @@
 // headers and body, the keyword in the body, and the response time that makes a passing check degraded.
 import t from 'tap'
 import http from 'node:http'
-import { createProber, keywordFinder, USER_AGENT, type ProbeOptions, type ProbeTarget } from '../../src/checker/probe.ts'
+import { keywordFinder, USER_AGENT } from '../../src/checker/probe.ts'
 import type { Teardown } from '../helper.ts'
+import { getTarget, testProber } from '../support/prober.ts'
 import { listen } from '../support/target-server.ts'
 
 interface Seen { method: string, url: string, headers: http.IncomingHttpHeaders, rawNames: string[], body: string }
@@ -27,14 +28,8 @@ async function serve (tt: Teardown, handler: Handler) {
   return { seen, port, url }
 }
 
-function prober (tt: Teardown, options: Partial<ProbeOptions> = {}) {
-  const p = createProber({ allowPrivateTargets: true, ...options })
-  tt.teardown(() => p.close())
-  return p
-}
-
-const get = (url: string, extra: Partial<ProbeTarget> = {}): ProbeTarget =>
-  ({ url, method: 'GET', expectedStatus: 200, timeoutSeconds: 5, ...extra })
+const prober = testProber
+const get = getTarget
 
 /** A body sent in the given parts, each one flushed and the next a little later, so they arrive as separate chunks. */
 const inParts = (...parts: Array<string | Buffer>): Handler => (_req, res) => {

@@ -2,8 +2,9 @@
 import t from 'tap'
 import http from 'node:http'
 import https from 'node:https'
-import { createProber, USER_AGENT, type ProbeOptions, type ProbeTarget } from '../../src/checker/probe.ts'
+import { createProber, USER_AGENT } from '../../src/checker/probe.ts'
 import type { Teardown } from '../helper.ts'
+import { getTarget, testProber } from '../support/prober.ts'
 import { endlessBody, freePort, listen, selfSignedCertificate } from '../support/target-server.ts'
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void
@@ -21,14 +22,8 @@ async function serve (tt: Teardown, handler: Handler, host = '127.0.0.1', port =
   return { server, seen, port: (await listen(tt, server, { host, port })).port }
 }
 
-function prober (tt: Teardown, options: Partial<ProbeOptions> = {}) {
-  const p = createProber({ allowPrivateTargets: true, ...options })
-  tt.teardown(() => p.close())
-  return p
-}
-
-const get = (url: string, extra: Partial<ProbeTarget> = {}): ProbeTarget =>
-  ({ url, method: 'GET', expectedStatus: 200, timeoutSeconds: 5, ...extra })
+const prober = testProber
+const get = getTarget
 
 /** A lookup that maps names to fixed answers and counts its calls. */
 function fakeLookup (table: Record<string, string[] | (() => string[])>) {

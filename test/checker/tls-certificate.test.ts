@@ -7,6 +7,7 @@ import { X509Certificate } from 'node:crypto'
 import { createProber, type ProbeOptions } from '../../src/checker/probe.ts'
 import { Checker } from '../../src/checker/scheduler.ts'
 import { buildTestApp, makeMonitor, makeUser, request, type Teardown } from '../helper.ts'
+import { getTarget, testProber } from '../support/prober.ts'
 import { caSignedCertificate, listen, selfSignedCertificate } from '../support/target-server.ts'
 
 /** An HTTPS server with `tls`'s key and certificate, and its root too when `withRoot` (a chain). */
@@ -15,13 +16,9 @@ async function httpsServer (tt: Teardown, tls: { key: Buffer, cert: Buffer, ca?:
   return (await listen(tt, https.createServer(options, (_req, res) => res.end('ok')), { scheme: 'https' })).port
 }
 
-function prober (tt: Teardown, options: Partial<ProbeOptions> = {}) {
-  const p = createProber({ allowPrivateTargets: true, lookup: async () => [{ address: '127.0.0.1', family: 4 }], ...options })
-  tt.teardown(() => p.close())
-  return p
-}
-
-const target = (url: string) => ({ url, method: 'GET' as const, expectedStatus: 200, timeoutSeconds: 5 })
+// localhost is 127.0.0.1, where the servers listen (the system's resolver may say ::1 first).
+const prober = (tt: Teardown, options: Partial<ProbeOptions> = {}) => testProber(tt, { lookup: async () => [{ address: '127.0.0.1', family: 4 }], ...options })
+const target = (url: string) => getTarget(url)
 const expiryOf = (cert: Buffer) => new Date(new X509Certificate(cert).validTo)
 
 const signed = caSignedCertificate(30)
