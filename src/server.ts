@@ -6,8 +6,9 @@ import { bootstrapFirstUser, firstKeyBanner, passwordSetupUrl, setupBanner } fro
 import { loadConfig } from './runtime/config.ts'
 import { runMain } from './runtime/run-main.ts'
 import { openMigratedDatabase } from './db/migrate.ts'
+import type { Database } from './db/client.ts'
 import { startChecker } from './checker/index.ts'
-import { batchedLogStream } from './http/log-stream.ts'
+import { batchedLogStream, type LogStream } from './http/log-stream.ts'
 import { startAdminSocket } from './cli/admin-socket.ts'
 
 async function main (): Promise<void> {
@@ -22,32 +23,52 @@ async function main (): Promise<void> {
     : undefined
 
   let checker: ReturnType<typeof startChecker> | undefined
+  // The first start's writes once listening (below), which a stop awaits like a request in flight.
+  const started: { firstUser?: Promise<void> } = {}
   let stopping = false
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     stopping = true
     if (err) app.log.error({ err }, 'stopping after an error')
     else app.log.info({ signal }, 'stopping')
-    // New requests get 503 at once while in-flight ones and the checker's last probes finish; the
-    // database closes after both, so that everything they write gets written.
-    await Promise.all([admin?.close(), checker?.stop(), app.close()])
+    // New requests get 503 at once while in-flight ones, the checker's last probes and the first start's
+    // writes finish; the database closes after them, so that everything they write gets written (closed
+    // under the first start's inserts, it failed main() with a query's parameters in its error). A failure
+    // of the first start is main()'s to report, not the stop's.
+    await Promise.all([admin?.close(), checker?.stop(), app.close(), started.firstUser?.catch(() => {})])
     await database.close()
   })
 
-  await app.listen({ port: config.PORT, host: config.HOST })
-  // Read at once: a signal during the awaits below closes the server, and its address with it.
+  try {
+    await app.listen({ port: config.PORT, host: config.HOST })
+  } catch (err) {
+    // A stop that began while the app was getting ready closes it: that listen was never going to serve.
+    if (stopping) return
+    throw err
+  }
+  // Nothing more to start once a stop has begun (it closed the server, and its address with it). Checked in
+  // the same turn as the assignments below, so a stop either finds them or they never happen.
+  if (stopping) return
   const { port } = app.server.address() as AddressInfo
   // The checker after listen, in the same turn: on a restart its first claims (every monitor that came due while
   // the server was down) and their PGlite queries shared the event loop with Fastify's ready(), ~1 s later to listen.
-  if (config.CHECKER === 'on' && !stopping) checker = startChecker({ config, db: app.db, log: app.log, metrics: app.metrics })
+  if (config.CHECKER === 'on') checker = startChecker({ config, db: app.db, log: app.log, metrics: app.metrics })
   // After listen: the banner shows the real port (PORT=0 picks a free one), and a failed listen
-  // does not use up the one-time key before anyone could see it work.
-  const key = await bootstrapFirstUser(app.db, config.ADMIN_EMAIL)
-  const baseUrl = `http://${config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST}:${port}`
-  const setupUrl = await passwordSetupUrl(app.db, config.ADMIN_EMAIL, baseUrl)
+  // does not use up the one-time key before anyone could see it work. A stop that comes meanwhile waits for
+  // it: the new key is printed all the same, as it is shown only this once.
+  started.firstUser = announceFirstUser(app.db, config.ADMIN_EMAIL, baseUrlOf(config.HOST, port), logs)
+  await started.firstUser
+}
+
+const baseUrlOf = (host: string, port: number) => `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`
+
+/** Creates the first user and its key on an empty database, issues a setup link while it has no password, prints them. */
+async function announceFirstUser (db: Database, email: string, baseUrl: string, logs: LogStream): Promise<void> {
+  const key = await bootstrapFirstUser(db, email)
+  const setupUrl = await passwordSetupUrl(db, email, baseUrl)
   // The banner follows the log lines before it ("Server listening ..."), which may still be in the batch.
   await new Promise<void>((resolve) => { logs.flush(resolve) })
-  if (key) process.stdout.write(firstKeyBanner(config.ADMIN_EMAIL, key, baseUrl, setupUrl))
-  else if (setupUrl) process.stdout.write(setupBanner(config.ADMIN_EMAIL, setupUrl))
+  if (key) process.stdout.write(firstKeyBanner(email, key, baseUrl, setupUrl))
+  else if (setupUrl) process.stdout.write(setupBanner(email, setupUrl))
 }
 
 runMain('pingward', main)

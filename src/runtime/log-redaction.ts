@@ -1,5 +1,6 @@
 // pino's error serializer, minus the secrets a failed query carries: its parameters (a key's hash, a
-// monitor's header values, an email) are cut from the log line; the SQL, which has only placeholders, stays.
+// monitor's header values, an email) are cut from the log line, and from the error an entry point prints
+// (run-main.ts); the SQL, which has only placeholders, stays.
 import pino from 'pino'
 
 const REDACTED = '[redacted]'
@@ -40,6 +41,11 @@ function scrub (value: unknown, parameters: string[], depth = 0): unknown {
 /** pino's `err` serializer with query parameters and key-shaped secrets replaced by `[redacted]`. */
 export function redactedError (err: Error): ReturnType<typeof pino.stdSerializers.err> {
   return scrub(pino.stdSerializers.err(err), parameterTexts(err)) as ReturnType<typeof pino.stdSerializers.err>
+}
+
+/** A text about `err` for the operator (runMain's line) with its query parameters and key-shaped secrets replaced by `[redacted]`. */
+export function redactedText (text: string, err: unknown): string {
+  return scrubText(text, parameterTexts(err))
 }
 
 /** The serializers of every Pingward logger (the API's and the worker's). */

@@ -6,15 +6,18 @@ import { ConfigError } from './config-basics.ts'
 const isKnown = (err: unknown) => err instanceof DataDirLockedError || err instanceof ConfigError
 
 /**
- * Runs `main`; on failure prints `<name>: <message>` (the stack only for unexpected errors) and exits
- * with `exitCode(err)` (1 by default). `exitOnSuccess` ends one-shot commands whose handles would keep
- * the process alive; servers return from main() while they keep running.
+ * Runs `main`; on failure prints `<name>: <message>` (the stack only for unexpected errors, with their causes)
+ * and exits with `exitCode(err)` (1 by default). What it prints never carries a query's parameters (drizzle's
+ * "Failed query" message has them): the logs' redaction applies. `exitOnSuccess` ends one-shot commands whose
+ * handles would keep the process alive; servers return from main() while they keep running.
  */
 export function runMain (name: string, main: () => Promise<void>, options: { exitOnSuccess?: boolean, exitCode?: (err: unknown) => number, message?: (err: unknown) => string | undefined } = {}): void {
-  main().then(() => { if (options.exitOnSuccess) process.exit(0) }, (err: unknown) => {
+  main().then(() => { if (options.exitOnSuccess) process.exit(0) }, async (err: unknown) => {
+    // Loaded on failure only: the redaction brings pino, which every start of the CLI would load for nothing.
+    const { redactedError, redactedText } = await import('./log-redaction.ts')
     const text = options.message?.(err) ??
-      (isKnown(err) ? (err as Error).message : (err instanceof Error ? err.stack ?? err.message : String(err)))
-    process.stderr.write(`${name}: ${text}\n`)
+      (isKnown(err) ? (err as Error).message : (err instanceof Error ? redactedError(err).stack ?? err.message : String(err)))
+    process.stderr.write(`${name}: ${redactedText(text, err)}\n`)
     process.exit(options.exitCode?.(err) ?? 1)
   })
 }
