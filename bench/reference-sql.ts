@@ -32,10 +32,10 @@ export const LIST_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m
     order by m.created_at desc, m.id desc`
 export const listParams = (keyId: string): unknown[] => [keyId]
 
-const MONITOR_COLUMNS = '"id", "user_id", "name", "url", "monitor_type", "method", "expected_status", "interval_minutes", "is_active", "timeout_seconds", "failure_threshold", "recovery_threshold", "keyword", "keyword_mode", "degraded_after_ms", "request_headers", "request_body", "tls_expires_at", "tls_issuer", "status", "last_checked_at", "next_check_at", "consecutive_failures", "consecutive_successes", "created_at", "updated_at", "deleted_at"'
+const MONITOR_COLUMNS = '"id", "user_id", "name", "url", "monitor_type", "method", "expected_status", "interval_minutes", "is_active", "timeout_seconds", "failure_threshold", "recovery_threshold", "keyword", "keyword_mode", "degraded_after_ms", "request_headers", "request_body", "tls_expires_at", "tls_issuer", "tls_expiry_told_days", "status", "last_checked_at", "next_check_at", "consecutive_failures", "consecutive_successes", "created_at", "updated_at", "deleted_at"'
 
 /** POST /monitors (the body's defaults filled in, as Pingward's validation does). */
-export const INSERT_SQL = `insert into "monitors" (${MONITOR_COLUMNS}) values (default, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, default, default, $17, default, $18, default, default, $19, $20, default) returning ${MONITOR_COLUMNS}`
+export const INSERT_SQL = `insert into "monitors" (${MONITOR_COLUMNS}) values (default, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, default, default, default, $17, default, $18, default, default, $19, $20, default) returning ${MONITOR_COLUMNS}`
 
 export interface CreateBody {
   name: string
@@ -59,8 +59,9 @@ export function insertParams (userId: string, body: CreateBody, now: Date): unkn
     userId, body.name.trim(), body.url, body.monitor_type ?? d.monitor_type, body.method ?? d.method, body.expected_status ?? d.expected_status,
     body.interval_minutes ?? d.interval_minutes, active, body.timeout_seconds ?? d.timeout_seconds, body.failure_threshold ?? d.failure_threshold,
     body.recovery_threshold ?? d.recovery_threshold,
-    // The HTTP assertions' defaults (none of them set by the benchmark's body); headers as drizzle sends jsonb.
-    d.keyword, d.keyword_mode, d.degraded_after_ms, JSON.stringify(d.request_headers), d.request_body,
+    // The HTTP assertions' defaults (none of them set by the benchmark's body); the headers as an object, which
+    // the reference's driver serializes to jsonb (a string would be stored as a JSON string).
+    d.keyword, d.keyword_mode, d.degraded_after_ms, d.request_headers, d.request_body,
     active ? 'pending' : 'paused', active ? at : null, at, at,
   ]
 }

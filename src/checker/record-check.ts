@@ -1,6 +1,7 @@
 // Records a check with its consequences in one transaction: the check row, the monitor's new state, the
 // incident it opens or resolves, as decideOutcome() rules, and the notification of that incident change
-// (the outbox). The repositories only read and write rows.
+// (the outbox); and, when it saw a certificate near its expiry, the `tls.expiring` notification
+// (tlsExpiryReminder() rules). The repositories only read and write rows.
 import { randomUUID } from 'node:crypto'
 import type { Database } from '../db/client.ts'
 import { openIncident, resolveOpenIncident } from '../repositories/incidents.ts'
@@ -9,8 +10,9 @@ import {
 } from '../repositories/scheduling.ts'
 import { toCheck } from '../repositories/checks.ts'
 import { toMonitor } from '../repositories/monitors.ts'
-import { enqueueIncidentEvent } from '../repositories/notification-outbox.ts'
+import { enqueueIncidentEvent, enqueueTlsExpiringEvent } from '../repositories/notification-outbox.ts'
 import { decideOutcome } from './outcome.ts'
+import { tlsExpiryReminder } from './tls-expiry.ts'
 
 /**
  * One transaction, so a crash never leaves the check, the status, the incident and its notification
@@ -21,8 +23,12 @@ export async function recordCheck (db: Database, monitorId: string, result: Chec
     const monitor = await lockActiveMonitor(tx, monitorId)
     if (!monitor) return false
     const outcome = decideOutcome(monitor, result, confirmDelayMs)
+    // The check's own time decides, not the wall clock's: a reminder is as of the check that saw the certificate.
+    const reminder = result.tls
+      ? tlsExpiryReminder({ expiresAt: monitor.tlsExpiresAt, toldDays: monitor.tlsExpiryToldDays }, result.tls.expiresAt, result.checkedAt)
+      : null
     // The check's id is made here only when a notification will quote it; otherwise the column's default.
-    const checkId = outcome.incident ? randomUUID() : undefined
+    const checkId = outcome.incident || reminder?.tell ? randomUUID() : undefined
     await insertCheck(tx, monitorId, result, checkId)
     const state = {
       status: outcome.status,
@@ -32,26 +38,27 @@ export async function recordCheck (db: Database, monitorId: string, result: Chec
       nextCheckAt: new Date(result.checkedAt.getTime() + outcome.nextCheckInMs),
       // The certificate as the latest HTTPS check saw it; a check that saw none (refused, timed out) leaves it.
       ...(result.tls && { tlsExpiresAt: result.tls.expiresAt, tlsIssuer: result.tls.issuer }),
+      ...(reminder && { tlsExpiryToldDays: reminder.toldDays }),
     }
     await saveCheckState(tx, monitorId, state)
-    if (!outcome.incident) return true
-    let incident
-    if (outcome.incident === 'open') {
-      // The incident starts at the first failing check of this run of failures.
-      const first = await nthNewestCheck(tx, monitorId, outcome.consecutiveFailures)
-      incident = await openIncident(tx, monitorId, { cause: first.errorMessage ?? 'check failed', statusCode: first.statusCode, startedAt: first.checkedAt })
-    } else {
-      incident = await resolveOpenIncident(tx, monitorId, result.checkedAt)
+    const told = () => ({
+      userId: monitor.userId,
+      monitor: toMonitor({ ...monitor, ...state }),
+      check: toCheck({ id: checkId!, monitorId, ...result }),
+      at: result.checkedAt,
+    })
+    if (outcome.incident) {
+      let incident
+      if (outcome.incident === 'open') {
+        // The incident starts at the first failing check of this run of failures.
+        const first = await nthNewestCheck(tx, monitorId, outcome.consecutiveFailures)
+        incident = await openIncident(tx, monitorId, { cause: first.errorMessage ?? 'check failed', statusCode: first.statusCode, startedAt: first.checkedAt })
+      } else {
+        incident = await resolveOpenIncident(tx, monitorId, result.checkedAt)
+      }
+      if (incident) await enqueueIncidentEvent(tx, { ...told(), incident })
     }
-    if (incident) {
-      await enqueueIncidentEvent(tx, {
-        userId: monitor.userId,
-        monitor: toMonitor({ ...monitor, ...state }),
-        incident,
-        check: toCheck({ id: checkId!, monitorId, ...result }),
-        at: result.checkedAt,
-      })
-    }
+    if (reminder?.tell) await enqueueTlsExpiringEvent(tx, told())
     return true
   })
 }

@@ -117,6 +117,9 @@ export const monitors = pgTable('monitors', {
   // The certificate the latest HTTPS check saw: when it expires and who issued it.
   tlsExpiresAt: ts('tls_expires_at'),
   tlsIssuer: text('tls_issuer'),
+  // The smallest of the days before expiry (14, 7, 1) that a `tls.expiring` event told of this certificate;
+  // null when none was. A certificate with another expiry, or another url, starts again. Not in the API.
+  tlsExpiryToldDays: smallint('tls_expiry_told_days'),
   status: text('status', { enum: MONITOR_STATUSES }).notNull().default('pending'),
   lastCheckedAt: ts('last_checked_at'),
   // Scheduling state of the checker: null while paused or deleted.

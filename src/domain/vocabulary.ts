@@ -61,8 +61,11 @@ export const MONITOR_DEFAULTS = {
 export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'teams', 'telegram', 'ntfy', 'pagerduty', 'email'] as const
 export type ChannelType = typeof CHANNEL_TYPES[number]
 
-/** What a channel can be told; `test` is only sent by `POST /notification-channels/{id}/test`. */
-export const NOTIFICATION_EVENT_TYPES = ['incident.opened', 'incident.resolved', 'test'] as const
+/**
+ * What a channel can be told; `test` is only sent by `POST /notification-channels/{id}/test`; `tls.expiring`
+ * when an HTTPS check sees a certificate 14, 7 or 1 days from its expiry (one event per threshold).
+ */
+export const NOTIFICATION_EVENT_TYPES = ['incident.opened', 'incident.resolved', 'tls.expiring', 'test'] as const
 export type NotificationEventType = typeof NOTIFICATION_EVENT_TYPES[number]
 
 /** A delivery is `pending` until its first attempt, `failed` while it will be retried, `dead` once given up. */

@@ -1,11 +1,16 @@
-// The words a person reads on a phone: which monitor, what failed, since when, for how long, and the link to
-// it in the dashboard. Every adapter for people builds its service's format from this one text.
+// The words a person reads on a phone: which monitor, what failed, since when, for how long (or which
+// certificate expires when), and the link to it in the dashboard. Every adapter for people builds its
+// service's format from this one text.
+import { daysLeft } from '../checker/tls-expiry.ts'
 import type { Incident } from '../schemas/incident.ts'
 import type { Monitor } from '../schemas/monitor.ts'
 import type { ChannelForSending, Message, SendContext, ToldEvent } from './channels/types.ts'
 
-/** How it reads: `down` (an incident opened), `up` (resolved), `flap` (both at once), `info` (a test, a digest of no outage). */
-export type Tone = 'down' | 'up' | 'flap' | 'info'
+/**
+ * How it reads: `down` (an incident opened), `up` (resolved), `flap` (both at once), `expiring` (a certificate
+ * near its expiry), `info` (a test, a digest of no outage).
+ */
+export type Tone = 'down' | 'up' | 'flap' | 'expiring' | 'info'
 
 interface Fact {
   label: string
@@ -26,7 +31,7 @@ export interface HumanText {
   link: { url: string, label: string }
 }
 
-/** The incident of an `incident.*` event, with its monitor; null for a `test`. */
+/** The incident of an `incident.*` event, with its monitor; null for a `test` and a `tls.expiring`. */
 export function incidentOf (told: ToldEvent): { monitor: Monitor, incident: Incident } | null {
   const { monitor, incident } = told.event.data
   return monitor && incident ? { monitor, incident } : null
@@ -36,6 +41,20 @@ export function incidentOf (told: ToldEvent): { monitor: Monitor, incident: Inci
 export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Message, context: SendContext): HumanText {
   if (message.kind === 'digest') return digestText(message.told, context)
   const told = message.kind === 'flap' ? message.resolved : message.told
+  const expiring = certificateOf(told)
+  if (expiring) {
+    const { monitor, certificate } = expiring
+    const facts: Fact[] = [{ label: 'Expires on', value: utcTime(certificate.expiresAt) }]
+    if (certificate.issuer) facts.push({ label: 'Issued by', value: certificate.issuer })
+    facts.push({ label: 'Checking', value: monitor.url, url: true })
+    return {
+      tone: 'expiring',
+      title: `The certificate of ${monitor.name} expires in ${certificate.inDays}`,
+      facts,
+      items: [],
+      link: { url: monitorUrl(context, monitor.id), label: 'Open in Pingward' },
+    }
+  }
   const parts = incidentOf(told)
   if (!parts) {
     return {
@@ -82,8 +101,29 @@ function closedWithoutCheck (told: ToldEvent, monitor: Monitor): 'paused' | 'del
   return monitor.is_active ? 'deleted' : 'paused'
 }
 
+/**
+ * The certificate of a `tls.expiring` event, as its check saw it: when it expires, how long that was from
+ * the check (`7 days`, `1 day`: the event's own time, so a retry says what the first attempt said), and who
+ * issued it; null for any other event.
+ */
+export function certificateOf (told: ToldEvent): { monitor: Monitor, certificate: { expiresAt: string, inDays: string, issuer: string | null } } | null {
+  const { monitor } = told.event.data
+  if (told.event.type !== 'tls.expiring' || !monitor?.tls_expires_at) return null
+  const days = daysLeft(monitor.tls_expires_at, told.event.timestamp)
+  return {
+    monitor,
+    certificate: { expiresAt: monitor.tls_expires_at, inDays: `${days} ${days === 1 ? 'day' : 'days'}`, issuer: monitor.tls_issuer },
+  }
+}
+
 function digestText (told: ToldEvent[], context: SendContext): HumanText {
   const items = told.map((one) => {
+    const expiring = certificateOf(one)
+    if (expiring) {
+      const { monitor, certificate } = expiring
+      const line = `The certificate of ${monitor.name} expires in ${certificate.inDays}, on ${utcTime(certificate.expiresAt)}`
+      return { tone: 'expiring' as Tone, line, url: monitorUrl(context, monitor.id) }
+    }
     const parts = incidentOf(one)
     if (!parts) return { tone: 'info' as Tone, line: 'Test notification', url: null }
     const { monitor, incident } = parts
@@ -98,9 +138,12 @@ function digestText (told: ToldEvent[], context: SendContext): HumanText {
   })
   const downs = items.filter((item) => item.tone === 'down').length
   const ups = items.filter((item) => item.tone === 'up').length
-  const counts = [downs ? `${downs} down` : '', ups ? `${ups} up again` : ''].filter(Boolean).join(', ')
+  const expiring = items.filter((item) => item.tone === 'expiring').length
+  const counts = [
+    downs ? `${downs} down` : '', ups ? `${ups} up again` : '', expiring ? `${expiring} ${expiring === 1 ? 'certificate' : 'certificates'} expiring` : '',
+  ].filter(Boolean).join(', ')
   return {
-    tone: downs ? 'down' : 'info',
+    tone: downs ? 'down' : expiring ? 'expiring' : 'info',
     title: `${told.length} notifications${counts ? `: ${counts}` : ''}`,
     facts: [],
     items,

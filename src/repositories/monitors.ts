@@ -227,7 +227,8 @@ export async function updateMonitor (
     if (Object.keys(columns).length === 0 && !channelsChange) return { ...toMonitor(current), notification_channel_ids: channelIds }
     const changes: Partial<typeof monitors.$inferInsert> = { ...columns, updatedAt: now }
     // Another URL may be another server (or plain HTTP): the certificate seen at the old one is not its.
-    if (columns.url !== undefined) Object.assign(changes, { tlsExpiresAt: null, tlsIssuer: null })
+    // Nor what was told of it (tls.expiring): the certificate seen next starts its reminders again.
+    if (columns.url !== undefined) Object.assign(changes, { tlsExpiresAt: null, tlsIssuer: null, tlsExpiryToldDays: null })
     const pausing = input.is_active === false && current.isActive
     if (pausing) {
       Object.assign(changes, { status: 'paused', nextCheckAt: null, consecutiveFailures: 0, consecutiveSuccesses: 0 })

@@ -48,6 +48,10 @@ export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{
   return { eventId: row.event_id, deliveries: Number(row.deliveries) }
 }
 
+/** The monitor's whole record: its channels are read here, only when something is told. */
+const withChannels = async (tx: Database, monitor: MonitorWithoutChannels) =>
+  ({ ...monitor, notification_channel_ids: await monitorChannelIds(tx, monitor.id) })
+
 /**
  * The notification of an incident change: `incident.opened` (by a check) or `incident.resolved` (by a
  * check, a pause or a delete), from the incident's status, with the records as they are in the transaction
@@ -56,7 +60,7 @@ export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{
 export async function enqueueIncidentEvent (
   tx: Database, change: { userId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check | null, at: Date }
 ): Promise<void> {
-  const monitor = { ...change.monitor, notification_channel_ids: await monitorChannelIds(tx, change.monitor.id) }
+  const monitor = await withChannels(tx, change.monitor)
   await enqueueEvent(tx, {
     userId: change.userId,
     monitorId: change.monitor.id,
@@ -66,6 +70,27 @@ export async function enqueueIncidentEvent (
       type: change.incident.status === 'open' ? 'incident.opened' : 'incident.resolved',
       timestamp: change.at.toISOString(),
       data: { monitor, incident: toIncident(change.incident), check: change.check },
+    },
+  })
+}
+
+/**
+ * The notification of a certificate near its expiry, by the check that saw it: `tls.expiring`, with no
+ * incident; the monitor's record carries the certificate (`tls_expires_at`, `tls_issuer`). Its deliveries
+ * go to the channels that want the event and cover the monitor, as an incident's do.
+ */
+export async function enqueueTlsExpiringEvent (
+  tx: Database, change: { userId: string, monitor: MonitorWithoutChannels, check: Check, at: Date }
+): Promise<void> {
+  await enqueueEvent(tx, {
+    userId: change.userId,
+    monitorId: change.monitor.id,
+    incidentId: null,
+    at: change.at,
+    payload: {
+      type: 'tls.expiring',
+      timestamp: change.at.toISOString(),
+      data: { monitor: await withChannels(tx, change.monitor), incident: null, check: change.check },
     },
   })
 }

@@ -95,7 +95,7 @@ export async function insertCheck (tx: Queryable, monitorId: string, result: Che
 export async function saveCheckState (
   tx: Queryable, monitorId: string,
   state: Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'lastCheckedAt' | 'nextCheckAt'> &
-    Partial<Pick<MonitorRow, 'tlsExpiresAt' | 'tlsIssuer'>>
+    Partial<Pick<MonitorRow, 'tlsExpiresAt' | 'tlsIssuer' | 'tlsExpiryToldDays'>>
 ): Promise<void> {
   await tx.update(monitors).set(state).where(eq(monitors.id, monitorId))
 }

@@ -625,7 +625,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events: ("incident.opened" | "incident.resolved" | "test")[];
+            events: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -722,7 +722,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events: ("incident.opened" | "incident.resolved" | "test")[];
+            events: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -774,7 +774,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "test";
+            event_type: "incident.opened" | "incident.resolved" | "tls.expiring" | "test";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -832,7 +832,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "test";
+            event_type: "incident.opened" | "incident.resolved" | "tls.expiring" | "test";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -886,26 +886,26 @@ export interface components {
         };
         /**
          * NotificationEvent
-         * @description The JSON body of a webhook request. Its id is the `webhook-id` header, the same on every retry.
+         * @description The JSON body of a webhook request. Its id is the `webhook-id` header, the same on every retry. `tls.expiring` is sent 14, 7 and 1 days before the expiry of the certificate an HTTPS check saw, each once per certificate (a certificate first seen 5 days from its expiry: one event, the 7-day one); an expired certificate is told by its incident instead.
          */
         NotificationEvent: {
             /**
-             * @description What happened
+             * @description What happened: an incident opened or resolved; `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route
              * @enum {string}
              */
-            type: "incident.opened" | "incident.resolved" | "test";
+            type: "incident.opened" | "incident.resolved" | "tls.expiring" | "test";
             /**
              * Format: date-time
-             * @description When it happened
+             * @description When it happened (for `tls.expiring`, when the check saw the certificate)
              * @example 2026-11-21T09:30:00.000Z
              */
             timestamp: string;
             data: {
-                /** @description The monitor as it was then; null for a `test` event */
+                /** @description The monitor as it was then (for `tls.expiring`, its `tls_expires_at` and `tls_issuer` are the certificate's); null for a `test` event */
                 monitor: components["schemas"]["Monitor"] | null;
-                /** @description The incident that opened or resolved; null for a `test` event */
+                /** @description The incident that opened or resolved; null for `test` and `tls.expiring` events */
                 incident: components["schemas"]["Incident"] | null;
-                /** @description The check that opened or resolved it; null for `test`, and when a pause or a delete resolved it */
+                /** @description The check that opened or resolved it, or that saw the certificate; null for `test`, and when a pause or a delete resolved it */
                 check: components["schemas"]["Check"] | null;
             };
         };
@@ -1140,7 +1140,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -1181,7 +1181,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1228,7 +1228,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1275,7 +1275,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1322,7 +1322,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1373,7 +1373,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1430,7 +1430,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1476,7 +1476,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1519,7 +1519,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false

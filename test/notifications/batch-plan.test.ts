@@ -98,3 +98,15 @@ t.test('a storm of one goes as its event', async (t) => {
   const plan = planBatch([delivery('incident.opened', 'i1', { stormRank: 11, createdAt: new Date(now.getTime() - 61_000) })], { forPeople: true, now, heldUntil: null })
   t.same(kinds(plan), ['event:d1'])
 })
+
+t.test('a certificate\'s reminder has no incident: told as it is, to a program and to a person, and in a storm\'s digest', async (t) => {
+  n = 0
+  const batch = [delivery('tls.expiring', null), delivery('incident.opened', 'i1'), delivery('incident.resolved', 'i1'), delivery('tls.expiring', null)]
+  t.same(kinds(planBatch(batch, { forPeople: false, now, heldUntil: null })), ['event:d1', 'event:d2', 'event:d3', 'event:d4'])
+  t.same(kinds(planBatch(batch, { forPeople: true, now, heldUntil: null })), ['event:d1', 'flap:d2+d3', 'event:d4'])
+  n = 0
+  const storm = Array.from({ length: 12 }, (_, i) => delivery('tls.expiring', null, { stormRank: i + 1, createdAt: new Date(now.getTime() - 61_000) }))
+  const plan = planBatch(storm, { forPeople: true, now, heldUntil: null })
+  t.same(kinds(plan), [...storm.slice(0, 10).map((d) => `event:${d.id}`), 'digest:d11+d12'])
+  t.same(plan.held, [])
+})

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { duration, fitLines, humanText, plainBody, truncate, utcTime } from '../../src/notifications/message.ts'
 import {
-  MONITOR_ID, flap, monitorRecord, opened, resolved, resolvedEvent, sendContext, stormEvents, test, testEvent,
+  EXPIRES, MONITOR_ID, expiring, expiringEvent, flap, monitorRecord, opened, resolved, resolvedEvent, sendContext, stormEvents, test, testEvent,
 } from './support.ts'
 
 const channel = { name: 'Ops phone' }
@@ -90,6 +90,45 @@ t.test('a digest counts the storm and gives one line per event, with its monitor
   const closed = humanText(channel, { kind: 'digest', told: [resolvedEvent(monitorRecord({ name: 'API' }), 'pause')] }, context)
   t.equal(closed.title, '1 notifications', 'nothing down or up: no counts')
   t.equal(closed.items[0].line, 'API: incident closed after 3 min, the monitor was paused')
+})
+
+t.test('a certificate near its expiry: in how many days, on which day, who issued it, what is checked, the link', async (t) => {
+  const text = humanText(channel, expiring, context)
+  t.strictSame(text, {
+    tone: 'expiring',
+    title: 'The certificate of Homepage expires in 7 days',
+    facts: [
+      { label: 'Expires on', value: '2026-05-08 11:59 UTC' },
+      { label: 'Issued by', value: 'Let\'s Encrypt, R11' },
+      { label: 'Checking', value: 'https://example.com/health', url: true },
+    ],
+    items: [],
+    link,
+  })
+  t.equal(plainBody(text), [
+    'Expires on: 2026-05-08 11:59 UTC',
+    'Issued by: Let\'s Encrypt, R11',
+    'Checking: https://example.com/health',
+    '',
+    `Open in Pingward: ${link.url}`,
+  ].join('\n'))
+  t.strictSame(humanText(channel, expiring, sendContext(undefined, '2026-05-06T12:00:00.000Z')), text, 'a retry days later says what the check saw')
+
+  const lastDay = expiringEvent(monitorRecord({ status: 'up', tls_expires_at: EXPIRES, tls_issuer: null }))
+  lastDay.event.timestamp = '2026-05-07T13:00:00.000Z'
+  const last = humanText(channel, { kind: 'event', told: lastDay }, context)
+  t.equal(last.title, 'The certificate of Homepage expires in 1 day', 'one day, not "1 days"')
+  t.strictSame(last.facts.map((fact) => fact.label), ['Expires on', 'Checking'], 'no issuer named: no line for it')
+})
+
+t.test('a digest tells a certificate near its expiry in a line of its own, and counts it', async (t) => {
+  const text = humanText(channel, { kind: 'digest', told: [...stormEvents(2), expiringEvent()] }, context)
+  t.equal(text.title, '3 notifications: 2 down, 1 certificate expiring')
+  t.equal(text.tone, 'down')
+  t.strictSame(text.items[2], { tone: 'expiring', line: 'The certificate of Homepage expires in 7 days, on 2026-05-08 11:59 UTC', url: link.url })
+  const only = humanText(channel, { kind: 'digest', told: [expiringEvent(), expiringEvent(monitorRecord({ name: 'Shop', tls_expires_at: EXPIRES }))] }, context)
+  t.equal(only.title, '2 notifications: 2 certificates expiring')
+  t.equal(only.tone, 'expiring')
 })
 
 t.test('durations read as a person says them, two units at most', async (t) => {

@@ -122,6 +122,32 @@ export function resolvedEvent (monitor = monitorRecord({ status: 'up' }), by: 'c
   }
 }
 
+export const EXPIRES = '2026-05-08T11:59:59.000Z' // 7 days from the check that saw it (6 d 23 h 58 min)
+
+/** The `tls.expiring` event of the check that saw the monitor's certificate 7 days from its expiry: no incident. */
+export function expiringEvent (monitor = monitorRecord({ status: 'up', tls_expires_at: EXPIRES, tls_issuer: 'Let\'s Encrypt, R11' })): ToldEvent {
+  return {
+    id: 'a1a1a1a1-0000-4000-8000-000000000004',
+    event: checked({
+      type: 'tls.expiring',
+      timestamp: OPENED,
+      data: {
+        monitor,
+        incident: null,
+        check: {
+          id: 'c0c0c0c0-0000-4000-8000-000000000004',
+          monitor_id: monitor.id,
+          is_up: true,
+          status_code: 200,
+          response_time_ms: 95,
+          checked_at: OPENED,
+          error_message: null,
+        },
+      },
+    }),
+  }
+}
+
 export function testEvent (): ToldEvent {
   return { id: 'a1a1a1a1-0000-4000-8000-000000000003', event: checked({ type: 'test', timestamp: OPENED, data: { monitor: null, incident: null, check: null } }) }
 }
@@ -140,6 +166,7 @@ export const opened: Message = { kind: 'event', told: openedEvent() }
 export const resolved: Message = { kind: 'event', told: resolvedEvent() }
 export const flap: Message = { kind: 'flap', opened: openedEvent(), resolved: resolvedEvent() }
 export const test: Message = { kind: 'event', told: testEvent() }
+export const expiring: Message = { kind: 'event', told: expiringEvent() }
 
 export const MESSAGES_FOR_PEOPLE: Array<[string, Message]> = [
   ['opened', opened], ['resolved', resolved], ['flap', flap], ['test', test], ['digest', { kind: 'digest', told: stormEvents(12) }],

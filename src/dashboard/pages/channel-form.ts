@@ -26,6 +26,7 @@ export const typeName = (type: ChannelType): string => TYPE_NAMES[type] ?? type
 export const EVENT_NAMES: Record<NotificationEventType, { short: string, long: string }> = {
   'incident.opened': { short: 'Down', long: 'Down: an incident opens' },
   'incident.resolved': { short: 'Up again', long: 'Up again: an incident is resolved (also by a pause or a delete)' },
+  'tls.expiring': { short: 'Certificate expiring', long: 'Certificate expiring: 14, 7 and 1 days before an HTTPS certificate expires' },
   test: { short: 'Tests', long: 'Tests (Send test sends one whatever this says)' },
 }
 

@@ -1,5 +1,6 @@
 // Email: a plain-text mail to the channel's addresses. An incident's mails thread: the "opened" mail's Message-ID
-// is derived from the incident id, and the "resolved" mail answers it (In-Reply-To, "Re:" subject).
+// is derived from the incident id, and the "resolved" mail answers it (In-Reply-To, "Re:" subject). A test, a
+// digest and a certificate's reminder ("The certificate of ... expires in 7 days") are mails of their own.
 import { humanText, incidentOf, plainBody } from '../message.ts'
 import type { ChannelAdapter, ChannelForSending, Message, SendContext } from './types.ts'
 

@@ -1,6 +1,8 @@
 // PagerDuty Events API v2: an incident that opens triggers an alert whose dedup_key is the incident's id, so the
-// resolve sent when it ends closes that very alert. A machine reads it: one request per event, no flaps or digests.
-import { humanText, incidentOf, monitorUrl, truncate } from '../message.ts'
+// resolve sent when it ends closes that very alert. A certificate near its expiry triggers a warning keyed by
+// its monitor and expiry, so that the 14, 7 and 1 day reminders of one certificate update one alert. A machine
+// reads it: one request per event, no flaps or digests.
+import { certificateOf, humanText, incidentOf, monitorUrl, truncate, utcTime } from '../message.ts'
 import { configText, jsonPost } from './fields.ts'
 import type { ChannelAdapter } from './types.ts'
 
@@ -16,6 +18,36 @@ export const pagerdutyAdapter: ChannelAdapter = {
     const { told } = message
     const parts = incidentOf(told)
     const url = context.serviceUrls.pagerduty
+    const expiring = certificateOf(told)
+    if (expiring) {
+      const { monitor, certificate } = expiring
+      const text = humanText(channel, message, context)
+      const link = monitorUrl(context, monitor.id)
+      return jsonPost(url, {
+        routing_key: routingKey,
+        event_action: 'trigger',
+        // Per certificate (a renewed one has another expiry), not per reminder: there is no incident to key on.
+        dedup_key: `pingward-tls-${monitor.id}-${certificate.expiresAt}`,
+        payload: {
+          summary: truncate(`${text.title} (on ${utcTime(certificate.expiresAt)})`, SUMMARY_MAX),
+          source: monitor.url,
+          severity: 'warning',
+          timestamp: told.event.timestamp,
+          component: monitor.name,
+          class: 'tls certificate',
+          custom_details: {
+            monitor: monitor.name,
+            url: monitor.url,
+            expires_at: certificate.expiresAt,
+            issuer: certificate.issuer,
+            monitor_id: monitor.id,
+          },
+        },
+        client: 'Pingward',
+        client_url: link,
+        links: [{ href: link, text: `${truncate(monitor.name, 200)} in Pingward` }],
+      })
+    }
     if (!parts) {
       // A test: an informational alert of its own, so that it is seen and closes without touching a real one.
       return jsonPost(url, {

@@ -97,6 +97,19 @@ t.test('every channel type made from its form, its fields read off the API\'s co
   t.match(list, '<td>Microsoft Teams</td>')
 })
 
+t.test('the form offers every event, certificates expiring too (off by default), and the list names them', async (t) => {
+  const { app } = await buildTestApp(t, { env: MAIL })
+  const browser = await signedIn(app)
+  const form = await browser.get('/settings/notifications/new?type=webhook')
+  t.match(form.body, /<input id="[^"]+" name="event:tls\.expiring" type="checkbox"><label for="[^"]+">Certificate expiring: 14, 7 and 1 days before an HTTPS certificate expires<\/label>/,
+    'a checkbox, not checked for a new channel')
+  t.match(form.body, /name="event:incident\.opened" type="checkbox" checked>/, 'the defaults are')
+  const { id } = await createChannel(t, browser, 'webhook', { 'event:incident.resolved': '', 'event:tls.expiring': 'on' })
+  t.same((await findChannelRow(app.db, browser.user.id, id))?.events, ['incident.opened', 'tls.expiring'])
+  t.match((await browser.get('/settings/notifications')).body, 'Down, Certificate expiring')
+  t.match((await browser.get(`/settings/notifications/${id}/edit`)).body, /name="event:tls\.expiring" type="checkbox" checked>/, 'the edit form shows it chosen')
+})
+
 t.test('a value the API refuses is refused with its message next to the field', async (t) => {
   const { app } = await buildTestApp(t, { env: MAIL })
   const browser = await signedIn(app)

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { discordAdapter } from '../../../src/notifications/channels/discord.ts'
 import {
-  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
+  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
 } from '../support.ts'
 
 const monitorPage = `https://pingward.example.com/monitors/${MONITOR_ID}`
@@ -65,4 +65,25 @@ t.test('a monitor\'s name is shown as written (markdown escaped), pings nobody, 
   t.ok(embed.description.length <= 4096, `description ${embed.description.length} characters`)
   t.ok(JSON.stringify(embed).length < 6000, 'the whole embed under 6,000 characters')
   t.match(embed.description, /\n…and \d+ more$/)
+})
+
+t.test('a certificate near its expiry: content for the phone, an embed with when, who issued it and the link', async (t) => {
+  const discord = await standIn(t, { status: 204, answer: '' })
+  t.equal(await post(discordAdapter.render(channel('discord', { webhook_url: `${discord.url}/hook` }), expiring, sendContext())), 204)
+  t.strictSame(JSON.parse(discord.received[0].body), {
+    content: '⏳ The certificate of Homepage expires in 7 days',
+    embeds: [{
+      title: 'The certificate of Homepage expires in 7 days',
+      url: monitorPage,
+      color: 0xe8710a,
+      fields: [
+        { name: 'Expires on', value: '2026-05-08 11:59 UTC', inline: true },
+        { name: 'Issued by', value: 'Let\'s Encrypt, R11', inline: true },
+        { name: 'Checking', value: 'https://example.com/health', inline: false },
+      ],
+      timestamp: '2026-05-01T12:02:05.000Z',
+      footer: { text: 'Pingward' },
+    }],
+    allowed_mentions: { parse: [] },
+  })
 })

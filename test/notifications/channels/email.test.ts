@@ -6,7 +6,9 @@ import type { Message, Outgoing } from '../../../src/notifications/channels/type
 import { createEmailSender } from '../../../src/notifications/email-sender.ts'
 import type { Teardown } from '../../helper.ts'
 import { smtpServer } from '../../support/smtp-server.ts'
-import { INCIDENT_ID, MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, flap, opened, resolved, resolvedEvent, sendContext, stormEvents, test } from '../support.ts'
+import {
+  INCIDENT_ID, MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, flap, opened, resolved, resolvedEvent, sendContext, stormEvents, test,
+} from '../support.ts'
 
 const inbox = channel('email', { to: ['ops@example.com', 'oncall@example.org'] })
 const OPENED_ID = `<incident-${INCIDENT_ID}@pingward.example.com>`
@@ -81,4 +83,22 @@ t.test('the same message renders the same mail on every retry, so a receiver see
   const render = (): Outgoing => emailAdapter.render(inbox, resolved, sendContext())
   t.strictSame(render(), render())
   t.throws(() => emailAdapter.render(channel('email', { to: [] }), opened, sendContext()), /has no addresses/)
+})
+
+t.test('a certificate near its expiry: a subject that says it, when, who issued it, a mail of its own', async (t) => {
+  const [{ mail, envelope }] = await sendAll(t, [expiring])
+  t.equal(mail.subject, '[Pingward] The certificate of Homepage expires in 7 days')
+  t.strictSame(envelope, { from: 'alerts@pingward.example.com', to: ['ops@example.com', 'oncall@example.org'] })
+  t.equal(mail.messageId, '<event-a1a1a1a1-0000-4000-8000-000000000004@pingward.example.com>')
+  t.equal(mail.inReplyTo, undefined)
+  t.equal(mail.text, [
+    'The certificate of Homepage expires in 7 days',
+    '',
+    'Expires on: 2026-05-08 11:59 UTC',
+    'Issued by: Let\'s Encrypt, R11',
+    'Checking: https://example.com/health',
+    '',
+    `Open in Pingward: https://pingward.example.com/monitors/${MONITOR_ID}`,
+    '',
+  ].join('\n'))
 })

@@ -1,13 +1,13 @@
 // Every channel type has a working adapter: each renders every message it is given (people's adapters get
 // flaps and digests too) into a request its stand-in takes, or a mail an SMTP server takes. No placeholder survives.
 import t from 'tap'
-import { CHANNEL_TYPES, type ChannelType } from '../../../src/domain/vocabulary.ts'
+import { CHANNEL_TYPES, NOTIFICATION_EVENT_TYPES, type ChannelType } from '../../../src/domain/vocabulary.ts'
 import { USER_AGENT } from '../../../src/checker/probe.ts'
 import { CHANNEL_ADAPTERS } from '../../../src/notifications/channels/index.ts'
 import type { Message } from '../../../src/notifications/channels/types.ts'
 import { createEmailSender } from '../../../src/notifications/email-sender.ts'
 import { smtpServer } from '../../support/smtp-server.ts'
-import { MESSAGES_FOR_PEOPLE, channel, opened, post, resolved, sendContext, standIn, test } from '../support.ts'
+import { MESSAGES_FOR_PEOPLE, channel, expiring, expiringEvent, opened, post, resolved, sendContext, standIn, stormEvents, test } from '../support.ts'
 
 /** A valid config of each type, pointing at `base` (a stand-in) where the config holds a URL. */
 const CONFIGS: Record<ChannelType, (base: string) => Record<string, unknown>> = {
@@ -21,16 +21,27 @@ const CONFIGS: Record<ChannelType, (base: string) => Record<string, unknown>> = 
   email: () => ({ to: ['ops@example.com'] }),
 }
 
-const EVENTS: Array<[string, Message]> = [['opened', opened], ['resolved', resolved], ['test', test]]
+// Every event type, one message each (the list must grow with NOTIFICATION_EVENT_TYPES: see the test below).
+const EVENTS: Array<[string, Message]> = [['opened', opened], ['resolved', resolved], ['tls.expiring', expiring], ['test', test]]
+const FOR_PEOPLE: Array<[string, Message]> = [
+  ...MESSAGES_FOR_PEOPLE,
+  ['tls.expiring', expiring],
+  ['digest with a certificate', { kind: 'digest', told: [...stormEvents(11), expiringEvent()] }],
+]
 
 t.test('the registry covers exactly the channel types', async (t) => {
   t.strictSame(Object.keys(CHANNEL_ADAPTERS).sort(), [...CHANNEL_TYPES].sort())
 })
 
+t.test('the messages below hold every event type', async (t) => {
+  const types = new Set(EVENTS.map(([, message]) => message.kind === 'event' && message.told.event.type))
+  t.strictSame([...types].sort(), [...NOTIFICATION_EVENT_TYPES].sort())
+})
+
 for (const type of CHANNEL_TYPES) {
   t.test(`${type}: every message it is given renders and is taken by the service`, async (t) => {
     const adapter = CHANNEL_ADAPTERS[type]
-    const messages = adapter.forPeople ? MESSAGES_FOR_PEOPLE : EVENTS
+    const messages = adapter.forPeople ? FOR_PEOPLE : EVENTS
     const service = await standIn(t, { answer: '{"ok":true}' })
     const context = sendContext(service.url)
     const target = { ...channel(type, CONFIGS[type](service.url)), secrets: type === 'webhook' ? [`whsec_${Buffer.alloc(32, 7).toString('base64')}`] : [] }

@@ -2,7 +2,7 @@
 // server_url or else NTFY_URL, with its token as a Bearer token, received by a local server standing in for ntfy.
 import t from 'tap'
 import { ntfyAdapter } from '../../../src/notifications/channels/ntfy.ts'
-import { MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, post, sendContext, standIn, stormEvents } from '../support.ts'
+import { MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, post, sendContext, standIn, stormEvents } from '../support.ts'
 
 const answer = JSON.stringify({ id: 'sPs71M8A2T', event: 'message', topic: 'pingward-ops' })
 
@@ -68,4 +68,23 @@ t.test('a storm\'s message stays under the 4,096 bytes past which ntfy makes it 
   const { message } = JSON.parse(ntfy.received[0].body)
   t.ok(Buffer.byteLength(message) <= 4096, `${Buffer.byteLength(message)} bytes`)
   t.match(message, /…$/)
+})
+
+t.test('a certificate near its expiry: the default priority, an hourglass, the monitor on click', async (t) => {
+  const ntfy = await standIn(t, { answer })
+  t.equal(await post(ntfyAdapter.render(channel('ntfy', { topic: 'pingward-ops' }), expiring, sendContext(ntfy.url))), 200)
+  t.strictSame(JSON.parse(ntfy.received[0].body), {
+    topic: 'pingward-ops',
+    title: 'The certificate of Homepage expires in 7 days',
+    message: [
+      'Expires on: 2026-05-08 11:59 UTC',
+      'Issued by: Let\'s Encrypt, R11',
+      'Checking: https://example.com/health',
+      '',
+      `Open in Pingward: https://pingward.example.com/monitors/${MONITOR_ID}`,
+    ].join('\n'),
+    priority: 3,
+    tags: ['hourglass_flowing_sand'],
+    click: `https://pingward.example.com/monitors/${MONITOR_ID}`,
+  })
 })

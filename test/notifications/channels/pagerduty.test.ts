@@ -3,7 +3,8 @@
 import t from 'tap'
 import { pagerdutyAdapter } from '../../../src/notifications/channels/pagerduty.ts'
 import {
-  INCIDENT_ID, MONITOR_ID, channel, flap, opened, post, resolved, resolvedEvent, sendContext, standIn, stormEvents, test,
+  EXPIRES, INCIDENT_ID, MONITOR_ID, channel, expiring, expiringEvent, flap, monitorRecord, opened, post, resolved, resolvedEvent, sendContext,
+  standIn, stormEvents, test,
 } from '../support.ts'
 
 const ROUTING_KEY = 'R0UT1NGKEY0123456789ABCDEFGHIJKL'
@@ -88,4 +89,45 @@ t.test('a long cause is cut to the 1,024 characters of a summary', async (t) => 
   const { payload } = JSON.parse(outgoing.kind === 'http' ? outgoing.body : '{}')
   t.equal(payload.summary.length, 1024)
   t.equal(payload.custom_details.cause.length, 5000, 'the details keep it whole')
+})
+
+t.test('a certificate near its expiry triggers a warning keyed by monitor and certificate: its reminders update one alert', async (t) => {
+  const pagerduty = await standIn(t, { status: 202, answer })
+  t.equal(await post(pagerdutyAdapter.render(service, expiring, sendContext(pagerduty.url))), 202)
+  const page = `https://pingward.example.com/monitors/${MONITOR_ID}`
+  const dedupKey = `pingward-tls-${MONITOR_ID}-${EXPIRES}`
+  t.strictSame(JSON.parse(pagerduty.received[0].body), {
+    routing_key: ROUTING_KEY,
+    event_action: 'trigger',
+    dedup_key: dedupKey,
+    payload: {
+      summary: 'The certificate of Homepage expires in 7 days (on 2026-05-08 11:59 UTC)',
+      source: 'https://example.com/health',
+      severity: 'warning',
+      timestamp: '2026-05-01T12:01:05.000Z',
+      component: 'Homepage',
+      class: 'tls certificate',
+      custom_details: {
+        monitor: 'Homepage',
+        url: 'https://example.com/health',
+        expires_at: EXPIRES,
+        issuer: 'Let\'s Encrypt, R11',
+        monitor_id: MONITOR_ID,
+      },
+    },
+    client: 'Pingward',
+    client_url: page,
+    links: [{ href: page, text: 'Homepage in Pingward' }],
+  })
+  const render = (told: ReturnType<typeof expiringEvent>) => {
+    const outgoing = pagerdutyAdapter.render(service, { kind: 'event', told }, sendContext())
+    return JSON.parse(outgoing.kind === 'http' ? outgoing.body : '{}')
+  }
+  const lastDay = expiringEvent()
+  lastDay.event.timestamp = '2026-05-07T13:00:00.000Z'
+  t.match(render(lastDay), { dedup_key: dedupKey, payload: { summary: 'The certificate of Homepage expires in 1 day (on 2026-05-08 11:59 UTC)' } },
+    'the 1-day reminder of the same certificate: the same alert')
+  const renewed = render(expiringEvent(monitorRecord({ status: 'up', tls_expires_at: '2026-05-09T11:59:59.000Z', tls_issuer: null })))
+  t.equal(renewed.dedup_key, `pingward-tls-${MONITOR_ID}-2026-05-09T11:59:59.000Z`, 'another certificate: another alert')
+  t.equal(renewed.payload.custom_details.issuer, null)
 })

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { slackAdapter } from '../../../src/notifications/channels/slack.ts'
 import {
-  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
+  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
 } from '../support.ts'
 
 const monitorPage = `https://pingward.example.com/monitors/${MONITOR_ID}`
@@ -75,4 +75,24 @@ t.test('a monitor\'s own text cannot make links or mentions, and a storm stays w
   t.ok(text.length <= 3000, `a section's text is at most 3,000 characters (${text.length})`)
   t.match(text, /\n…and \d+ more$/)
   t.ok(storm.blocks.length <= 50)
+})
+
+t.test('a certificate near its expiry: when, who issued it, what is checked, the link', async (t) => {
+  const slack = await standIn(t)
+  t.equal(await post(slackAdapter.render(channel('slack', { webhook_url: `${slack.url}/hook` }), expiring, sendContext())), 200)
+  t.strictSame(JSON.parse(slack.received[0].body), {
+    text: 'The certificate of Homepage expires in 7 days: 2026-05-08 11:59 UTC',
+    blocks: [
+      { type: 'header', text: { type: 'plain_text', text: ':hourglass_flowing_sand: The certificate of Homepage expires in 7 days', emoji: true } },
+      {
+        type: 'section',
+        fields: [
+          { type: 'mrkdwn', text: '*Expires on*\n2026-05-08 11:59 UTC' },
+          { type: 'mrkdwn', text: '*Issued by*\nLet\'s Encrypt, R11' },
+          { type: 'mrkdwn', text: '*Checking*\nhttps://example.com/health' },
+        ],
+      },
+      { type: 'section', text: { type: 'mrkdwn', text: `<${monitorPage}|Open in Pingward>` } },
+    ],
+  })
 })

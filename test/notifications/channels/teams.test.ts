@@ -2,7 +2,7 @@
 // and incoming webhooks, received by a local server standing in for Teams.
 import t, { type Test } from 'tap'
 import { teamsAdapter } from '../../../src/notifications/channels/teams.ts'
-import { MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, post, sendContext, standIn, stormEvents } from '../support.ts'
+import { MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, post, sendContext, standIn, stormEvents } from '../support.ts'
 
 /** The card inside the documented envelope, once the envelope is proven exact. */
 function card (t: Test, body: string) {
@@ -77,4 +77,22 @@ t.test('a storm shows its first 40 events and counts the rest, well under the 28
   const content = card(t, request.body)
   t.equal(content.body.length, 42)
   t.strictSame(content.body[41], { type: 'TextBlock', text: '…and 460 more', isSubtle: true, wrap: true })
+})
+
+t.test('a certificate near its expiry: a warning title, when, who issued it, a button to the monitor', async (t) => {
+  const teams = await standIn(t, { status: 202, answer: '' })
+  t.equal(await post(teamsAdapter.render(channel('teams', { webhook_url: `${teams.url}/hook` }), expiring, sendContext())), 202)
+  const content = card(t, teams.received[0].body)
+  t.strictSame(content.body, [
+    { type: 'TextBlock', text: 'The certificate of Homepage expires in 7 days', size: 'Large', weight: 'Bolder', color: 'Warning', wrap: true },
+    {
+      type: 'FactSet',
+      facts: [
+        { title: 'Expires on', value: '2026-05-08 11:59 UTC' },
+        { title: 'Issued by', value: 'Let\'s Encrypt, R11' },
+        { title: 'Checking', value: 'https://example.com/health' },
+      ],
+    },
+  ])
+  t.strictSame(content.actions, [{ type: 'Action.OpenUrl', title: 'Open in Pingward', url: `https://pingward.example.com/monitors/${MONITOR_ID}` }])
 })

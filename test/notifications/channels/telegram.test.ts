@@ -3,7 +3,7 @@
 import t from 'tap'
 import { telegramAdapter } from '../../../src/notifications/channels/telegram.ts'
 import {
-  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
+  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
 } from '../support.ts'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
@@ -60,4 +60,23 @@ t.test('HTML in a monitor\'s text is escaped, and a storm stays within 4,096 cha
   t.match(escaped.text, /^🔴 <b>&lt;b&gt;A &amp; B&lt;\/b&gt; is down<\/b>\n\n<b>What failed:<\/b> got &quot;&lt;script&gt;&quot;\n/)
   t.ok(storm.text.length <= 4096, `${storm.text.length} characters`)
   t.match(storm.text, /\n…and \d+ more\n\n<a href=/)
+})
+
+t.test('a certificate near its expiry: when, who issued it, what is checked, the link', async (t) => {
+  const bot = await standIn(t, { answer })
+  t.equal(await post(telegramAdapter.render(channel('telegram', { bot_token: TOKEN, chat_id: '42' }), expiring, sendContext(bot.url))), 200)
+  t.strictSame(JSON.parse(bot.received[0].body), {
+    chat_id: '42',
+    text: [
+      '⏳ <b>The certificate of Homepage expires in 7 days</b>',
+      '',
+      '<b>Expires on:</b> 2026-05-08 11:59 UTC',
+      '<b>Issued by:</b> Let\'s Encrypt, R11',
+      '<b>Checking:</b> https://example.com/health',
+      '',
+      `<a href="https://pingward.example.com/monitors/${MONITOR_ID}">Open in Pingward</a>`,
+    ].join('\n'),
+    parse_mode: 'HTML',
+    link_preview_options: { is_disabled: true },
+  })
 })
