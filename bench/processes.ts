@@ -6,6 +6,10 @@ import type { LoadOptions, LoadResult } from './load.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
+/** The node flags `npm start` runs Pingward with (package.json), so that the bench measures what operators run. */
+export const PINGWARD_NODE_FLAGS: string[] = (/\bnode ((?:--\S+ )*)scripts\/run\.js server/
+  .exec(JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')).scripts.start)?.[1] ?? '').split(' ').filter(Boolean)
+
 /** The environment of a child: ours without Pingward's settings, plus `vars`. */
 function childEnv (vars: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
@@ -30,7 +34,8 @@ export function ensureBuilt (): void {
 
 /**
  * Starts node itself (so the pid is the measured process): Pingward's `src/<name>.ts` as operators run it,
- * its compiled `dist/<name>.js` (see ensureBuilt), anything else with `--import=tsx`. Output goes to
+ * its compiled `dist/<name>.js` (see ensureBuilt) with npm start's node flags (the reference server with them
+ * too), anything else with `--import=tsx`. Output goes to
  * `logFile`, or to `onLine` line by line.
  */
 export function startNode (
@@ -39,7 +44,9 @@ export function startNode (
 ): Child {
   const out = options.logFile ? openSync(options.logFile, 'a') : 'pipe'
   const compiled = /^src\/(.+)\.ts$/.exec(script)
-  const args = compiled ? [`dist/${compiled[1]}.js`] : ['--import=tsx', script]
+  // The reference server with the same flags: the API's ratios compare the code, not V8's settings.
+  const flags = compiled || script === 'bench/reference-server.ts' ? PINGWARD_NODE_FLAGS : []
+  const args = [...flags, ...(compiled ? [`dist/${compiled[1]}.js`] : ['--import=tsx', script])]
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
     cwd: ROOT, env: childEnv(vars), stdio: ['ignore', out, out],
   })

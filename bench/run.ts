@@ -16,11 +16,14 @@ import {
   createPgliteDatabase, createPostgresDatabase, databaseUrl, postgresRunner, postgresVersion, type Runner,
 } from './database.ts'
 import { renderReport, type ReportInput } from './report.ts'
-import { ROOT, ensureBuilt } from './processes.ts'
+import { PINGWARD_NODE_FLAGS, ROOT, ensureBuilt } from './processes.ts'
 import { seedPglite, seedPostgres, type Scale, type Seeded } from './seed.ts'
 import { verifyReferenceSql } from './verify-sql.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { openDatabase } from '../src/db/client.ts'
+
+/** How the report writes the command that runs a Pingward entry (processes.ts adds npm start's node flags). */
+const NODE = `node ${PINGWARD_NODE_FLAGS.map((flag) => `${flag} `).join('')}`
 
 const SCALES = {
   full: {
@@ -103,7 +106,7 @@ async function main (): Promise<void> {
   if (onPostgres && !adminUrl) {
     throw new Error('DATABASE_URL (a PostgreSQL server where a database pingward_bench may be created) is required; --only pglite,memory,cli runs without it')
   }
-  // Pingward's processes run as operators run them: node dist/<entry>.js (processes.ts).
+  // Pingward's processes run as operators run them: node with npm start's flags, dist/<entry>.js (processes.ts).
   ensureBuilt()
   const logDir = mkdtempSync(join(os.tmpdir(), 'pingward-bench-'))
   const cpuProfDir = args.cpuProf ? join(logDir, 'profiles') : undefined
@@ -118,16 +121,16 @@ async function main (): Promise<void> {
     commands: [
       `${adminUrl ? `DATABASE_URL=${adminUrl} ` : ''}${scaleName === 'full' ? '' : `BENCH_SCALE=${scaleName} `}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
       '# which starts, one at a time:',
-      'npm run build   # then Pingward runs as `node dist/<entry>.js`',
-      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATABASE_URL=<.../${DB_NAME}> node dist/server.js`,
-      `PORT=<free> DATABASE_URL=<.../${DB_NAME}> REFERENCE_KEY_ID=<id> REFERENCE_WRITE_USER_ID=<id> node --import=tsx bench/reference-server.ts`,
+      `npm run build   # then Pingward runs as \`${NODE}dist/<entry>.js\` (processes.ts)`,
+      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATABASE_URL=<.../${DB_NAME}> ${NODE}dist/server.js`,
+      `PORT=<free> DATABASE_URL=<.../${DB_NAME}> REFERENCE_KEY_ID=<id> REFERENCE_WRITE_USER_ID=<id> ${NODE}--import=tsx bench/reference-server.ts`,
       `node --import=tsx bench/load.ts '{"connections":${scale.api.connections},"durationSeconds":${scale.api.durationSeconds},...}'   # autocannon, a process of its own`,
       'PORT=<free> node --import=tsx bench/target-server.ts',
       'PORT=<free> node --import=tsx bench/notification-receiver.ts   # webhook receiver and target of the delivery benchmark',
-      `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug node dist/worker.js   # once, then twice`,
-      'CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATA_DIR=<tmp> node dist/server.js   # PGlite',
-      'ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=info PORT=<free> DATA_DIR=<empty tmp> node dist/server.js   # memory, embedded; then DATABASE_URL=<.../pingward_bench_memory>',
-      'DATA_DIR=<empty tmp> node dist/cli.js <command>   # CLI; again with LOG_LEVEL=info PORT=<free> DATA_DIR=<same> node dist/server.js running; then DATABASE_URL=<.../pingward_bench_cli>',
+      `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug ${NODE}dist/worker.js   # once, then twice`,
+      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATA_DIR=<tmp> ${NODE}dist/server.js   # PGlite`,
+      `ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=info PORT=<free> DATA_DIR=<empty tmp> ${NODE}dist/server.js   # memory, embedded; then DATABASE_URL=<.../pingward_bench_memory>`,
+      `DATA_DIR=<empty tmp> ${NODE}dist/cli.js <command>   # CLI; again with LOG_LEVEL=info PORT=<free> DATA_DIR=<same> ${NODE}dist/server.js running; then DATABASE_URL=<.../pingward_bench_cli>`,
     ],
     settings: [],
     notes: [],
@@ -193,7 +196,7 @@ async function main (): Promise<void> {
     }
     if (args.parts.has('memory')) {
       const m = scale.memory
-      report.settings.push(`Memory: one server (API and checker, \`node dist/server.js\`, LOG_LEVEL=info) with ${m.monitors} monitors at a ` +
+      report.settings.push(`Memory: one server (API and checker, \`${NODE}dist/server.js\`, LOG_LEVEL=info) with ${m.monitors} monitors at a ` +
         '1-minute interval against a local target (200 "ok"), created through the API with the first key; RSS from /proc every second for ' +
         `${m.measureSeconds} s after ${m.warmupSeconds} s, and the kernel's high-water mark (VmHWM) of the whole run; first start on an empty ` +
         'database (the embedded one: a copy of the initdb the build ran), then a restart on it; "ms to answer" is from spawn to the first 200 of /healthz. ' +
@@ -202,7 +205,7 @@ async function main (): Promise<void> {
       report.memory = await runMemoryBench({ adminUrl, dataDir: join(logDir, 'memory-data'), ...m, logDir, log })
     }
     if (args.parts.has('cli')) {
-      report.settings.push(`CLI: each command ${scale.cli.repeats} times, wall time from spawn to exit of \`node dist/cli.js <command>\` ` +
+      report.settings.push(`CLI: each command ${scale.cli.repeats} times, wall time from spawn to exit of \`${NODE}dist/cli.js <command>\` ` +
         '(what `npm run -s cli -- <command>` runs after the build, without npm\'s own start); a fresh DATA_DIR with no server, then the same ' +
         `with a server running on it (the CLI goes through its admin socket)${adminUrl ? ', then a fresh PostgreSQL database pingward_bench_cli' : ''}.`)
       log('CLI: time per command')

@@ -35,6 +35,8 @@ t.test('its settings are valid, behind a proxy on this machine', async (t) => {
 t.test('ExecStart starts Pingward, and SIGTERM stops it with exit 0', async (t) => {
   const [command, ...args] = directives('ExecStart')[0].split(' ')
   t.equal(command, '/usr/bin/node')
+  const start: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts.start
+  t.same(args.filter((arg) => arg.startsWith('--')), start.split(' ').filter((arg) => arg.startsWith('--')), 'the node flags of npm start')
   const root = fileURLToPath(new URL('../..', import.meta.url))
   // The unit runs the build (its install step, `npm run build`); the unit itself can write nothing there.
   t.equal(spawnSync(process.execPath, ['scripts/build.js'], { cwd: root, stdio: 'inherit', env: childEnv({}) }).status, 0, 'npm run build')
