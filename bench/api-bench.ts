@@ -108,7 +108,11 @@ async function sampleBodies (server: Server, options: ApiBenchOptions): Promise<
 function compareBodies (pingward: string[], reference: string[]): void {
   for (let i = 0; i < pingward.length; i++) {
     if (pingward[i] !== reference[i]) {
-      throw new Error(`Pingward and the reference answer different bytes:\n  ${pingward[i].slice(0, 300)}\n  ${reference[i].slice(0, 300)}`)
+      // From a little before the first byte that differs: the answers share a long prefix.
+      let at = 0
+      while (pingward[i][at] === reference[i][at]) at++
+      const from = Math.max(0, at - 100)
+      throw new Error(`Pingward and the reference answer different bytes from byte ${at}:\n  ${pingward[i].slice(from, from + 300)}\n  ${reference[i].slice(from, from + 300)}`)
     }
   }
 }
