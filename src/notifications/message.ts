@@ -49,7 +49,7 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
     facts.push({ label: 'Checking', value: monitor.url, url: true })
     return {
       tone: 'expiring',
-      title: `The certificate of ${monitor.name} expires in ${certificate.inDays}`,
+      title: certificate.headline,
       facts,
       items: [],
       link: { url: monitorUrl(context, monitor.id), label: 'Open in Pingward' },
@@ -102,17 +102,18 @@ function closedWithoutCheck (told: ToldEvent, monitor: Monitor): 'paused' | 'del
 }
 
 /**
- * The certificate of a `tls.expiring` event, as its check saw it: when it expires, how long that was from
- * the check (`7 days`, `1 day`: the event's own time, so a retry says what the first attempt said), and who
- * issued it; null for any other event.
+ * The certificate of a `tls.expiring` event, as its check saw it: when it expires, who issued it, and the
+ * headline that says how long that was from the check ("expires in 7 days", "in 1 day": the event's own time,
+ * so a retry says what the first attempt said); null for any other event.
  */
-export function certificateOf (told: ToldEvent): { monitor: Monitor, certificate: { expiresAt: string, inDays: string, issuer: string | null } } | null {
+export function certificateOf (told: ToldEvent): { monitor: Monitor, certificate: { expiresAt: string, issuer: string | null, headline: string } } | null {
   const { monitor } = told.event.data
   if (told.event.type !== 'tls.expiring' || !monitor?.tls_expires_at) return null
   const days = daysLeft(monitor.tls_expires_at, told.event.timestamp)
+  const inDays = `${days} ${days === 1 ? 'day' : 'days'}`
   return {
     monitor,
-    certificate: { expiresAt: monitor.tls_expires_at, inDays: `${days} ${days === 1 ? 'day' : 'days'}`, issuer: monitor.tls_issuer },
+    certificate: { expiresAt: monitor.tls_expires_at, issuer: monitor.tls_issuer, headline: `The certificate of ${monitor.name} expires in ${inDays}` },
   }
 }
 
@@ -121,7 +122,7 @@ function digestText (told: ToldEvent[], context: SendContext): HumanText {
     const expiring = certificateOf(one)
     if (expiring) {
       const { monitor, certificate } = expiring
-      const line = `The certificate of ${monitor.name} expires in ${certificate.inDays}, on ${utcTime(certificate.expiresAt)}`
+      const line = `${certificate.headline}, on ${utcTime(certificate.expiresAt)}`
       return { tone: 'expiring' as Tone, line, url: monitorUrl(context, monitor.id) }
     }
     const parts = incidentOf(one)

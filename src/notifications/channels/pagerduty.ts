@@ -4,7 +4,8 @@
 // reads it: one request per event, no flaps or digests.
 import { certificateOf, humanText, incidentOf, monitorUrl, truncate, utcTime } from '../message.ts'
 import { configText, jsonPost } from './fields.ts'
-import type { ChannelAdapter } from './types.ts'
+import type { Monitor } from '../../schemas/monitor.ts'
+import type { ChannelAdapter, SendContext } from './types.ts'
 
 // PagerDuty's limits: a summary of 1,024 characters, a dedup_key of 255.
 const SUMMARY_MAX = 1024
@@ -22,30 +23,14 @@ export const pagerdutyAdapter: ChannelAdapter = {
     if (expiring) {
       const { monitor, certificate } = expiring
       const text = humanText(channel, message, context)
-      const link = monitorUrl(context, monitor.id)
-      return jsonPost(url, {
-        routing_key: routingKey,
-        event_action: 'trigger',
+      return monitorTrigger(url, routingKey, monitor, context, {
         // Per certificate (a renewed one has another expiry), not per reminder: there is no incident to key on.
-        dedup_key: `pingward-tls-${monitor.id}-${certificate.expiresAt}`,
-        payload: {
-          summary: truncate(`${text.title} (on ${utcTime(certificate.expiresAt)})`, SUMMARY_MAX),
-          source: monitor.url,
-          severity: 'warning',
-          timestamp: told.event.timestamp,
-          component: monitor.name,
-          class: 'tls certificate',
-          custom_details: {
-            monitor: monitor.name,
-            url: monitor.url,
-            expires_at: certificate.expiresAt,
-            issuer: certificate.issuer,
-            monitor_id: monitor.id,
-          },
-        },
-        client: 'Pingward',
-        client_url: link,
-        links: [{ href: link, text: `${truncate(monitor.name, 200)} in Pingward` }],
+        dedupKey: `pingward-tls-${monitor.id}-${certificate.expiresAt}`,
+        summary: `${text.title} (on ${utcTime(certificate.expiresAt)})`,
+        severity: 'warning',
+        timestamp: told.event.timestamp,
+        class: 'tls certificate',
+        details: { monitor: monitor.name, url: monitor.url, expires_at: certificate.expiresAt, issuer: certificate.issuer, monitor_id: monitor.id },
       })
     }
     if (!parts) {
@@ -70,31 +55,46 @@ export const pagerdutyAdapter: ChannelAdapter = {
       return jsonPost(url, { routing_key: routingKey, event_action: 'resolve', dedup_key: incident.id })
     }
     const text = humanText(channel, message, context)
-    const link = monitorUrl(context, monitor.id)
-    return jsonPost(url, {
-      routing_key: routingKey,
-      event_action: 'trigger',
-      dedup_key: incident.id,
-      payload: {
-        summary: truncate(`${text.title}: ${incident.cause}`, SUMMARY_MAX),
-        source: monitor.url,
-        severity: 'critical',
-        timestamp: incident.started_at,
-        component: monitor.name,
-        class: 'uptime check',
-        custom_details: {
-          monitor: monitor.name,
-          url: monitor.url,
-          cause: incident.cause,
-          status_code: incident.status_code,
-          down_since: incident.started_at,
-          monitor_id: monitor.id,
-          incident_id: incident.id,
-        },
+    return monitorTrigger(url, routingKey, monitor, context, {
+      dedupKey: incident.id,
+      summary: `${text.title}: ${incident.cause}`,
+      severity: 'critical',
+      timestamp: incident.started_at,
+      class: 'uptime check',
+      details: {
+        monitor: monitor.name,
+        url: monitor.url,
+        cause: incident.cause,
+        status_code: incident.status_code,
+        down_since: incident.started_at,
+        monitor_id: monitor.id,
+        incident_id: incident.id,
       },
-      client: 'Pingward',
-      client_url: link,
-      links: [{ href: link, text: `${truncate(monitor.name, 200)} in Pingward` }],
     })
   },
+}
+
+/** A trigger about one monitor (an incident, a certificate): its alert links to the monitor in the dashboard. */
+function monitorTrigger (
+  url: string, routingKey: string, monitor: Monitor, context: SendContext,
+  alert: { dedupKey: string, summary: string, severity: 'critical' | 'warning', timestamp: string, class: string, details: Record<string, unknown> }
+) {
+  const link = monitorUrl(context, monitor.id)
+  return jsonPost(url, {
+    routing_key: routingKey,
+    event_action: 'trigger',
+    dedup_key: alert.dedupKey,
+    payload: {
+      summary: truncate(alert.summary, SUMMARY_MAX),
+      source: monitor.url,
+      severity: alert.severity,
+      timestamp: alert.timestamp,
+      component: monitor.name,
+      class: alert.class,
+      custom_details: alert.details,
+    },
+    client: 'Pingward',
+    client_url: link,
+    links: [{ href: link, text: `${truncate(monitor.name, 200)} in Pingward` }],
+  })
 }
