@@ -48,10 +48,10 @@ interface Worker { child: Child, stats: Array<{ time: number, checks: number }> 
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function startWorker (options: CheckerBenchOptions): Worker {
+function startWorker (options: CheckerBenchOptions, vars: Record<string, string> = {}): Worker {
   const worker: Worker = { child: undefined as unknown as Child, stats: [] }
   worker.child = startNode('src/worker.ts', {
-    DATABASE_URL: options.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'debug',
+    DATABASE_URL: options.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'debug', ...vars,
   }, {
     onLine: (line) => {
       if (!line.includes('checker stats')) return
@@ -63,11 +63,25 @@ function startWorker (options: CheckerBenchOptions): Worker {
 }
 
 /**
+ * The mixed run's kinds, by the monitor's index modulo 3: a site with a keyword and a degraded limit (the
+ * target answers "ok" at once), a tcp monitor connecting to the target's port, a dns monitor asking the
+ * benchmark's resolver for an A record it must contain. Otherwise every monitor is a plain site.
+ */
+function kindColumns (target: string, mixed: boolean): string {
+  if (!mixed) return `monitor_type = 'site', url = '${target}/m' || b.idx, keyword = null, degraded_after_ms = null, dns_record_type = null, dns_expected = null`
+  const port = new URL(target).port
+  return `monitor_type = (array['site', 'tcp', 'dns'])[b.idx % 3 + 1],
+      url = case b.idx % 3 when 0 then '${target}/m' || b.idx when 1 then 'tcp://127.0.0.1:${port}' else 'dns://m' || b.idx || '.bench.test' end,
+      keyword = case when b.idx % 3 = 0 then 'ok' end, degraded_after_ms = case when b.idx % 3 = 0 then 2000 end,
+      dns_record_type = case when b.idx % 3 = 2 then 'A' end, dns_expected = case when b.idx % 3 = 2 then array['192.0.2.1'] end`
+}
+
+/**
  * Points the first `monitors` seeded monitors at the target, 1-minute interval, all up; the rest (and
  * anything the API benchmark created) are removed or paused. Due times: all at `start` (drain), or spread
  * evenly over the minute after `start` (steady state). Returns the start.
  */
-async function prepare (db: Runner, target: string, monitors: number, spread: boolean): Promise<Date> {
+async function prepare (db: Runner, target: string, monitors: number, spread: boolean, mixed = false): Promise<Date> {
   const start = new Date(Date.now() + 3000)
   await db.exec(`
     delete from monitors where id not in (select id from bench_monitors);
@@ -76,7 +90,7 @@ async function prepare (db: Runner, target: string, monitors: number, spread: bo
       select id as monitor_id, '${start.toISOString()}'::timestamptz
              + ${spread ? `(idx::float8 / ${monitors}) * interval '60 seconds'` : "interval '0 seconds'"} as due_at
       from bench_monitors where idx < ${monitors};
-    update monitors m set url = '${target}/m' || b.idx, interval_minutes = 1, method = 'GET', expected_status = 200,
+    update monitors m set ${kindColumns(target, mixed)}, interval_minutes = 1, method = 'GET', expected_status = 200,
       timeout_seconds = 10, is_active = d.due_at is not null, status = case when d.due_at is null then 'paused' else 'up' end,
       consecutive_failures = 0, consecutive_successes = 1, next_check_at = d.due_at
     from bench_monitors b left join bench_due d on d.monitor_id = b.id
@@ -116,12 +130,14 @@ async function drain (options: CheckerBenchOptions, target: string): Promise<Dra
  * `afterPrepare` changes the prepared monitors before the workers start (the notification benchmark).
  */
 export async function steady (
-  options: CheckerBenchOptions, target: string, workerCount: number, afterPrepare?: (start: Date) => Promise<void>
+  options: CheckerBenchOptions, target: string, workerCount: number, afterPrepare?: (start: Date) => Promise<void>,
+  mixed?: { dnsServer: string }
 ): Promise<CheckerPhaseResult> {
   const requests0 = await targetRequests(target)
-  const start = await prepare(options.db, target, options.monitors, true)
+  const start = await prepare(options.db, target, options.monitors, true, mixed !== undefined)
   await afterPrepare?.(start)
-  const workers = Array.from({ length: workerCount }, () => startWorker(options))
+  const vars: Record<string, string> = mixed ? { DNS_SERVERS: mixed.dnsServer } : {}
+  const workers = Array.from({ length: workerCount }, () => startWorker(options, vars))
   const windowStart = start.getTime() + options.warmupSeconds * 1000
   const windowEnd = windowStart + options.measureSeconds * 1000
   let rssMax = 0
@@ -172,7 +188,7 @@ export async function steady (
   const perWorker = workers.map((w) => w.stats.filter((s) => s.time > windowStart && s.time <= windowEnd + 5000).reduce((a, s) => a + s.checks, 0))
   const p = (row.p ?? [0, 0, 0]).map(Number)
   return {
-    label: `${workerCount} worker${workerCount === 1 ? '' : 's'}`,
+    label: `${workerCount} worker${workerCount === 1 ? '' : 's'}${mixed ? ', mixed kinds (site with assertions, tcp, dns)' : ''}`,
     workers: workerCount,
     monitors: options.monitors,
     checksPerSecond: row.n / windowSeconds,
@@ -195,12 +211,17 @@ export interface CheckerResults {
   phases: CheckerPhaseResult[]
 }
 
-/** The drain (capacity) of one worker, then steady state with one worker, then with two. */
+/** The drain (capacity) of one worker, then steady state with one worker, then with two, then one with mixed kinds. */
 export async function runCheckerBench (options: CheckerBenchOptions): Promise<CheckerResults> {
   const port = await freePort()
   const targetChild = startNode('bench/target-server.ts', { PORT: String(port) }, { logFile: join(options.logDir, 'target.log') })
   const target = `http://127.0.0.1:${port}`
+  const dnsPort = await freePort()
+  let dnsReady: () => void
+  const dnsListening = new Promise<void>((resolve) => { dnsReady = resolve })
+  const dnsChild = startNode('bench/dns-target.ts', { PORT: String(dnsPort) }, { onLine: (line) => { if (line === 'listening') dnsReady() } })
   try {
+    await dnsListening
     await waitForHttp(`${target}/__stats`, targetChild)
     options.log(`  drain: ${options.monitors} monitors due at once, one worker`)
     const drained = await drain(options, target)
@@ -214,8 +235,13 @@ export async function runCheckerBench (options: CheckerBenchOptions): Promise<Ch
         `per worker ${result.perWorker.join('/')}, double checks ${result.doubleChecks}`)
       phases.push(result)
     }
+    options.log(`  steady state, 1 worker, mixed kinds: ${options.warmupSeconds} s warm-up + ${options.measureSeconds} s measured`)
+    const mixed = await steady(options, target, 1, undefined, { dnsServer: `127.0.0.1:${dnsPort}` })
+    options.log(`  ${mixed.label}: ${mixed.checksPerSecond.toFixed(1)} checks/s, lateness p50/p95/p99 ${mixed.latenessMs.p50}/` +
+      `${mixed.latenessMs.p95}/${mixed.latenessMs.p99} ms, RSS ${mixed.rssMb} MB, ${mixed.cpuSecondsPer1000.toFixed(2)} CPU s/1000 checks, failed ${mixed.failedChecks}`)
+    phases.push(mixed)
     return { drain: drained, phases }
   } finally {
-    await targetChild.stop()
+    await Promise.all([targetChild.stop(), dnsChild.stop()])
   }
 }

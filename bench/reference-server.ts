@@ -48,6 +48,11 @@ const monitorJson = (r: Row) => ({
   // The benchmark's monitors have no headers, so none to mask (Pingward masks secret values).
   request_headers: r.request_headers,
   request_body: r.request_body,
+  dns_record_type: r.dns_record_type,
+  dns_expected: r.dns_expected,
+  grace_minutes: r.grace_minutes,
+  // The benchmark's monitors are sites: no heartbeat's ping URL to make absolute.
+  ping_url: r.ping_url ?? null,
   tls_expires_at: iso(r.tls_expires_at),
   tls_issuer: r.tls_issuer,
   // The insert of POST /monitors returns no channels: a new monitor without any has none.

@@ -20,7 +20,7 @@ export const CHECKS_SQL = `select c.id, m.id as monitor_id, c.is_up, c.status_co
 export const checksParams = (keyId: string, monitorId: string): unknown[] => [keyId, monitorId, 100]
 
 /** GET /monitors/{id}. */
-export const MONITOR_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.request_body, m.tls_expires_at, m.tls_issuer, coalesce((select json_agg(mc.channel_id order by mc.channel_id) from monitor_notification_channels mc where mc.monitor_id = m.id), '[]') as notification_channel_ids, m.created_at, m.updated_at
+export const MONITOR_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.request_body, m.dns_record_type, m.dns_expected, m.grace_minutes, m.ping_token as ping_url, m.tls_expires_at, m.tls_issuer, coalesce((select json_agg(mc.channel_id order by mc.channel_id) from monitor_notification_channels mc where mc.monitor_id = m.id), '[]') as notification_channel_ids, m.created_at, m.updated_at
     ${OWNER}
     left join "monitors" m on m.id = $2 and m.user_id = o.user_id and m.deleted_at is null`
 export const monitorParams = (keyId: string, monitorId: string): unknown[] => [keyId, monitorId]
@@ -32,10 +32,10 @@ export const LIST_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m
     order by m.created_at desc, m.id desc`
 export const listParams = (keyId: string): unknown[] => [keyId]
 
-const MONITOR_COLUMNS = '"id", "user_id", "name", "url", "monitor_type", "method", "expected_status", "interval_minutes", "is_active", "timeout_seconds", "failure_threshold", "recovery_threshold", "keyword", "keyword_mode", "degraded_after_ms", "request_headers", "request_body", "tls_expires_at", "tls_issuer", "tls_expiry_told_days", "status", "last_checked_at", "next_check_at", "consecutive_failures", "consecutive_successes", "created_at", "updated_at", "deleted_at"'
+const MONITOR_COLUMNS = '"id", "user_id", "name", "url", "monitor_type", "method", "expected_status", "interval_minutes", "is_active", "timeout_seconds", "failure_threshold", "recovery_threshold", "keyword", "keyword_mode", "degraded_after_ms", "request_headers", "request_body", "dns_record_type", "dns_expected", "grace_minutes", "ping_token", "tls_expires_at", "tls_issuer", "tls_expiry_told_days", "status", "last_checked_at", "next_check_at", "consecutive_failures", "consecutive_successes", "consecutive_slow", "created_at", "updated_at", "deleted_at"'
 
 /** POST /monitors (the body's defaults filled in, as Pingward's validation does). */
-export const INSERT_SQL = `insert into "monitors" (${MONITOR_COLUMNS}) values (default, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, default, default, default, $17, default, $18, default, default, $19, $20, default) returning ${MONITOR_COLUMNS}`
+export const INSERT_SQL = `insert into "monitors" (${MONITOR_COLUMNS}) values (default, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, default, default, default, $21, default, $22, default, default, default, $23, $24, default) returning ${MONITOR_COLUMNS}`
 
 export interface CreateBody {
   name: string
@@ -62,6 +62,8 @@ export function insertParams (userId: string, body: CreateBody, now: Date): unkn
     // The HTTP assertions' defaults (none of them set by the benchmark's body); the headers as an object, which
     // the reference's driver serializes to jsonb (a string would be stored as a JSON string).
     d.keyword, d.keyword_mode, d.degraded_after_ms, d.request_headers, d.request_body,
+    // A site monitor's columns of the other kinds (dns_record_type, dns_expected, grace_minutes, ping_token).
+    null, null, null, null,
     active ? 'pending' : 'paused', active ? at : null, at, at,
   ]
 }

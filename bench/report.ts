@@ -2,6 +2,7 @@
 import { ENDPOINT_LABELS, type ApiResults, type Endpoint, type Run } from './api-bench.ts'
 import type { CheckerResults } from './checker-bench.ts'
 import { deliveryTable, type DeliveryResults } from './delivery-bench.ts'
+import { heartbeatTable, type HeartbeatResults } from './heartbeat-bench.ts'
 import { memoryTable, type MemoryRun } from './memory-bench.ts'
 import { cliTable, type CliRun } from './cli-bench.ts'
 
@@ -14,6 +15,7 @@ export interface ReportInput {
   pglite?: ApiResults
   checker?: CheckerResults
   deliveries?: DeliveryResults
+  heartbeats?: HeartbeatResults
   memory?: MemoryRun[]
   cli?: CliRun[]
   notes: string[]
@@ -126,6 +128,7 @@ export function renderReport (input: ReportInput): string {
   }
   if (input.checker) out.push('## Checker on PostgreSQL', '', ...checkerTable(input.checker), '')
   if (input.deliveries) out.push('## Notification deliveries on PostgreSQL', '', ...deliveryTable(input.deliveries, input.checker?.phases[0]), '')
+  if (input.heartbeats) out.push('## Heartbeat pings on PostgreSQL', '', ...heartbeatTable(input.heartbeats), '')
   if (input.pglite) {
     out.push('## API on embedded PGlite', '', ...apiTable(input.pglite, false), '')
     out.push('<details><summary>Every round</summary>', '', ...roundsTable(input.pglite), '', '</details>', '')

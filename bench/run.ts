@@ -2,7 +2,7 @@
 // reference server, the checker with real workers and the notification deliveries, then the API on PGlite;
 // and the memory of one server with 100 monitors (embedded, and on PostgreSQL when DATABASE_URL is set); writes
 // and the operator CLI's time per command; writes
-// bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,pglite,memory,cli (some
+// bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,heartbeats,pglite,memory,cli (some
 // parts), --reuse (keep a database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { runApiBench, type Endpoint } from './api-bench.ts'
 import { runCheckerBench } from './checker-bench.ts'
 import { runDeliveryBench } from './delivery-bench.ts'
+import { runHeartbeatBench } from './heartbeat-bench.ts'
 import { runMemoryBench } from './memory-bench.ts'
 import { runCliBench } from './cli-bench.ts'
 import {
@@ -35,6 +36,7 @@ const SCALES = {
     api: { connections: 50, warmupSeconds: 10, durationSeconds: 10, rounds: 5 },
     checker: { warmupSeconds: 30, measureSeconds: 180 },
     deliveries: { flipping: 1_000, channelsPerMonitor: 3, pairs: 2 },
+    heartbeats: { monitors: 10_000, connections: 50, warmupSeconds: 5, durationSeconds: 30 },
     pglite: { name: 'pglite', users: 2, monitors: 100, bigUserMonitors: 100, checksPerMonitor: 1_000, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 5, durationSeconds: 10, rounds: 2 },
     // Four rounds of checks measured, after the first two.
@@ -46,6 +48,7 @@ const SCALES = {
     api: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
     checker: { warmupSeconds: 10, measureSeconds: 30 },
     deliveries: { flipping: 200, channelsPerMonitor: 3, pairs: 1 },
+    heartbeats: { monitors: 10_000, connections: 50, warmupSeconds: 2, durationSeconds: 10 },
     pglite: { name: 'pglite-small', users: 2, monitors: 20, bigUserMonitors: 20, checksPerMonitor: 100, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
     memory: { monitors: 100, warmupSeconds: 20, measureSeconds: 70 },
@@ -54,7 +57,7 @@ const SCALES = {
 } satisfies Record<string, { seed: Scale, pglite: Scale, [k: string]: unknown }>
 
 const DB_NAME = 'pingward_bench'
-const PARTS = ['api', 'checker', 'deliveries', 'pglite', 'memory', 'cli'] as const
+const PARTS = ['api', 'checker', 'deliveries', 'heartbeats', 'pglite', 'memory', 'cli'] as const
 type Part = typeof PARTS[number]
 
 const log = (line: string) => process.stdout.write(line + '\n')
@@ -102,7 +105,7 @@ async function main (): Promise<void> {
   const scale = SCALES[scaleName]
   if (!scale) throw new Error(`BENCH_SCALE must be one of ${Object.keys(SCALES).join(', ')}`)
   const adminUrl = process.env.DATABASE_URL
-  const onPostgres = args.parts.has('api') || args.parts.has('checker') || args.parts.has('deliveries')
+  const onPostgres = args.parts.has('api') || args.parts.has('checker') || args.parts.has('deliveries') || args.parts.has('heartbeats')
   if (onPostgres && !adminUrl) {
     throw new Error('DATABASE_URL (a PostgreSQL server where a database pingward_bench may be created) is required; --only pglite,memory,cli runs without it')
   }
@@ -181,6 +184,15 @@ async function main (): Promise<void> {
         'incident\'s transaction) to the receiver\'s 2xx.')
       log('deliveries on PostgreSQL')
       report.deliveries = await runDeliveryBench({ databaseUrl: postgres.url, db: runner, monitors: scale.seed.monitors, ...c, ...d, logDir, log })
+    }
+    if (args.parts.has('heartbeats') && postgres && runner) {
+      const h = scale.heartbeats
+      report.settings.push(`Heartbeats: ${h.monitors.toLocaleString('en-US')} heartbeat monitors (inserted in SQL, deadlines a day away), one API ` +
+        `process (\`${NODE}dist/server.js\`, CHECKER=off, LOG_LEVEL=info, PING_RATE_LIMIT at its maximum so that it counts every ping but ` +
+        `refuses none); autocannon with ${h.connections} connections POSTs a 60-byte JSON body to the ping URLs in turn: ${h.warmupSeconds} s ` +
+        `warm-up, ${h.durationSeconds} s measured; afterwards the heartbeats' check rows are counted against the 200 answers.`)
+      log('heartbeat pings on PostgreSQL')
+      report.heartbeats = await runHeartbeatBench({ databaseUrl: postgres.url, db: runner, userId: postgres.seeded.writeUserId, ...h, logDir, log })
     }
     if (args.parts.has('pglite')) {
       const dir = join(logDir, 'pglite-data')

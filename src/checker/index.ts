@@ -1,10 +1,11 @@
 // Starts a checker (probes, scheduling, retention, notification deliveries) on an open database; stop() ends it cleanly.
 import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../runtime/clock.ts'
-import type { Config } from '../runtime/config.ts'
+import { dnsServers, type Config } from '../runtime/config.ts'
 import type { Metrics } from '../runtime/metrics.ts'
 import type { Database } from '../db/client.ts'
 import { startDeliveryWorker } from '../notifications/delivery-worker.ts'
+import { HeartbeatDeadlines } from './heartbeat-deadlines.ts'
 import { createProber } from './probe.ts'
 import { startRetention } from './retention.ts'
 import { Checker } from './scheduler.ts'
@@ -25,7 +26,7 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
     db,
     clock,
     log,
-    prober: createProber({ allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS }),
+    prober: createProber({ allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, dnsServers: dnsServers(config) }),
     concurrency: config.CHECK_CONCURRENCY,
     confirmDelayMs: config.CHECK_CONFIRM_DELAY * 1000,
     onCheck: (statsTimer || metrics) && ((_monitor, latenessMs, result) => {
@@ -37,6 +38,9 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
     onClaim: metrics && ((count) => metrics.claimed('checker', count)),
   })
   checker.start()
+  // Heartbeats are pinged, not probed: their missed deadlines are claimed beside the checks.
+  const heartbeats = new HeartbeatDeadlines({ db, clock, log })
+  heartbeats.start()
   const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS })
   // Every checker process delivers the notifications that checks (and the API's pauses and deletes) write.
   const deliveries = startDeliveryWorker({ config, db, log, clock, metrics })
@@ -44,7 +48,7 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
   return {
     stop: async () => {
       clearInterval(statsTimer)
-      await Promise.all([checker.stop(), stopRetention(), deliveries.stop()])
+      await Promise.all([checker.stop(), heartbeats.stop(), stopRetention(), deliveries.stop()])
       log.info('checker stopped')
     },
   }

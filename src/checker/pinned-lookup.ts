@@ -12,7 +12,7 @@ export const defaultLookup: Lookup = async (hostname) =>
 /** The checked address to connect to, or why the host may not (or cannot) be connected to. */
 export type Pinned = { address: string, family: 4 | 6 } | { failure: string }
 
-const HINT = 'the operator can allow private targets with ALLOW_PRIVATE_TARGETS=true'
+export const HINT = 'the operator can allow private targets with ALLOW_PRIVATE_TARGETS=true'
 
 /**
  * Resolves `url`'s host with `lookup` (IP literals are taken as they are) and refuses it when ANY of its

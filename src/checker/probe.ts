@@ -1,5 +1,5 @@
-// One HTTP(S) check of a monitor: pinned addresses, bounded time, bounded body, manual redirects, its
-// assertions (status, keyword, response time), never throws.
+// One check of a monitor: an HTTP(S) one here (pinned addresses, bounded time, bounded body, manual
+// redirects, its assertions: status, keyword, response time), a tcp or dns one by their modules. Never throws.
 import type { HttpMethod, KeywordMode } from '../domain/vocabulary.ts'
 import { performance } from 'node:perf_hooks'
 import { Agent, Client, type Dispatcher } from 'undici'
@@ -7,9 +7,16 @@ import { isSecretHeader } from '../domain/monitor-request.ts'
 import { isPrivateAddress } from '../net/address-policy.ts'
 import { defaultLookup, pinAddress, type Lookup } from './pinned-lookup.ts'
 import { describeNetworkError, oneLine } from './probe-errors.ts'
+import { probeDns, type DnsProbeTarget } from './probe-dns.ts'
+import { probeTcp, type TcpProbeTarget } from './probe-tcp.ts'
 import { certificateConnector, verifyingConnector, type TlsCertificate } from './tls-certificate.ts'
 
+/** What a check of a monitor of each checked type needs (api-contract section 9). */
+export type CheckTarget = ProbeTarget | TcpProbeTarget | DnsProbeTarget
+
+/** An HTTP(S) check, a `site` monitor's. */
 export interface ProbeTarget {
+  type?: 'site' // the default
   url: string
   method: HttpMethod
   expectedStatus: number // 100-599
@@ -25,7 +32,7 @@ export interface ProbeTarget {
   degradedAfterMs?: number | null
 }
 
-interface ProbeResult {
+export interface ProbeResult {
   /** True exactly when a final response arrived with statusCode === expectedStatus and its body passed the keyword. */
   isUp: boolean
   /** Up, but slower than degradedAfterMs; errorMessage then says by how much. */
@@ -50,8 +57,10 @@ export interface ProbeOptions {
   now?: () => number // ms clock for timing, default performance.now
   /** Trusted roots for HTTPS checks instead of the system's. For tests. */
   tlsCa?: string | Buffer
-  /** Which addresses may be connected to; default `(ip) => allowPrivateTargets || !isPrivateAddress(ip)`. For tests. */
+  /** Which addresses may be connected to (and be a dns check's answer); default `(ip) => allowPrivateTargets || !isPrivateAddress(ip)`. For tests. */
   isAllowedAddress?: (ip: string) => boolean
+  /** The resolvers of dns checks (DNS_SERVERS: `1.1.1.1`, `9.9.9.9:53`, `[2620:fe::fe]:53`); undefined: the system's. */
+  dnsServers?: string[]
 }
 
 export interface Prober {
@@ -59,7 +68,7 @@ export interface Prober {
    * Never rejects. When `signal` aborts, resolves at once with a failed result whose errorMessage is
    * "aborted" (statusCode null), which the caller is expected not to record.
    */
-  probe (target: ProbeTarget, signal?: AbortSignal): Promise<ProbeResult>
+  probe (target: CheckTarget, signal?: AbortSignal): Promise<ProbeResult>
   /** Waits for in-flight probes and releases the sockets; later probes fail with "prober closed". */
   close (): Promise<void>
 }
@@ -87,9 +96,21 @@ export function createProber (options: ProbeOptions): Prober {
   // (undici's agent shows no socket to its caller); every check opens a new connection anyway (reset).
   const tlsConnector = verifyingConnector(options.tlsCa)
   const httpsClients = new Set<Client>()
+  // tcp and dns checks in flight, which close() waits for (each is bounded by its own time limit).
+  const others = new Set<Promise<ProbeResult>>()
   let closed = false
 
-  async function probe (target: ProbeTarget, signal?: AbortSignal): Promise<ProbeResult> {
+  function probe (target: CheckTarget, signal?: AbortSignal): Promise<ProbeResult> {
+    if (target.type !== 'tcp' && target.type !== 'dns') return probeHttp(target, signal)
+    if (closed) return Promise.resolve({ isUp: false, degraded: false, statusCode: null, responseTimeMs: 0, errorMessage: 'prober closed' })
+    const running = target.type === 'tcp'
+      ? probeTcp(target, { lookup, isAllowed, now, signal })
+      : probeDns(target, { allowPrivateTargets: options.allowPrivateTargets, isAllowed, servers: options.dnsServers, now, signal })
+    others.add(running)
+    return running.finally(() => others.delete(running))
+  }
+
+  async function probeHttp (target: ProbeTarget, signal?: AbortSignal): Promise<ProbeResult> {
     const start = now()
     const elapsed = () => Math.max(0, Math.round(now() - start))
     const timeoutMs = Math.round(target.timeoutSeconds * 1000)
@@ -257,7 +278,7 @@ export function createProber (options: ProbeOptions): Prober {
     probe,
     async close () {
       closed = true
-      await Promise.all([agent.close(), ...[...httpsClients].map((client) => client.close())])
+      await Promise.all([agent.close(), ...[...httpsClients].map((client) => client.close()), ...others])
     },
   }
 }

@@ -6,7 +6,8 @@ import { isDatabaseUnavailable } from '../db/unavailable.ts'
 import { ClaimLoop, type InFlight } from '../runtime/claim-loop.ts'
 import { claimDueMonitors, nextDueAt, releaseMonitors, type CheckResult, type ClaimedMonitor } from '../repositories/scheduling.ts'
 import { recordCheck } from './record-check.ts'
-import type { Prober } from './probe.ts'
+import { MONITOR_DEFAULTS } from '../domain/vocabulary.ts'
+import type { CheckTarget, Prober } from './probe.ts'
 
 export interface CheckerOptions {
   db: Database
@@ -82,17 +83,7 @@ export class Checker {
     const stopping = this.loop.stopping
     const work = (async () => {
       const startedAt = this.options.clock()
-      const result = await this.options.prober.probe({
-        url: monitor.url,
-        method: monitor.method,
-        expectedStatus: monitor.expectedStatus,
-        timeoutSeconds: monitor.timeoutSeconds,
-        requestHeaders: monitor.requestHeaders,
-        requestBody: monitor.requestBody,
-        keyword: monitor.keyword,
-        keywordMode: monitor.keywordMode,
-        degradedAfterMs: monitor.degradedAfterMs,
-      }, abort.signal)
+      const result = await this.options.prober.probe(checkTarget(monitor), abort.signal)
       if (abort.signal.aborted) return
       for (let attempt = 0; ; attempt++) {
         let recorded: boolean
@@ -158,6 +149,28 @@ export class Checker {
     const stopping = this.loop.stopping
     await pause(ms, stopping.aborted ? abandoned : AbortSignal.any([abandoned, stopping]))
     return !abandoned.aborted
+  }
+}
+
+/** What the probe of a claimed monitor asks, by its type. */
+function checkTarget (monitor: ClaimedMonitor): CheckTarget {
+  const { url, timeoutSeconds } = monitor
+  switch (monitor.monitorType) {
+    case 'tcp': return { type: 'tcp', url, timeoutSeconds }
+    // The API gives every dns monitor a record type; one without would mean the default's.
+    case 'dns': return { type: 'dns', url, timeoutSeconds, recordType: monitor.dnsRecordType ?? MONITOR_DEFAULTS.dns_record_type, expected: monitor.dnsExpected }
+    case 'site': return {
+      type: 'site',
+      url,
+      method: monitor.method,
+      expectedStatus: monitor.expectedStatus,
+      timeoutSeconds,
+      requestHeaders: monitor.requestHeaders,
+      requestBody: monitor.requestBody,
+      keyword: monitor.keyword,
+      keywordMode: monitor.keywordMode,
+      degradedAfterMs: monitor.degradedAfterMs,
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 // Form strings to API input: converted to the schema's types, then checked by the API's own schemas,
 // validator and message formatter, and the API's target rule, so the dashboard has no rules of its own.
 import { InvalidInputError } from '../domain/errors.ts'
+import { isFieldOfType } from '../domain/monitor-types.ts'
+import { MONITOR_TYPES, type MonitorType } from '../domain/vocabulary.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
 import { CreateMonitorSchema, UpdateMonitorSchema, type NewMonitor, type UpdateMonitor } from '../schemas/monitor.ts'
@@ -88,6 +90,17 @@ function monitorInputFromForm (form: FormFields): Validated<Record<string, unkno
   }
   putNullable(input, 'request_body', form.request_body, 'text')
   input.is_active = form.is_active === 'on'
+  if (form.monitor_type !== undefined) input.monitor_type = form.monitor_type
+  putNumber(input, 'grace_minutes', form.grace_minutes)
+  if (form.dns_record_type !== undefined) input.dns_record_type = form.dns_record_type
+  // One value per line; no lines: any answer.
+  if (form.dns_expected !== undefined) {
+    const values = form.dns_expected.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '')
+    input.dns_expected = values.length === 0 ? null : values
+  }
+  // The form shows every kind's fields (a script hides the others): only the chosen kind's are sent.
+  const type = (MONITOR_TYPES as readonly string[]).includes(form.monitor_type ?? '') ? form.monitor_type as MonitorType : 'site'
+  for (const field of Object.keys(input)) if (!isFieldOfType(type, field)) delete input[field]
   // The ticked channels; whether each is the user's is the repository's check, as for the API.
   const prefix = channelFieldName('')
   input.notification_channel_ids = Object.keys(form).filter((name) => name.startsWith(prefix) && form[name] === 'on').map((name) => name.slice(prefix.length))
@@ -100,10 +113,10 @@ function validatedMonitor<T> (form: FormFields, validate: (input: Record<string,
   return input.ok ? validate(input.value) : input
 }
 
-function withTargetRule<T extends { url?: string }> (result: Validated<T>, allowPrivateTargets: boolean): Validated<T> {
+function withTargetRule<T extends object> (result: Validated<T>, allowPrivateTargets: boolean): Validated<T> {
   if (!result.ok) return result
   try {
-    assertTargetAllowed(result.value.url, allowPrivateTargets)
+    assertTargetAllowed('url' in result.value ? result.value.url as string : undefined, allowPrivateTargets)
     return result
   } catch (err) {
     if (!(err instanceof InvalidInputError)) throw err

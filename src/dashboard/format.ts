@@ -55,3 +55,19 @@ export function percent (value: number | null): string {
 }
 
 export const count = (n: number) => n.toLocaleString('en-US')
+
+/** Under this many days before its expiry a certificate is shown as a warning (the first `tls.expiring` reminder). */
+const CERTIFICATE_WARNING_DAYS = 14
+
+/**
+ * When a certificate expires, relative to now: "expires in 41 days" (whole days, rounded down), "expires within a
+ * day", "expired 3 h ago"; a warning under 14 days, an error once expired (said in words, the colour repeats it).
+ */
+export function certificateExpiry (expiresAt: Date | string, now: Date): SafeHtml {
+  const when = typeof expiresAt === 'string' ? new Date(expiresAt) : expiresAt
+  const ms = when.getTime() - now.getTime()
+  if (ms <= 0) return html`<span class="expiry expiry-expired">expired ${ago(when, now)}</span>`
+  const days = Math.floor(ms / 86_400_000)
+  const text = days === 0 ? 'expires within a day' : `expires in ${count(days)} ${days === 1 ? 'day' : 'days'}`
+  return html`<span class="expiry${days < CERTIFICATE_WARNING_DAYS ? ' expiry-soon' : ''}">${text}</span>`
+}

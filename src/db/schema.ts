@@ -4,7 +4,8 @@ import {
   boolean, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid, type PgColumn,
 } from 'drizzle-orm/pg-core'
 import {
-  API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_TYPES, DELIVERY_STATUSES, HTTP_METHODS, INCIDENT_STATUSES, KEYWORD_MODES, MONITOR_DEFAULTS,
+  API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
+  MONITOR_DEFAULTS,
   MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES,
 } from '../domain/vocabulary.ts'
 
@@ -99,7 +100,8 @@ export const monitors = pgTable('monitors', {
   id: uuid('id').primaryKey().defaultRandom(),
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
   name: text('name').notNull(),
-  url: text('url').notNull(),
+  // Null exactly for a heartbeat monitor, which is pinged instead of checked.
+  url: text('url'),
   monitorType: text('monitor_type', { enum: MONITOR_TYPES }).notNull().default(MONITOR_DEFAULTS.monitor_type),
   method: text('method', { enum: HTTP_METHODS }).notNull().default(MONITOR_DEFAULTS.method),
   expectedStatus: smallint('expected_status').notNull().default(MONITOR_DEFAULTS.expected_status),
@@ -114,6 +116,12 @@ export const monitors = pgTable('monitors', {
   degradedAfterMs: integer('degraded_after_ms'),
   requestHeaders: jsonb('request_headers').$type<Record<string, string>>().notNull().default(MONITOR_DEFAULTS.request_headers),
   requestBody: text('request_body'),
+  // A `dns` monitor's question and the values its answer must contain (null: any answer); null for other types.
+  dnsRecordType: text('dns_record_type', { enum: DNS_RECORD_TYPES }),
+  dnsExpected: text('dns_expected').array(),
+  // A `heartbeat` monitor's minutes of grace after its interval, and the token of its ping URL; null for other types.
+  graceMinutes: smallint('grace_minutes'),
+  pingToken: text('ping_token').unique(),
   // The certificate the latest HTTPS check saw: when it expires and who issued it.
   tlsExpiresAt: ts('tls_expires_at'),
   tlsIssuer: text('tls_issuer'),
@@ -125,17 +133,25 @@ export const monitors = pgTable('monitors', {
   // Scheduling state of the checker: null while paused or deleted.
   nextCheckAt: ts('next_check_at').defaultNow(),
   consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+  // Passes in a row that count towards leaving the current status: any pass while down, fast passes while degraded.
   consecutiveSuccesses: integer('consecutive_successes').notNull().default(0),
+  // Checks in a row that passed slower than degraded_after_ms (src/checker/outcome.ts).
+  consecutiveSlow: integer('consecutive_slow').notNull().default(0),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
   deletedAt: ts('deleted_at'),
 }, (t) => [
   index('monitors_user_created_idx').on(t.userId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
-  index('monitors_due_idx').on(t.nextCheckAt).where(sql`${t.deletedAt} is null and ${t.isActive}`),
+  // What the checker claims (every kind but heartbeats, which are pinged), and the deadlines of heartbeats:
+  // apart, so that neither scan steps over the other's overdue rows.
+  index('monitors_due_idx').on(t.nextCheckAt).where(sql`${t.deletedAt} is null and ${t.isActive} and ${t.monitorType} <> 'heartbeat'`),
+  index('monitors_heartbeat_due_idx').on(t.nextCheckAt).where(sql`${t.deletedAt} is null and ${t.isActive} and ${t.monitorType} = 'heartbeat'`),
   oneOf('monitors_monitor_type_check', t.monitorType, MONITOR_TYPES),
   oneOf('monitors_method_check', t.method, HTTP_METHODS),
   oneOf('monitors_status_check', t.status, MONITOR_STATUSES),
   oneOf('monitors_keyword_mode_check', t.keywordMode, KEYWORD_MODES),
+  oneOf('monitors_dns_record_type_check', t.dnsRecordType, DNS_RECORD_TYPES),
+  check('monitors_url_check', sql`(${t.url} is null) = (${t.monitorType} = 'heartbeat')`),
 ])
 
 export const checks = pgTable('checks', {
@@ -146,6 +162,8 @@ export const checks = pgTable('checks', {
   responseTimeMs: integer('response_time_ms').notNull(),
   checkedAt: ts('checked_at').notNull(),
   errorMessage: text('error_message'),
+  // A heartbeat ping's body (its first 10 KiB), as a cron job sent it; null for every other check. Not in the API.
+  pingBody: text('ping_body'),
 }, (t) => [
   // Ascending on purpose: a backward scan serves ORDER BY checked_at DESC, id DESC (the default NULLS FIRST).
   index('checks_monitor_checked_idx').on(t.monitorId, t.checkedAt, t.id),
@@ -156,6 +174,7 @@ export const incidents = pgTable('incidents', {
   id: uuid('id').primaryKey().defaultRandom(),
   monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
   status: text('status', { enum: INCIDENT_STATUSES }).notNull().default('open'),
+  kind: text('kind', { enum: INCIDENT_KINDS }).notNull().default('down'),
   cause: text('cause').notNull(),
   statusCode: smallint('status_code'),
   startedAt: ts('started_at').notNull(),
@@ -165,6 +184,7 @@ export const incidents = pgTable('incidents', {
   // At most one open incident per monitor, enforced by the database.
   uniqueIndex('incidents_one_open_idx').on(t.monitorId).where(sql`${t.status} = 'open'`),
   oneOf('incidents_status_check', t.status, INCIDENT_STATUSES),
+  oneOf('incidents_kind_check', t.kind, INCIDENT_KINDS),
 ])
 
 // Where a user wants to be told (api-contract section 8). `config` holds the type's settings, secrets

@@ -1,8 +1,11 @@
 // The closed vocabularies and the monitor defaults, each written once: the TypeBox schemas, the table
 // definitions (text columns with a CHECK constraint), the checker and the dashboard all take them from here.
 
-/** Kinds of monitor: `site` is an HTTP(S) request. */
-export const MONITOR_TYPES = ['site'] as const
+/**
+ * Kinds of monitor: `site` is an HTTP(S) request, `tcp` a connection opened (`tcp://host:port`), `dns` a
+ * question to the resolver (`dns://name`); a `heartbeat` is not checked but pinged (it has no url).
+ */
+export const MONITOR_TYPES = ['site', 'tcp', 'dns', 'heartbeat'] as const
 export type MonitorType = typeof MONITOR_TYPES[number]
 
 /** Methods a `site` monitor may send. */
@@ -20,7 +23,15 @@ export type MonitorStatus = typeof MONITOR_STATUSES[number]
 export const KEYWORD_MODES = ['contains', 'not_contains'] as const
 export type KeywordMode = typeof KEYWORD_MODES[number]
 
+/** The record types a `dns` monitor may ask for. */
+export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS'] as const
+export type DnsRecordType = typeof DNS_RECORD_TYPES[number]
+
 export const INCIDENT_STATUSES = ['open', 'resolved'] as const
+
+/** What an incident is about: the monitor was `down`, or its checks passed but slower than its `degraded_after_ms`. */
+export const INCIDENT_KINDS = ['down', 'degraded'] as const
+export type IncidentKind = typeof INCIDENT_KINDS[number]
 
 /** `read` keys may only GET; `write` keys may do everything. */
 export const API_KEY_SCOPES = ['read', 'write'] as const
@@ -41,6 +52,9 @@ export const MONITOR_DEFAULTS = {
   degraded_after_ms: null,
   request_headers: {},
   request_body: null,
+  dns_record_type: 'A',
+  dns_expected: null,
+  grace_minutes: 1,
 } as const satisfies {
   monitor_type: MonitorType
   method: HttpMethod
@@ -55,6 +69,9 @@ export const MONITOR_DEFAULTS = {
   degraded_after_ms: number | null
   request_headers: Record<string, string>
   request_body: string | null
+  dns_record_type: DnsRecordType
+  dns_expected: string[] | null
+  grace_minutes: number
 }
 
 /** Where a notification channel sends (api-contract section 8). */
@@ -63,9 +80,10 @@ export type ChannelType = typeof CHANNEL_TYPES[number]
 
 /**
  * What a channel can be told; `test` is only sent by `POST /notification-channels/{id}/test`; `tls.expiring`
- * when an HTTPS check sees a certificate 14, 7 or 1 days from its expiry (one event per threshold).
+ * when an HTTPS check sees a certificate 14, 7 or 1 days from its expiry (one event per threshold);
+ * `heartbeat.missed` when a heartbeat's deadline passes without a ping (its down incident opens).
  */
-export const NOTIFICATION_EVENT_TYPES = ['incident.opened', 'incident.resolved', 'tls.expiring', 'test'] as const
+export const NOTIFICATION_EVENT_TYPES = ['incident.opened', 'incident.resolved', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring', 'test'] as const
 export type NotificationEventType = typeof NOTIFICATION_EVENT_TYPES[number]
 
 /** A delivery is `pending` until its first attempt, `failed` while it will be retried, `dead` once given up. */

@@ -22,6 +22,7 @@ import schemasPlugin, { SHARED_SCHEMAS } from '../plugins/schemas.ts'
 import openapiPlugin from '../plugins/openapi.ts'
 import apiResponsesPlugin from '../plugins/api-responses.ts'
 import healthRoutes from '../routes/health.ts'
+import pingRoutes from '../routes/pings.ts'
 import metricsRoutes from '../routes/metrics.ts'
 import monitorRoutes from '../routes/monitors.ts'
 import checkRoutes from '../routes/checks.ts'
@@ -94,11 +95,13 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
   await app.register(openapiPlugin)
   await app.register(healthRoutes)
   await app.register(metricsRoutes, { token: config.METRICS_TOKEN })
+  // Heartbeats' ping URLs: at the root (short URLs for cron lines), no key, their own rate limit per token.
+  await app.register(pingRoutes, { perMinute: config.PING_RATE_LIMIT })
   await app.register(async (api) => {
     // First: compression takes the routes registered after it.
     await api.register(apiResponsesPlugin, { corsOrigins: config.CORS_ORIGINS })
     api.addHook('preParsing', app.requireApiKey)
-    await api.register(monitorRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS })
+    await api.register(monitorRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, publicUrl: config.PUBLIC_URL })
     await api.register(checkRoutes)
     await api.register(incidentRoutes)
     await api.register(channelRoutes, { config })

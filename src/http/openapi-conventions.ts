@@ -98,6 +98,21 @@ function nameDiscriminatedVariants (schemas: Record<string, Schema>): void {
       return { $ref: ref }
     })
     if (Object.keys(mapping).length > 0) schema.discriminator = { ...discriminator, mapping }
+    // A tag with a default (a monitor's `monitor_type`, `site`) is required by the validator only after the
+    // default is applied: a client may leave it out. OpenAPI 3.1's discriminator cannot say so (a tag it reads
+    // must be required), and a linter cannot see that an optional tag still tells the variants apart, so the
+    // document gives them as an anyOf: a body of each kind matches exactly one all the same. The tag's default
+    // is said by the variant that takes it; beside the variants, the validator's own copy of the tag would read
+    // to an SDK generator as one more variant.
+    if (schema.properties?.[discriminator.propertyName]?.default !== undefined) {
+      delete schema.discriminator
+      schema.anyOf = schema.oneOf
+      delete schema.oneOf
+      delete schema.properties
+      delete schema.type
+      schema.required = (schema.required ?? []).filter((name: string) => name !== discriminator.propertyName)
+      if (schema.required.length === 0) delete schema.required
+    }
   }
 }
 

@@ -17,6 +17,9 @@ export function assertTargetAllowed (url: string | undefined, allowPrivateTarget
     throw new InvalidInputError(field, `body/${path} must be an absolute http or https URL of at most 2048 characters`)
   }
   if (parsed.username || parsed.password) throw new InvalidInputError(field, `body/${path} must not contain credentials`)
+  // tcp:// and dns:// are not schemes the URL parser knows: their host is taken as written (`127.1`). Read as
+  // http, it is normalized as the checker's connect will see it (`127.0.0.1`).
+  if (!/^https?:$/i.test(parsed.protocol)) parsed = new URL(`http:${url.slice(parsed.protocol.length)}`)
   const reason = allowPrivateTargets ? undefined : privateTargetReason(parsed)
   if (reason) throw new InvalidInputError(field, `body/${path}: ${reason}; ${PRIVATE_TARGET_HINT}`)
 }

@@ -21,6 +21,19 @@ export interface BatchPlan {
 const told = (delivery: QueuedDelivery): ToldEvent => ({ id: delivery.eventId, event: delivery.payload })
 
 /**
+ * Which edge of an incident a delivery tells: a down incident's by its type (`incident.opened`,
+ * `incident.resolved`), a degraded one's by its incident's status (`monitor.degraded` is one type for both
+ * edges), so the rules below (in order, held for a failed opening, told whole as a flap) hold for both kinds.
+ */
+function edgeOf (d: QueuedDelivery): 'opened' | 'resolved' | null {
+  // A missed heartbeat opens a down incident: its `incident.resolved` is the other edge.
+  if (d.type === 'incident.opened' || d.type === 'heartbeat.missed') return 'opened'
+  if (d.type === 'incident.resolved') return 'resolved'
+  if (d.type !== 'monitor.degraded') return null
+  return d.payload.data.incident?.status === 'open' ? 'opened' : 'resolved'
+}
+
+/**
  * `deliveries` as takeDueDeliveries returns them (oldest event first). A receiver that is a program
  * (`forPeople` false: webhook, PagerDuty) gets each event as it is. A person gets an incident that opened
  * and resolved before its opening was told as one message ("was down 3 min, now up"), and the deliveries
@@ -32,8 +45,8 @@ export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: b
   const resolution = new Map<string, QueuedDelivery>()
   for (const d of deliveries) {
     if (d.incidentId === null) continue
-    if (d.type === 'incident.opened') opening.set(d.incidentId, d)
-    if (d.type === 'incident.resolved') resolution.set(d.incidentId, d)
+    if (edgeOf(d) === 'opened') opening.set(d.incidentId, d)
+    if (edgeOf(d) === 'resolved') resolution.set(d.incidentId, d)
   }
   if (!options.forPeople) {
     // An opening that failed is retried when its backoff (or the receiver's Retry-After) says; its
@@ -42,8 +55,8 @@ export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: b
     const sends: PlannedSend[] = []
     for (const d of deliveries) {
       const waitingOpening = d.incidentId === null ? undefined : opening.get(d.incidentId)
-      if (d.nextAttemptAt > options.now && d.type === 'incident.opened') continue
-      if (d.type === 'incident.resolved' && waitingOpening && waitingOpening.nextAttemptAt > options.now) {
+      if (d.nextAttemptAt > options.now && edgeOf(d) === 'opened') continue
+      if (edgeOf(d) === 'resolved' && waitingOpening && waitingOpening.nextAttemptAt > options.now) {
         held.push({ deliveries: [d], until: waitingOpening.nextAttemptAt })
         continue
       }
@@ -54,7 +67,7 @@ export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: b
   // A storm's member takes its incident's other half along, so that the two are told in order.
   const storm = new Set(deliveries.filter((d) => d.stormRank > STORM_LIMIT && d.type !== 'test'))
   for (const d of [...storm]) {
-    const other = d.incidentId === null ? undefined : (d.type === 'incident.opened' ? resolution : opening).get(d.incidentId)
+    const other = d.incidentId === null ? undefined : (edgeOf(d) === 'opened' ? resolution : opening).get(d.incidentId)
     if (other) storm.add(other)
   }
 
@@ -63,7 +76,7 @@ export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: b
   const merged = new Set<QueuedDelivery>()
   for (const d of deliveries) {
     if (storm.has(d) || merged.has(d)) continue
-    const resolved = d.type === 'incident.opened' && d.incidentId !== null ? resolution.get(d.incidentId) : undefined
+    const resolved = edgeOf(d) === 'opened' && d.incidentId !== null ? resolution.get(d.incidentId) : undefined
     if (resolved && d.attempts > 0 && d.nextAttemptAt > options.now) {
       // The opening failed and waits for its retry (the receiver's Retry-After, or the backoff): its
       // resolution does not bring it forward; the two go as one message then.

@@ -1,16 +1,17 @@
-// The words a person reads on a phone: which monitor, what failed, since when, for how long (or which
-// certificate expires when), and the link to it in the dashboard. Every adapter for people builds its
-// service's format from this one text.
+// The words a person reads on a phone: which monitor, what failed (or what was slow), since when, for how
+// long (or which certificate expires when), and the link to it in the dashboard. Every adapter for people
+// builds its service's format from this one text.
 import { daysLeft } from '../checker/tls-expiry.ts'
 import type { Incident } from '../schemas/incident.ts'
 import type { Monitor } from '../schemas/monitor.ts'
 import type { ChannelForSending, Message, SendContext, ToldEvent } from './channels/types.ts'
 
 /**
- * How it reads: `down` (an incident opened), `up` (resolved), `flap` (both at once), `expiring` (a certificate
- * near its expiry), `info` (a test, a digest of no outage).
+ * How it reads: `down` (an incident opened), `degraded` (a degraded incident opened: passing, but slow), `up`
+ * (either resolved), `flap` (opened and resolved at once), `expiring` (a certificate near its expiry), `info`
+ * (a test, a digest of no outage, an incident closed by a pause or a delete).
  */
-export type Tone = 'down' | 'up' | 'flap' | 'expiring' | 'info'
+export type Tone = 'down' | 'degraded' | 'up' | 'flap' | 'expiring' | 'info'
 
 interface Fact {
   label: string
@@ -31,11 +32,22 @@ export interface HumanText {
   link: { url: string, label: string }
 }
 
-/** The incident of an `incident.*` event, with its monitor; null for a `test` and a `tls.expiring`. */
+/** The incident of an `incident.*` or `monitor.degraded` event, with its monitor; null for a `test` and a `tls.expiring`. */
 export function incidentOf (told: ToldEvent): { monitor: Monitor, incident: Incident } | null {
   const { monitor, incident } = told.event.data
   return monitor && incident ? { monitor, incident } : null
 }
+
+/** Whether the event tells an incident's opening, from the incident's status: `monitor.degraded` is one type for both edges. */
+export function isOpening (told: ToldEvent): boolean {
+  return incidentOf(told)?.incident.status === 'open'
+}
+
+/** `down` or `degraded`: what the incident of an event is about (an event written before `kind` existed is a down incident's). */
+export const incidentKind = (incident: Incident) => incident.kind === 'degraded' ? 'degraded' : 'down'
+
+/** The monitor's url as a fact, when it has one (a heartbeat is pinged, not checked at a url). */
+const checking = (monitor: Monitor): Fact[] => monitor.url ? [{ label: 'Checking', value: monitor.url, url: true }] : []
 
 /** The text of a message, as of `context.now` (an open incident's "for how long" is counted to then). */
 export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Message, context: SendContext): HumanText {
@@ -46,7 +58,7 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
     const { monitor, certificate } = expiring
     const facts: Fact[] = [{ label: 'Expires on', value: utcTime(certificate.expiresAt) }]
     if (certificate.issuer) facts.push({ label: 'Issued by', value: certificate.issuer })
-    facts.push({ label: 'Checking', value: monitor.url, url: true })
+    facts.push(...checking(monitor))
     return {
       tone: 'expiring',
       title: certificate.headline,
@@ -67,6 +79,15 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
   }
   const { monitor, incident } = parts
   const link = { url: monitorUrl(context, monitor.id), label: 'Open in Pingward' }
+  if (incidentKind(incident) === 'degraded') return degradedText(told, message.kind === 'flap', monitor, incident, context)
+  if (told.event.type === 'heartbeat.missed') {
+    const facts = [
+      { label: 'What failed', value: incident.cause },
+      { label: 'Down since', value: utcTime(incident.started_at) },
+      { label: 'Down for', value: `${duration(secondsBetween(incident.started_at, context.now))} so far` },
+    ]
+    return { tone: 'down', title: missedHeadline(told, monitor), facts, items: [], link }
+  }
   if (told.event.type === 'incident.opened') {
     return {
       tone: 'down',
@@ -75,7 +96,7 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
         { label: 'What failed', value: incident.cause },
         { label: 'Down since', value: utcTime(incident.started_at) },
         { label: 'Down for', value: `${duration(secondsBetween(incident.started_at, context.now))} so far` },
-        { label: 'Checking', value: monitor.url, url: true },
+        ...checking(monitor),
       ],
       items: [],
       link,
@@ -86,12 +107,54 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
     { label: 'What failed', value: incident.cause },
     { label: 'Down from', value: `${utcTime(incident.started_at)} to ${utcTime(incident.resolved_at ?? told.event.timestamp)}` },
     { label: 'Down for', value: down },
-    { label: 'Checking', value: monitor.url, url: true },
+    ...checking(monitor),
   ]
   const closedBy = closedWithoutCheck(told, monitor)
   if (closedBy) return { tone: 'info', title: `${monitor.name}: incident closed, the monitor was ${closedBy}`, facts, items: [], link }
   if (message.kind === 'flap') return { tone: 'flap', title: `${monitor.name} was down ${down}, now up`, facts, items: [], link }
   return { tone: 'up', title: `${monitor.name} is up again`, facts, items: [], link }
+}
+
+/**
+ * A degraded incident (passing, but slower than the monitor's degraded_after_ms): opened, "⚠ Homepage is
+ * degraded" and what was slow, since when; resolved, "Homepage is no longer degraded" and how long it was slow.
+ * It also ends when the monitor goes down: said so in the title, as the down incident's own message follows.
+ */
+function degradedText (told: ToldEvent, flap: boolean, monitor: Monitor, incident: Incident, context: SendContext): HumanText {
+  const link = { url: monitorUrl(context, monitor.id), label: 'Open in Pingward' }
+  if (incident.status === 'open') {
+    const facts = [
+      { label: 'What is slow', value: incident.cause },
+      { label: 'Degraded since', value: utcTime(incident.started_at) },
+      { label: 'Slow for', value: `${duration(secondsBetween(incident.started_at, context.now))} so far` },
+      ...checking(monitor),
+    ]
+    return { tone: 'degraded', title: `${monitor.name} is degraded`, facts, items: [], link }
+  }
+  const slow = duration(incident.duration_seconds ?? secondsBetween(incident.started_at, incident.resolved_at ?? context.now))
+  const facts = [
+    { label: 'What was slow', value: incident.cause },
+    { label: 'Degraded from', value: `${utcTime(incident.started_at)} to ${utcTime(incident.resolved_at ?? told.event.timestamp)}` },
+    { label: 'Slow for', value: slow },
+    ...checking(monitor),
+  ]
+  const closedBy = closedWithoutCheck(told, monitor)
+  if (closedBy) return { tone: 'info', title: `${monitor.name}: degraded incident closed, the monitor was ${closedBy}`, facts, items: [], link }
+  if (monitor.status === 'down') return { tone: 'info', title: `${monitor.name} is no longer degraded: it went down`, facts, items: [], link }
+  if (flap) return { tone: 'flap', title: `${monitor.name} was degraded ${slow}, no longer`, facts, items: [], link }
+  return { tone: 'up', title: `${monitor.name} is no longer degraded`, facts, items: [], link }
+}
+
+/**
+ * "Backup missed its heartbeat: no ping since 2026-05-01 02:00 UTC (expected every 5 min + 1 min grace)". Its last
+ * ping is the monitor's `last_checked_at` (a missed deadline records a check, not a ping); a heartbeat never pinged
+ * has waited since its deadline's start: the missed check's time less the interval and grace.
+ */
+function missedHeadline (told: ToldEvent, monitor: Monitor): string {
+  const grace = monitor.grace_minutes ?? 0
+  const checkedAt = told.event.data.check?.checked_at ?? told.event.timestamp
+  const since = monitor.last_checked_at ?? new Date(new Date(checkedAt).getTime() - (monitor.interval_minutes + grace) * 60_000).toISOString()
+  return `${monitor.name} missed its heartbeat: no ping since ${utcTime(since)} (expected every ${monitor.interval_minutes} min + ${grace} min grace)`
 }
 
 /** A pause or a delete resolves an open incident without a check: the monitor is not known to be up. */
@@ -129,6 +192,8 @@ function digestText (told: ToldEvent[], context: SendContext): HumanText {
     if (!parts) return { tone: 'info' as Tone, line: 'Test notification', url: null }
     const { monitor, incident } = parts
     const url = monitorUrl(context, monitor.id)
+    if (incidentKind(incident) === 'degraded') return { ...degradedLine(one, monitor, incident), url }
+    if (one.event.type === 'heartbeat.missed') return { tone: 'down' as Tone, line: missedHeadline(one, monitor), url }
     if (one.event.type === 'incident.opened') {
       return { tone: 'down' as Tone, line: `${monitor.name} is down since ${utcTime(incident.started_at)}: ${incident.cause}`, url }
     }
@@ -138,18 +203,30 @@ function digestText (told: ToldEvent[], context: SendContext): HumanText {
     return { tone: 'up' as Tone, line: `${monitor.name} is up again after ${down} down`, url }
   })
   const downs = items.filter((item) => item.tone === 'down').length
+  const degraded = items.filter((item) => item.tone === 'degraded').length
   const ups = items.filter((item) => item.tone === 'up').length
   const expiring = items.filter((item) => item.tone === 'expiring').length
   const counts = [
-    downs ? `${downs} down` : '', ups ? `${ups} up again` : '', expiring ? `${expiring} ${expiring === 1 ? 'certificate' : 'certificates'} expiring` : '',
+    downs ? `${downs} down` : '', degraded ? `${degraded} degraded` : '', ups ? `${ups} up again` : '',
+    expiring ? `${expiring} ${expiring === 1 ? 'certificate' : 'certificates'} expiring` : '',
   ].filter(Boolean).join(', ')
   return {
-    tone: downs ? 'down' : expiring ? 'expiring' : 'info',
+    tone: downs ? 'down' : degraded ? 'degraded' : expiring ? 'expiring' : 'info',
     title: `${told.length} notifications${counts ? `: ${counts}` : ''}`,
     facts: [],
     items,
     link: { url: `${context.publicUrl}/`, label: 'Open Pingward' },
   }
+}
+
+/** A digest's line of a degraded incident's edge. */
+function degradedLine (told: ToldEvent, monitor: Monitor, incident: Incident): { tone: Tone, line: string } {
+  if (incident.status === 'open') return { tone: 'degraded', line: `${monitor.name} is degraded since ${utcTime(incident.started_at)}: ${incident.cause}` }
+  const slow = duration(incident.duration_seconds ?? 0)
+  const closedBy = closedWithoutCheck(told, monitor)
+  if (closedBy) return { tone: 'info', line: `${monitor.name}: degraded incident closed after ${slow}, the monitor was ${closedBy}` }
+  if (monitor.status === 'down') return { tone: 'info', line: `${monitor.name} is no longer degraded after ${slow} slow: it went down` }
+  return { tone: 'up', line: `${monitor.name} is no longer degraded after ${slow} slow` }
 }
 
 /** The text as plain lines under the title: facts, a digest's lines (with their pages), then the link. */

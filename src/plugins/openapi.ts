@@ -66,8 +66,9 @@ export default fp(async (app) => {
       tags: [
         { name: 'monitors', description: 'Uptime monitors' },
         { name: 'checks', description: 'Check results of a monitor' },
-        { name: 'incidents', description: 'Periods during which a monitor was down' },
+        { name: 'incidents', description: 'Periods during which a monitor was down, or degraded (its checks passed but slower than its `degraded_after_ms`)' },
         { name: 'notifications', description: 'Notification channels, where their events go, and the delivery of each event' },
+        { name: 'heartbeats', description: 'The ping URL of a heartbeat monitor: a job pings it, no key needed' },
         { name: 'health', description: 'Liveness and readiness of the service' },
       ],
       webhooks: WEBHOOKS,

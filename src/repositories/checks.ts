@@ -71,7 +71,7 @@ export async function listChecks (
 }
 
 /** The API's record of a check row. */
-export function toCheck (row: typeof checks.$inferSelect): Check {
+export function toCheck (row: Omit<typeof checks.$inferSelect, 'pingBody'>): Check {
   return {
     id: row.id,
     monitor_id: row.monitorId,

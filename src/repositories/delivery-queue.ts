@@ -1,5 +1,5 @@
 // The delivery worker's rows: claim a channel (a lease), take its due deliveries, record attempts, release.
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, sql, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { preparedSql } from '../db/prepared.ts'
 import { notificationChannels, notificationDeliveries, notificationEvents } from '../db/schema.ts'
@@ -92,7 +92,9 @@ export async function anyDueDelivery (db: Database, now: Date): Promise<boolean>
  * lease until `now + leaseMs`, by an UPDATE whose condition is checked again on the locked row, so two
  * workers never both hold a channel; its deliveries are marked with the lease. With each resolution comes
  * its incident's opening when that is not told yet (due or not: a resolution is never told before its
- * opening). For channels of `stormTypes` (adapters for people), each delivery's storm rank.
+ * opening). An event's edge is its incident's status in the payload (`monitor.degraded` is one type for
+ * both edges of a degraded incident). Events of one instant go older incident first (a degraded incident
+ * ends where the down one starts, in one transaction), an incident's opening before its resolution. For channels of `stormTypes` (adapters for people), each delivery's storm rank.
  */
 export async function claimChannels (
   db: Database, now: Date, options: { limit: number, leaseMs: number, batchSize: number, stormTypes: ChannelType[] }
@@ -148,7 +150,7 @@ export async function claimChannels (
     select claimed.id as channel_id, claimed.name, claimed.type as channel_type, claimed.config, claimed.secret,
       claimed.previous_secret, claimed.previous_secret_until, ${SELECT_TAKEN}, ${STORM_RANK(sql`claimed.type`, options.stormTypes)} as storm_rank
     from claimed left join (taken join ${notificationEvents} e on e.id = taken.event_id) on taken.channel_id = claimed.id
-    order by claimed.id, e.created_at, e.type = 'incident.resolved', taken.id`)
+    order by claimed.id, e.created_at, ${incidentField('e', 'started_at')}, ${incidentField('e', 'status')} = 'resolved', taken.id`)
   const claimed = new Map<string, ClaimedChannel>()
   for (const row of rowsOf(result)) {
     const id = row.channel_id as string
@@ -197,11 +199,15 @@ export async function queuedChannel (db: Database, channelId: string, now: Date)
 const SELECT_TAKEN = sql`taken.id, taken.event_id, taken.status, taken.attempts, taken.created_at, taken.next_attempt_at,
   e.type, e.incident_id, e.payload`
 
-// The untold openings of the incidents whose resolutions are in \`due\` (a CTE of delivery ids), on the same channel.
+/** A field of an event's incident, as its payload holds it (null for an event without one). */
+const incidentField = (event: 'e' | 'r' | 'opened', field: 'status' | 'started_at'): SQL =>
+  sql.raw(`(${event}.payload->'data'->'incident'->>'${field}')`)
+
+// The untold openings of the incidents (down or degraded) whose resolutions are in \`due\` (a CTE of delivery ids), on the same channel.
 const OPENINGS = sql`openings as (
   select d.id from due join ${notificationDeliveries} dd on dd.id = due.id
-  join ${notificationEvents} r on r.id = dd.event_id and r.type = 'incident.resolved'
-  join ${notificationEvents} opened on opened.incident_id = r.incident_id and opened.type = 'incident.opened'
+  join ${notificationEvents} r on r.id = dd.event_id and r.incident_id is not null and ${incidentField('r', 'status')} = 'resolved'
+  join ${notificationEvents} opened on opened.incident_id = r.incident_id and ${incidentField('opened', 'status')} = 'open'
   join ${notificationDeliveries} d on d.event_id = opened.id and d.channel_id = dd.channel_id and d.status in ('pending', 'failed'))`
 
 function queued (row: Record<string, unknown>): QueuedDelivery {

@@ -1,6 +1,7 @@
-// Incident data access: list a monitor's incidents and resolve the open one.
+// Incident data access: list a monitor's incidents (of both kinds: down, degraded), open one, resolve the open one.
 import { and, desc, eq, lt } from 'drizzle-orm'
 import type { Database, Queryable } from '../db/client.ts'
+import type { IncidentKind } from '../domain/vocabulary.ts'
 import { incidents } from '../db/schema.ts'
 import type { Incident } from '../schemas/incident.ts'
 
@@ -12,6 +13,7 @@ export function toIncident (row: IncidentRow): Incident {
     id: row.id,
     monitor_id: row.monitorId,
     status: row.status,
+    kind: row.kind,
     cause: row.cause,
     status_code: row.statusCode,
     started_at: row.startedAt.toISOString(),
@@ -30,19 +32,22 @@ export async function listIncidents (
   return rows.map(toIncident)
 }
 
-/** Opens an incident unless one is open already; returns the new one. */
+/** Opens an incident of `kind` (the column's default: `down`) unless one of either kind is open already; returns the new one. */
 export async function openIncident (
-  db: Queryable, monitorId: string, values: { cause: string, statusCode: number | null, startedAt: Date }
+  db: Queryable, monitorId: string, values: { kind?: IncidentKind, cause: string, statusCode: number | null, startedAt: Date }
 ): Promise<IncidentRow | undefined> {
   const [row] = await db.insert(incidents).values({ monitorId, ...values }).onConflictDoNothing().returning()
   return row
 }
 
-/** Resolves the monitor's open incident, if any; returns it. */
-export async function resolveOpenIncident (db: Queryable, monitorId: string, at: Date): Promise<IncidentRow | undefined> {
+/**
+ * Resolves the monitor's open incident, if any; returns it. With `kind`, only an incident of that kind (a
+ * check ends the kind its outcome names); without, whichever is open (a pause or a delete ends either).
+ */
+export async function resolveOpenIncident (db: Queryable, monitorId: string, at: Date, kind?: IncidentKind): Promise<IncidentRow | undefined> {
   const [row] = await db.update(incidents)
     .set({ status: 'resolved', resolvedAt: at })
-    .where(and(eq(incidents.monitorId, monitorId), eq(incidents.status, 'open')))
+    .where(and(eq(incidents.monitorId, monitorId), eq(incidents.status, 'open'), kind ? eq(incidents.kind, kind) : undefined))
     .returning()
   return row
 }

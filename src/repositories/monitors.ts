@@ -9,14 +9,25 @@ import {
   type Monitor, type MonitorListItem, type MonitorWithoutChannels, type NewMonitor, type UpdateMonitor,
 } from '../schemas/monitor.ts'
 import { assertSendableRequest } from '../domain/monitor-request.ts'
+import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.ts'
+import { columnsOf, kindChangeColumns, newMonitorColumns } from './monitor-columns.ts'
 import { resolveOpenIncident } from './incidents.ts'
 import { channelIdsColumn, monitorChannelIds, setMonitorChannels } from './monitor-channels.ts'
 import { enqueueIncidentEvent } from './notification-outbox.ts'
+
+/** The path of a heartbeat's ping URL, before its token. */
+export const PING_PATH = '/ping/'
 import {
   assertOwnerFound, foundRows, ownedMonitorRow, ownerRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
 } from './owner.ts'
 
 type MonitorRow = typeof monitors.$inferSelect
+
+/**
+ * Where a heartbeat is pinged, from the server's root: the edge puts the public address before it
+ * (`absolutePingUrl`), which the repositories do not know.
+ */
+const pingPath = (token: string | null): string | null => token === null ? null : `${PING_PATH}${token}`
 
 /** The API's record of a monitor row, but for its channels (another table's rows). */
 export function toMonitor (row: MonitorRow): MonitorWithoutChannels {
@@ -36,6 +47,10 @@ export function toMonitor (row: MonitorRow): MonitorWithoutChannels {
     degraded_after_ms: row.degradedAfterMs,
     request_headers: maskRequestHeaders(row.requestHeaders),
     request_body: row.requestBody,
+    dns_record_type: row.dnsRecordType,
+    dns_expected: row.dnsExpected,
+    grace_minutes: row.graceMinutes,
+    ping_url: pingPath(row.pingToken),
     tls_expires_at: row.tlsExpiresAt?.toISOString() ?? null,
     tls_issuer: row.tlsIssuer,
     status: row.status,
@@ -79,7 +94,7 @@ export async function listMonitors (db: Database, owner: Owner): Promise<Monitor
 
 /** The statement of findMonitor: no row, the owner is gone; a row of nulls, no such monitor of theirs. */
 function findMonitorQuery (kind: OwnerKind): SQL {
-  return sql`select ${selectList('m', monitors, MONITOR_FIELDS, { notification_channel_ids: channelIdsColumn('m') })}
+  return sql`select ${selectList('m', monitors, MONITOR_FIELDS, { notification_channel_ids: channelIdsColumn('m'), ping_url: 'm.ping_token' })}
     ${ownedMonitorRow(kind, 'id')}`
 }
 const findStatement = perOwnerKind((kind) => preparedSql(`find_monitor_${kind}`, () => findMonitorQuery(kind)))
@@ -95,6 +110,7 @@ export async function findMonitor (db: Database, owner: Owner, id: string): Prom
   row.updated_at = isoTime(row.updated_at)
   row.request_headers = maskRequestHeaders(row.request_headers)
   if (row.tls_expires_at !== null) row.tls_expires_at = isoTime(row.tls_expires_at)
+  row.ping_url = pingPath(row.ping_url)
   return row
 }
 
@@ -108,26 +124,6 @@ export async function monitorExists (db: Database, owner: Owner, id: string): Pr
   return rows[0].id !== null
 }
 
-function columnsOf (input: UpdateMonitor) {
-  return {
-    name: input.name?.trim(),
-    url: input.url,
-    monitorType: input.monitor_type,
-    method: input.method,
-    expectedStatus: input.expected_status,
-    intervalMinutes: input.interval_minutes,
-    isActive: input.is_active,
-    timeoutSeconds: input.timeout_seconds,
-    failureThreshold: input.failure_threshold,
-    recoveryThreshold: input.recovery_threshold,
-    keyword: input.keyword,
-    keywordMode: input.keyword_mode,
-    degradedAfterMs: input.degraded_after_ms,
-    requestHeaders: input.request_headers,
-    requestBody: input.request_body,
-  }
-}
-
 const ph = sql.placeholder
 // In an insert a bare placeholder's value goes through the column's mapping (a Date for times, never null);
 // wrapped in sql`` it goes as is, like the placeholders of a where clause: times as ISO text, or null.
@@ -135,7 +131,7 @@ const asIs = (name: string) => sql`${ph(name)}`
 const insertStatement = preparedPerDatabase((db) => db.insert(monitors).values({
   userId: ph('userId'),
   name: ph('name'),
-  url: ph('url'),
+  url: asIs('url'),
   monitorType: ph('monitorType'),
   method: ph('method'),
   expectedStatus: ph('expectedStatus'),
@@ -149,6 +145,10 @@ const insertStatement = preparedPerDatabase((db) => db.insert(monitors).values({
   degradedAfterMs: asIs('degradedAfterMs'),
   requestHeaders: ph('requestHeaders'),
   requestBody: asIs('requestBody'),
+  dnsRecordType: asIs('dnsRecordType'),
+  dnsExpected: asIs('dnsExpected'),
+  graceMinutes: asIs('graceMinutes'),
+  pingToken: asIs('pingToken'),
   status: ph('status'),
   nextCheckAt: asIs('nextCheckAt'),
   createdAt: asIs('now'),
@@ -156,32 +156,19 @@ const insertStatement = preparedPerDatabase((db) => db.insert(monitors).values({
 }).returning().prepare('insert_monitor'))
 
 export async function createMonitor (db: Database, userId: string, input: NewMonitor, now: Date): Promise<Monitor> {
-  assertSendableRequest(input)
+  if (input.monitor_type === 'site') assertSendableRequest(input)
   const active = input.is_active
   const at = now.toISOString()
   const values = {
     userId,
+    ...newMonitorColumns(input),
     name: input.name.trim(),
-    url: input.url,
-    monitorType: input.monitor_type,
-    method: input.method,
-    expectedStatus: input.expected_status,
-    intervalMinutes: input.interval_minutes,
-    isActive: active,
-    timeoutSeconds: input.timeout_seconds,
-    failureThreshold: input.failure_threshold,
-    recoveryThreshold: input.recovery_threshold,
-    keyword: input.keyword,
-    keywordMode: input.keyword_mode,
-    degradedAfterMs: input.degraded_after_ms,
-    requestHeaders: input.request_headers,
-    requestBody: input.request_body,
     status: active ? 'pending' as const : 'paused' as const,
   }
-  // A new monitor is due at once, so its first check comes within seconds.
-  const nextCheckAt = active ? now : null
+  // A new monitor is due at once, so its first check comes within seconds; a heartbeat, when its first ping is late.
+  const nextCheckAt = !active ? null : input.monitor_type === 'heartbeat' ? heartbeatDeadline(now, input.interval_minutes, input.grace_minutes) : now
   if (input.notification_channel_ids.length === 0) {
-    const [row] = await insertStatement(db).execute({ ...values, nextCheckAt: nextCheckAt && at, now: at })
+    const [row] = await insertStatement(db).execute({ ...values, nextCheckAt: nextCheckAt?.toISOString() ?? null, now: at })
     return { ...toMonitor(row), notification_channel_ids: [] }
   }
   // With channels: the monitor and its opt-ins together, or neither (a channel that is not the user's).
@@ -215,13 +202,18 @@ export async function updateMonitor (
     const [current] = await tx.select().from(monitors).where(ownedLive(userId, id)).for('update')
     if (!current) return undefined
     if (input.request_headers !== undefined) input = { ...input, request_headers: mergeRequestHeaders(current.requestHeaders, input.request_headers) }
-    assertSendableRequest({
-      method: input.method ?? current.method,
-      request_headers: input.request_headers ?? current.requestHeaders,
-      request_body: input.request_body !== undefined ? input.request_body : current.requestBody,
-      keyword: input.keyword !== undefined ? input.keyword : current.keyword,
-    })
-    const columns = changedColumns(current, input)
+    const type = input.monitor_type ?? current.monitorType
+    const kindChanges = type !== current.monitorType
+    assertFieldsOfType(type, input, input.url ?? (kindChanges && type === 'heartbeat' ? null : current.url))
+    if (type === 'site') {
+      assertSendableRequest({
+        method: input.method ?? current.method,
+        request_headers: input.request_headers ?? current.requestHeaders,
+        request_body: input.request_body !== undefined ? input.request_body : current.requestBody,
+        keyword: input.keyword !== undefined ? input.keyword : current.keyword,
+      })
+    }
+    const columns = { ...changedColumns(current, input), ...kindChangeColumns(current, type, input) }
     const channelIds = await monitorChannelIds(tx, id)
     const channelsChange = input.notification_channel_ids !== undefined && !sameSet(input.notification_channel_ids, channelIds)
     if (Object.keys(columns).length === 0 && !channelsChange) return { ...toMonitor(current), notification_channel_ids: channelIds }
@@ -230,10 +222,18 @@ export async function updateMonitor (
     // Nor what was told of it (tls.expiring): the certificate seen next starts its reminders again.
     if (columns.url !== undefined) Object.assign(changes, { tlsExpiresAt: null, tlsIssuer: null, tlsExpiryToldDays: null })
     const pausing = input.is_active === false && current.isActive
+    const active = input.is_active ?? current.isActive
+    // The row as it will be, for the heartbeat's deadline below.
+    const after = { ...current, ...changes } as typeof current
     if (pausing) {
-      Object.assign(changes, { status: 'paused', nextCheckAt: null, consecutiveFailures: 0, consecutiveSuccesses: 0 })
-    } else if (input.is_active === true && !current.isActive) {
-      Object.assign(changes, { status: 'pending', nextCheckAt: now, consecutiveFailures: 0, consecutiveSuccesses: 0 })
+      Object.assign(changes, { status: 'paused', nextCheckAt: null, consecutiveFailures: 0, consecutiveSuccesses: 0, consecutiveSlow: 0 })
+    } else if ((input.is_active === true && !current.isActive) || (kindChanges && active)) {
+      // Resumed, or another kind of check from now on: pending until its first check (due at once) or ping.
+      const nextCheckAt = type === 'heartbeat' ? heartbeatDeadline(now, after.intervalMinutes, after.graceMinutes!) : now
+      Object.assign(changes, { status: 'pending', nextCheckAt, consecutiveFailures: 0, consecutiveSuccesses: 0, consecutiveSlow: 0 })
+    } else if (current.isActive && type === 'heartbeat' && (columns.intervalMinutes !== undefined || columns.graceMinutes !== undefined)) {
+      // A heartbeat's new interval or grace counts from its last ping (or from now, before the first).
+      changes.nextCheckAt = heartbeatDeadline(current.lastCheckedAt ?? now, after.intervalMinutes, after.graceMinutes!)
     } else if (current.isActive && input.interval_minutes !== undefined && input.interval_minutes !== current.intervalMinutes &&
       current.lastCheckedAt && current.consecutiveFailures === 0) {
       // A new interval counts from the last check, so a shorter one is not held back by the old schedule.
@@ -248,7 +248,7 @@ export async function updateMonitor (
   })
 }
 
-/** Resolves the monitor's open incident (a pause or a delete) and writes its `incident.resolved` notification. */
+/** Resolves the monitor's open incident of either kind (a pause or a delete) and writes its notification (`incident.resolved`, `monitor.degraded`). */
 async function resolveAndNotify (tx: Database, monitor: MonitorWithoutChannels, userId: string, now: Date): Promise<void> {
   const incident = await resolveOpenIncident(tx, monitor.id, now)
   if (incident) await enqueueIncidentEvent(tx, { userId, monitor, incident, check: null, at: now })

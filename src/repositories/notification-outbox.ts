@@ -5,6 +5,7 @@ import { rowsOf, type Database } from '../db/client.ts'
 import { monitorNotificationChannels, notificationChannels, notificationDeliveries, notificationEvents } from '../db/schema.ts'
 import type { Check } from '../schemas/check.ts'
 import type { MonitorWithoutChannels } from '../schemas/monitor.ts'
+import type { NotificationEventType } from '../domain/vocabulary.ts'
 import type { NotificationEvent } from '../schemas/notification-event.ts'
 import { toIncident, type IncidentRow } from './incidents.ts'
 import { monitorChannelIds } from './monitor-channels.ts'
@@ -19,6 +20,8 @@ export interface OutboxEvent {
   at: Date
   /** Only this channel (a `test` event); otherwise every active channel of the owner that covers the monitor and wants the event type. */
   channelId?: string
+  /** Also the channels that want one of these types (a `heartbeat.missed` goes to those that want `incident.opened`). */
+  alsoFor?: NotificationEventType[]
 }
 
 /**
@@ -27,9 +30,10 @@ export interface OutboxEvent {
  */
 export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{ eventId: string, deliveries: number }> {
   const at = event.at.toISOString()
+  const wanted = sql.join([event.payload.type, ...event.alsoFor ?? []].map((type) => sql`${type} = any(c.events)`), sql` or `)
   const channelFilter = event.channelId
     ? sql`c.id = ${event.channelId}`
-    : sql`c.is_active and ${event.payload.type} = any(c.events) and (c.all_monitors or exists (
+    : sql`c.is_active and (${wanted}) and (c.all_monitors or exists (
         select 1 from ${monitorNotificationChannels} mc where mc.channel_id = c.id and mc.monitor_id = ${event.monitorId}))`
   const result = await tx.execute(sql`
     with event as (
@@ -53,23 +57,49 @@ const withChannels = async (tx: Database, monitor: MonitorWithoutChannels) =>
   ({ ...monitor, notification_channel_ids: await monitorChannelIds(tx, monitor.id) })
 
 /**
- * The notification of an incident change: `incident.opened` (by a check) or `incident.resolved` (by a
- * check, a pause or a delete), from the incident's status, with the records as they are in the transaction
- * (the monitor's whole record: its channels are read here, only when an incident changes).
+ * The notification of an incident change, from the incident's kind and status: a `down` incident's
+ * `incident.opened` (by a check) or `incident.resolved` (by a check, a pause or a delete); a `degraded`
+ * incident's `monitor.degraded`, one type for both edges (`data.incident.status` says which), so that a
+ * channel takes or leaves slowness as a whole. The records are as they are in the transaction (the
+ * monitor's whole record: its channels are read here, only when an incident changes).
  */
 export async function enqueueIncidentEvent (
   tx: Database, change: { userId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check | null, at: Date }
 ): Promise<void> {
   const monitor = await withChannels(tx, change.monitor)
+  const { kind, status } = change.incident
   await enqueueEvent(tx, {
     userId: change.userId,
     monitorId: change.monitor.id,
     incidentId: change.incident.id,
     at: change.at,
     payload: {
-      type: change.incident.status === 'open' ? 'incident.opened' : 'incident.resolved',
+      type: kind === 'degraded' ? 'monitor.degraded' : status === 'open' ? 'incident.opened' : 'incident.resolved',
       timestamp: change.at.toISOString(),
       data: { monitor, incident: toIncident(change.incident), check: change.check },
+    },
+  })
+}
+
+/**
+ * The notification of a heartbeat whose deadline passed without a ping, which opened its down incident at once:
+ * `heartbeat.missed`, with the incident and the failed check, to the channels that want it or `incident.opened`
+ * (one message each: a channel with the default events hears that a heartbeat went down). Its end is an
+ * `incident.resolved`, as any down incident's.
+ */
+export async function enqueueHeartbeatMissedEvent (
+  tx: Database, change: { userId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check, at: Date }
+): Promise<void> {
+  await enqueueEvent(tx, {
+    userId: change.userId,
+    monitorId: change.monitor.id,
+    incidentId: change.incident.id,
+    at: change.at,
+    alsoFor: ['incident.opened'],
+    payload: {
+      type: 'heartbeat.missed',
+      timestamp: change.at.toISOString(),
+      data: { monitor: await withChannels(tx, change.monitor), incident: toIncident(change.incident), check: change.check },
     },
   })
 }

@@ -6,13 +6,15 @@ import { ERROR_CATALOG, errorResponses, HttpError } from '../http/error-catalog.
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { MonitorIdParams } from '../schemas/common.ts'
 import {
-  CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, UpdateMonitorSchema, type Monitor, type NewMonitor,
+  CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, UpdateMonitorSchema, withAbsolutePingUrl, type Monitor, type NewMonitor,
 } from '../schemas/monitor.ts'
 import { createMonitor, deleteMonitor, findMonitor, listMonitors, updateMonitor } from '../repositories/monitors.ts'
 import { idempotencyKeyOf, requestFingerprint, runOnce, type StoredResponse } from '../services/idempotency.ts'
 
 interface MonitorRoutesOptions {
   allowPrivateTargets: boolean
+  /** The address people reach the server at: a heartbeat's ping URL starts with it. */
+  publicUrl: string
 }
 
 export const monitorNotFound = () => new HttpError(404, 'Monitor not found')
@@ -34,7 +36,7 @@ const IdempotencyKeyHeaders = Type.Object({
   })),
 })
 
-const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (app, { allowPrivateTargets }) => {
+const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (app, { allowPrivateTargets, publicUrl }) => {
   app.get('/monitors', {
     schema: {
       tags: ['monitors'],
@@ -59,7 +61,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
   }, async (request) => {
     const monitor = await findMonitor(app.db, ownedRead(request), request.params.id)
     if (!monitor) throw monitorNotFound()
-    return { data: monitor }
+    return { data: withAbsolutePingUrl(monitor, publicUrl) }
   })
 
   app.post('/monitors', {
@@ -85,12 +87,12 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       },
     },
   }, async (request, reply) => {
-    assertTargetAllowed(request.body.url, allowPrivateTargets)
+    assertTargetAllowed('url' in request.body ? request.body.url : undefined, allowPrivateTargets)
     const userId = confirmedCaller(request)
     // Validation applied the schema's defaults (useDefaults): every field is there.
     const input = request.body as NewMonitor
     const create = async (db: typeof app.db): Promise<StoredResponse> => {
-      const monitor = await createMonitor(db, userId, input, app.clock())
+      const monitor = withAbsolutePingUrl(await createMonitor(db, userId, input, app.clock()), publicUrl)
       return { status: 201, headers: { location: `/api/v1/monitors/${monitor.id}` }, body: { data: monitor } }
     }
     const header = request.headers['idempotency-key']
@@ -123,7 +125,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     assertTargetAllowed(request.body.url, allowPrivateTargets)
     const monitor = await updateMonitor(app.db, confirmedCaller(request), request.params.id, request.body, app.clock())
     if (!monitor) throw monitorNotFound()
-    return { data: monitor }
+    return { data: withAbsolutePingUrl(monitor, publicUrl) }
   })
 
   app.delete('/monitors/:id', {

@@ -2,6 +2,7 @@
 import { parse as parseDuration } from '@lukeed/ms'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { isIPv4, isIPv6 } from 'node:net'
 import { ConfigError, DEFAULT_DATA_DIR } from './config-basics.ts'
 
 const Int = (min: number, max: number, dflt: number, description: string) =>
@@ -20,8 +21,13 @@ export const ConfigSchema = Type.Object({
   REDIS_PREFIX: Type.String({ minLength: 1, maxLength: 100, default: 'pingward-rl:', description: 'Prefix of the rate-limit keys in Redis, so deployments sharing one Redis keep apart' }),
   RATE_LIMIT_MAX: Int(1, 1_000_000, 600, 'Requests per window per API key (or per address without a valid key)'),
   RATE_LIMIT_WINDOW: Type.String({ minLength: 1, default: '1 minute', description: 'Rate-limit window, e.g. "1 minute", "30 seconds", "60000" (ms)' }),
+  PING_RATE_LIMIT: Int(1, 100_000, 60, 'Pings per minute per heartbeat monitor (per ping URL token); more are refused with 429'),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false, description: 'Allow monitors of loopback, private, link-local and metadata addresses' }),
+  DNS_SERVERS: Type.Optional(Type.String({
+    minLength: 1,
+    description: 'Resolvers that dns monitors ask, comma-separated IP addresses with an optional port ("1.1.1.1, 9.9.9.9:53, [2620:fe::fe]:53"); unset: the system\'s resolvers',
+  })),
   CHECKER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on', description: 'Run a checker inside the API process' }),
   CHECK_CONCURRENCY: Int(1, 10_000, 200, 'Probes in flight at once per checker process'),
   DELIVERY_CONCURRENCY: Int(1, 10_000, 100, 'Notification channels being sent to at once per checker process (one message at a time each)'),
@@ -86,6 +92,9 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   if (withDefaults.METRICS_PORT !== undefined && withDefaults.METRICS_TOKEN === undefined) {
     lines.push('  METRICS_TOKEN=undefined: required when METRICS_PORT is set (the metrics are never served without one)')
   }
+  if (withDefaults.DNS_SERVERS !== undefined && dnsServerList(withDefaults.DNS_SERVERS) === undefined) {
+    lines.push(`  DNS_SERVERS=${JSON.stringify(withDefaults.DNS_SERVERS)}: expected IP addresses with an optional port, comma-separated ("1.1.1.1, 9.9.9.9:53, [2620:fe::fe]:53")`)
+  }
   // The window's form is checked here too, so that one error lists it with every other bad variable.
   try {
     parseWindowMs(withDefaults.RATE_LIMIT_WINDOW)
@@ -101,6 +110,29 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
 /** Whether email channels can be used: an SMTP server is configured (SMTP_FROM comes with it). */
 export function emailConfigured (config: Pick<Config, 'SMTP_URL'>): boolean {
   return config.SMTP_URL !== undefined
+}
+
+/** The resolvers of dns checks as c-ares takes them, from a valid configuration; undefined: the system's. */
+export function dnsServers (config: Pick<Config, 'DNS_SERVERS'>): string[] | undefined {
+  return config.DNS_SERVERS === undefined ? undefined : dnsServerList(config.DNS_SERVERS)
+}
+
+// Addresses only: c-ares takes no names (a resolver's name would need a resolver to be found).
+const DNS_SERVER_FORMS: Array<[RegExp, (address: string) => boolean]> = [
+  [/^([^:\]]+)(?::(\d{1,5}))?$/, isIPv4], // 1.1.1.1, 1.1.1.1:53
+  [/^\[([^\]]+)\](?::(\d{1,5}))?$/, isIPv6], // [2620:fe::fe], [2620:fe::fe]:53
+  [/^([0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)()$/, isIPv6], // 2620:fe::fe (no port without brackets)
+]
+
+/** "1.1.1.1, 9.9.9.9:53, [2620:fe::fe]:53" as a list; undefined when an entry is not an address with an optional port 1-65535. */
+function dnsServerList (text: string): string[] | undefined {
+  const entries = text.split(',').map((entry) => entry.trim())
+  const valid = entries.every((entry) => DNS_SERVER_FORMS.some(([form, isAddress]) => {
+    const match = form.exec(entry)
+    if (!match || !isAddress(match[1])) return false
+    return !match[2] || (Number(match[2]) >= 1 && Number(match[2]) <= 65535)
+  }))
+  return valid ? entries : undefined
 }
 
 // @lukeed/ms also reads fractions, signs, days, weeks, years and run-together units ("5 sm"). A window is a

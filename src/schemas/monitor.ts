@@ -1,8 +1,12 @@
 // Monitor schemas: the full record, the list item, and the create and update bodies (named components of
 // the OpenAPI document, so SDK generators name their types CreateMonitorRequest and UpdateMonitorRequest).
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { HTTP_METHODS, KEYWORD_MODES, MONITOR_DEFAULTS, MONITOR_STATUSES, MONITOR_TYPES } from '../domain/vocabulary.ts'
+import {
+  DNS_RECORD_TYPES, HTTP_METHODS, KEYWORD_MODES, MONITOR_DEFAULTS, MONITOR_STATUSES, MONITOR_TYPES,
+  type DnsRecordType, type HttpMethod, type KeywordMode, type MonitorType,
+} from '../domain/vocabulary.ts'
+import { MONITOR_TYPE_FIELDS, MONITOR_URLS } from '../domain/monitor-types.ts'
 import { isSecretHeader, MAX_REQUEST_BODY_BYTES } from '../domain/monitor-request.ts'
 import { Envelope, maskSecret, Nullable, StringEnum, Timestamp, Uuid } from './common.ts'
 
@@ -25,7 +29,10 @@ const writable = {
     description: 'Absolute http(s) URL that is checked. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets',
     examples: ['https://example.com/health'],
   }),
-  monitor_type: StringEnum(MONITOR_TYPES, { description: 'Kind of check: `site` is an HTTP(S) request' }),
+  monitor_type: StringEnum(MONITOR_TYPES, {
+    description: 'Kind of check: `site` an HTTP(S) request, `tcp` a connection opened, `dns` a question to the resolver; ' +
+      'a `heartbeat` is not checked but pinged at its `ping_url`',
+  }),
   method: StringEnum(HTTP_METHODS, { description: 'HTTP method of the check' }),
   expected_status: Type.Integer({ minimum: 100, maximum: 599, description: 'HTTP status that counts as up' }),
   interval_minutes: Type.Integer({ minimum: 1, maximum: 1440, description: 'Minutes between checks' }),
@@ -64,6 +71,20 @@ const writable = {
     description: 'Body sent with each check (not with GET or HEAD); null: none',
     examples: ['{"ping":true}'],
   })),
+  dns_record_type: StringEnum(DNS_RECORD_TYPES, { description: 'The record type a dns monitor asks for' }),
+  dns_expected: Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+    minItems: 1,
+    maxItems: 20,
+    uniqueItems: true,
+    description: 'Values that the answer must all contain (addresses, names; an MX answer\'s exchange host, a TXT record\'s text); ' +
+      'null: any answer is up',
+    examples: [['192.0.2.10']],
+  })),
+  grace_minutes: Type.Integer({
+    minimum: 1,
+    maximum: 1440,
+    description: 'Minutes a heartbeat may be late: it goes down when no ping came within `interval_minutes` plus these',
+  }),
   notification_channel_ids: Type.Array(Uuid('Id of one of the caller\'s notification channels'), {
     maxItems: 100,
     uniqueItems: true,
@@ -73,43 +94,120 @@ const writable = {
 
 const withDefault = <T extends object>(schema: T, value: unknown) => ({ ...schema, default: value })
 
-export const CreateMonitorSchema = Type.Object({
-  name: writable.name,
-  url: writable.url,
-  monitor_type: Type.Optional(withDefault(writable.monitor_type, MONITOR_DEFAULTS.monitor_type)),
-  method: Type.Optional(withDefault(writable.method, MONITOR_DEFAULTS.method)),
-  expected_status: Type.Optional(withDefault(writable.expected_status, MONITOR_DEFAULTS.expected_status)),
+// Each kind's url: its own pattern and sentence (src/domain/monitor-types.ts).
+const urlOf = (type: Exclude<MonitorType, 'heartbeat'>, description: string, example: string) => Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  format: 'uri',
+  pattern: MONITOR_URLS[type].pattern,
+  'x-error-message': `must be ${MONITOR_URLS[type].rule}`,
+  description,
+  examples: [example],
+})
+const URLS = {
+  site: writable.url,
+  tcp: urlOf('tcp', 'The host and port a connection is opened to. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets', 'tcp://db.example.com:5432'),
+  dns: urlOf('dns', 'The name the resolver is asked about; an answer with a private address fails the check unless the operator allows private targets', 'dns://example.com'),
+}
+
+// A new monitor's fields with their defaults, by name: each kind's variant takes the common ones and its own.
+const optional = {
   interval_minutes: Type.Optional(withDefault(writable.interval_minutes, MONITOR_DEFAULTS.interval_minutes)),
   is_active: Type.Optional(withDefault(writable.is_active, MONITOR_DEFAULTS.is_active)),
-  timeout_seconds: Type.Optional(withDefault(writable.timeout_seconds, MONITOR_DEFAULTS.timeout_seconds)),
   failure_threshold: Type.Optional(withDefault(writable.failure_threshold, MONITOR_DEFAULTS.failure_threshold)),
   recovery_threshold: Type.Optional(withDefault(writable.recovery_threshold, MONITOR_DEFAULTS.recovery_threshold)),
+  notification_channel_ids: Type.Optional(withDefault(writable.notification_channel_ids, [])),
+  method: Type.Optional(withDefault(writable.method, MONITOR_DEFAULTS.method)),
+  expected_status: Type.Optional(withDefault(writable.expected_status, MONITOR_DEFAULTS.expected_status)),
+  timeout_seconds: Type.Optional(withDefault(writable.timeout_seconds, MONITOR_DEFAULTS.timeout_seconds)),
   keyword: Type.Optional(withDefault(writable.keyword, MONITOR_DEFAULTS.keyword)),
   keyword_mode: Type.Optional(withDefault(writable.keyword_mode, MONITOR_DEFAULTS.keyword_mode)),
   degraded_after_ms: Type.Optional(withDefault(writable.degraded_after_ms, MONITOR_DEFAULTS.degraded_after_ms)),
   request_headers: Type.Optional(withDefault(writable.request_headers, MONITOR_DEFAULTS.request_headers)),
   request_body: Type.Optional(withDefault(writable.request_body, MONITOR_DEFAULTS.request_body)),
-  notification_channel_ids: Type.Optional(withDefault(writable.notification_channel_ids, [])),
-}, {
+  dns_record_type: Type.Optional(withDefault(writable.dns_record_type, MONITOR_DEFAULTS.dns_record_type)),
+  dns_expected: Type.Optional(withDefault(writable.dns_expected, MONITOR_DEFAULTS.dns_expected)),
+  grace_minutes: Type.Optional(withDefault(writable.grace_minutes, MONITOR_DEFAULTS.grace_minutes)),
+}
+
+const TITLES = { site: 'CreateSiteMonitor', tcp: 'CreateTcpMonitor', dns: 'CreateDnsMonitor', heartbeat: 'CreateHeartbeatMonitor' } as const
+
+// One variant per kind. `site`'s tag may be left out: validation sets it (the body's default), as before types.
+function createVariant<K extends MonitorType> (type: K) {
+  const own = MONITOR_TYPE_FIELDS[type] as readonly string[]
+  const fields: Record<string, TSchema> = {}
+  for (const field of own) fields[field] = field === 'url' ? URLS[type as keyof typeof URLS] : optional[field as keyof typeof optional]
+  const tag = Type.Literal(type, { description: 'Kind of check' })
+  return Type.Object({
+    name: writable.name,
+    monitor_type: type === MONITOR_DEFAULTS.monitor_type ? Type.Optional(withDefault(tag, type)) : tag,
+    interval_minutes: optional.interval_minutes,
+    is_active: optional.is_active,
+    failure_threshold: optional.failure_threshold,
+    recovery_threshold: optional.recovery_threshold,
+    ...fields,
+    notification_channel_ids: optional.notification_channel_ids,
+  }, { additionalProperties: false, title: TITLES[type] })
+}
+
+const CREATE_VARIANTS = MONITOR_TYPES.map(createVariant)
+
+// The static types of the variants, written out: TypeBox cannot derive them from the tables above.
+type Common = { name: string, interval_minutes?: number, is_active?: boolean, failure_threshold?: number, recovery_threshold?: number, notification_channel_ids?: string[] }
+type Site = Common & {
+  monitor_type?: 'site',
+  url: string,
+  method?: HttpMethod,
+  expected_status?: number,
+  timeout_seconds?: number,
+  keyword?: string | null,
+  keyword_mode?: KeywordMode,
+  degraded_after_ms?: number | null,
+  request_headers?: Record<string, string>,
+  request_body?: string | null
+}
+type Tcp = Common & { monitor_type: 'tcp', url: string, timeout_seconds?: number }
+type Dns = Common & { monitor_type: 'dns', url: string, timeout_seconds?: number, dns_record_type?: DnsRecordType, dns_expected?: string[] | null }
+type Heartbeat = Common & { monitor_type: 'heartbeat', grace_minutes?: number }
+
+/**
+ * A new monitor: one object per kind, told apart by `monitor_type` (`site` when left out), so that a field
+ * of another kind is refused by name (`body/keyword` on a tcp monitor) and the document gives SDKs one type per kind.
+ */
+export const CreateMonitorSchema = Type.Unsafe<Site | Tcp | Dns | Heartbeat>({
+  type: 'object',
+  properties: { monitor_type: withDefault(writable.monitor_type, MONITOR_DEFAULTS.monitor_type) },
+  required: ['monitor_type'],
+  discriminator: { propertyName: 'monitor_type' },
+  oneOf: CREATE_VARIANTS,
   $id: 'CreateMonitorRequest',
   title: 'CreateMonitorRequest',
-  additionalProperties: false,
-  description: 'A new monitor: `name` and `url` are required, every other field has a default',
+  description: 'A new monitor: `name` and, but for a heartbeat, `url` are required; every other field has a default. ' +
+    '`monitor_type` (default `site`) decides which fields there are',
   examples: [{ name: 'Homepage', url: 'https://example.com', monitor_type: 'site', method: 'GET', expected_status: 200, interval_minutes: 5 }],
 })
 
-export const UpdateMonitorSchema = Type.Partial(Type.Object(writable), {
+export const UpdateMonitorSchema = Type.Partial(Type.Object({
+  ...writable,
+  url: Type.String({
+    ...writable.url,
+    pattern: '^([hH][tT][tT][pP][sS]?|[tT][cC][pP]|[dD][nN][sS])://',
+    'x-error-message': 'must be an absolute URL of at most 2048 characters: http(s):// for a site, tcp:// or dns:// for those kinds',
+    description: 'What is checked, as the monitor\'s kind needs it: http(s)://..., tcp://host:port, dns://name (a heartbeat has none)',
+  }),
+}), {
   $id: 'UpdateMonitorRequest',
   title: 'UpdateMonitorRequest',
   additionalProperties: false,
-  description: 'Any subset of the writable fields; `{}` changes nothing',
+  description: 'Any subset of the writable fields of the monitor\'s kind (another kind\'s field is a 400); `{}` changes nothing. ' +
+    'Changing `monitor_type` needs what the new kind needs (a tcp:// url for `tcp`, ...); the old kind\'s own fields go back to their defaults',
   examples: [{ interval_minutes: 1, is_active: false }],
 })
 
 const listFields = {
   id: Uuid('Identifier of the monitor'),
   name: Type.String({ description: 'Display name' }),
-  url: Type.String({ description: 'Address that is checked' }),
+  url: Nullable(Type.String({ description: 'What is checked: http(s)://..., tcp://host:port or dns://name; null for a heartbeat (it is pinged)' })),
   monitor_type: writable.monitor_type,
   status: StringEnum(MONITOR_STATUSES, {
     description: '`pending` until the first check after creation or re-activation, then `up` or `down` (`degraded`: up, but slower than ' +
@@ -141,6 +239,14 @@ export const MonitorSchema = Type.Object({
     examples: [{ authorization: '…8c8a', accept: 'application/json' }],
   }),
   request_body: writable.request_body,
+  dns_record_type: Nullable({ ...writable.dns_record_type, description: 'The record type a dns monitor asks for; null for other kinds' }),
+  dns_expected: writable.dns_expected,
+  grace_minutes: Nullable({ ...writable.grace_minutes, description: 'A heartbeat\'s minutes of grace after its interval; null for other kinds' }),
+  ping_url: Nullable(Type.String({
+    format: 'uri',
+    description: 'A heartbeat\'s address to ping (GET or POST; `/fail` after it for a failure), no key needed: keep it secret. Null for other kinds',
+    examples: ['https://pingward.example.com/ping/hb_6Qm2xTz9LkP4vW8sYb3nRc'],
+  })),
   tls_expires_at: Nullable(Timestamp('When the certificate that the latest HTTPS check saw expires (verified or not); null before one')),
   tls_issuer: Nullable(Type.String({ description: 'Who issued that certificate (organization, common name)', examples: ['Let\'s Encrypt, R11'] })),
   notification_channel_ids: writable.notification_channel_ids,
@@ -160,7 +266,10 @@ export type CreateMonitor = Static<typeof CreateMonitorSchema>
 export type NewMonitor = Required<CreateMonitor>
 
 /** The schema's defaults applied to a create body, for monitors made outside a request (tests, bench). */
-export const withMonitorDefaults = (input: CreateMonitor): NewMonitor => Value.Default(CreateMonitorSchema, { ...input }) as NewMonitor
+export function withMonitorDefaults (input: CreateMonitor): NewMonitor {
+  const type = input.monitor_type ?? MONITOR_DEFAULTS.monitor_type
+  return Value.Default(CREATE_VARIANTS[MONITOR_TYPES.indexOf(type)], { ...input, monitor_type: type }) as NewMonitor
+}
 export type UpdateMonitor = Static<typeof UpdateMonitorSchema>
 
 /** A monitor's request headers as responses show them: the values of secret headers masked. */
@@ -182,4 +291,12 @@ export function mergeRequestHeaders (stored: Record<string, string>, update: Rec
     merged[name] = kept !== undefined && isSecretHeader(name) && value === maskSecret(kept) ? kept : value
   }
   return merged
+}
+
+/**
+ * The record with its heartbeat's ping URL made absolute: the repositories give its path from the server's
+ * root, since only the edge knows the address people reach the server at (PUBLIC_URL).
+ */
+export function withAbsolutePingUrl<T extends { ping_url: string | null }> (monitor: T, publicUrl: string): T {
+  return monitor.ping_url === null || !monitor.ping_url.startsWith('/') ? monitor : { ...monitor, ping_url: `${publicUrl}${monitor.ping_url}` }
 }

@@ -11,14 +11,18 @@ const OrNull = <T extends Parameters<typeof Type.Ref>[0]>(schema: T, description
 
 export const NotificationEventSchema = Type.Object({
   type: StringEnum(NOTIFICATION_EVENT_TYPES, {
-    description: 'What happened: an incident opened or resolved; `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days ' +
-      'from its expiry (once per threshold and certificate); `test`, sent by the test route',
+    description: 'What happened: `incident.opened`, `incident.resolved`, a `down` incident opened or resolved; `monitor.degraded`, a ' +
+      '`degraded` incident opened or resolved (one type for both edges: the incident\'s `status` says which); `heartbeat.missed`, a ' +
+      'heartbeat\'s down incident opened because no ping came within its interval and grace (its resolution is an ' +
+      '`incident.resolved`); `tls.expiring`, an HTTPS ' +
+      'check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route',
   }),
   timestamp: Timestamp('When it happened (for `tls.expiring`, when the check saw the certificate)'),
   data: Type.Object({
     monitor: OrNull(MonitorSchema, 'The monitor as it was then (for `tls.expiring`, its `tls_expires_at` and `tls_issuer` are the ' +
       'certificate\'s); null for a `test` event'),
-    incident: OrNull(IncidentSchema, 'The incident that opened or resolved; null for `test` and `tls.expiring` events'),
+    incident: OrNull(IncidentSchema, 'The incident that opened or resolved (`kind` `degraded` for `monitor.degraded`, `down` for ' +
+      '`incident.*` and `heartbeat.missed`); null for `test` and `tls.expiring` events'),
     check: OrNull(CheckSchema, 'The check that opened or resolved it, or that saw the certificate; null for `test`, and when a pause ' +
       'or a delete resolved it'),
   }, { additionalProperties: false }),
@@ -26,7 +30,10 @@ export const NotificationEventSchema = Type.Object({
   $id: 'NotificationEvent',
   title: 'NotificationEvent',
   additionalProperties: false,
-  description: 'The JSON body of a webhook request. Its id is the `webhook-id` header, the same on every retry. `tls.expiring` is ' +
+  description: 'The JSON body of a webhook request. Its id is the `webhook-id` header, the same on every retry. `monitor.degraded` ' +
+    'is sent when a degraded incident opens (`data.incident.status` `open`) and again when it resolves (`resolved`: fast checks, the ' +
+    'monitor going down, a pause or a delete), to channels whose `events` include it. `heartbeat.missed` goes to the channels whose ' +
+    '`events` include it or `incident.opened` (one message each). `tls.expiring` is ' +
     'sent 14, 7 and 1 days before the expiry of the certificate an HTTPS check saw, each once per certificate (a certificate first ' +
     'seen 5 days from its expiry: one event, the 7-day one); an expired certificate is told by its incident instead.',
 })

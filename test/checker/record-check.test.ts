@@ -59,7 +59,7 @@ t.test('a monitor paused before its result is recorded is left alone', async (t)
   t.same(await state(), paused)
 })
 
-t.test('a degraded check is recorded as up with its message; the monitor is degraded, an open incident resolved as by an up check', async (t) => {
+t.test('a degraded check is recorded as up with its message; at the threshold (1) it opens a degraded incident; down and back again', async (t) => {
   const { app, auth, monitor, count, state } = await setup(t)
   const base = Date.parse('2026-11-23T04:00:00.000Z')
   const at = (seconds: number) => new Date(base + seconds * 1000)
@@ -72,17 +72,23 @@ t.test('a degraded check is recorded as up with its message; the monitor is degr
   t.equal(await recordCheck(app.db, monitor.id, passed(at(0), 9120, true), 30_000), true)
   t.equal((await state()).status, 'degraded')
   t.match((await checks())[0], { is_up: true, status_code: 200, response_time_ms: 9120, error_message: 'response took 9120 ms, degraded after 2000 ms' })
-  t.equal(await count('incidents'), 0, 'degraded opens no incident')
+  t.match(await incidents(), [{ kind: 'degraded', status: 'open', cause: 'response took 9120 ms, degraded after 2000 ms', status_code: 200, started_at: at(0).toISOString() }])
 
   t.equal(await recordCheck(app.db, monitor.id, passed(at(60), 40, false), 30_000), true)
-  t.equal((await state()).status, 'up', 'a fast check makes it up again')
+  t.equal((await state()).status, 'up', 'a fast check makes it up again (recovery_threshold 1)')
   t.match((await checks())[0], { is_up: true, error_message: null })
+  t.match(await incidents(), [{ kind: 'degraded', status: 'resolved', resolved_at: at(60).toISOString(), duration_seconds: 60 }])
 
   t.equal(await recordCheck(app.db, monitor.id, failed(at(120)), 30_000), true)
   t.equal((await state()).status, 'down')
   t.equal(await recordCheck(app.db, monitor.id, passed(at(180), 2500, true), 30_000), true)
-  t.match(await state(), { status: 'degraded', last_checked_at: at(180).toISOString() }, 'recovered, and degraded')
-  t.match(await incidents(), [{ status: 'resolved', started_at: at(120).toISOString(), resolved_at: at(180).toISOString() }])
+  t.match(await state(), { status: 'degraded', last_checked_at: at(180).toISOString() }, 'recovered by a slow check: degraded')
+  t.match(await incidents(), [
+    { kind: 'degraded', status: 'open', started_at: at(180).toISOString(), cause: 'response took 2500 ms, degraded after 2000 ms' },
+    { kind: 'down', status: 'resolved', started_at: at(120).toISOString(), resolved_at: at(180).toISOString() },
+    { kind: 'degraded', status: 'resolved', started_at: at(0).toISOString() },
+  ], 'the down incident resolved and the degraded one opened at the same check')
+  t.equal(await count('incidents'), 3)
   t.same((await checks()).map((c: { is_up: boolean, error_message: string | null }) => [c.is_up, c.error_message]), [
     [true, 'response took 2500 ms, degraded after 2000 ms'], [false, 'expected status 200, got 503'], [true, null],
     [true, 'response took 9120 ms, degraded after 2000 ms'],

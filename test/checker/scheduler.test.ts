@@ -47,6 +47,7 @@ t.test('status moves pending -> up -> down -> up with an incident opened and res
     id: open.id,
     monitor_id: m.id,
     status: 'open',
+    kind: 'down',
     cause: 'expected status 200, got 503',
     status_code: 503,
     started_at: iso(60),
@@ -109,20 +110,25 @@ t.test('assertions end to end: the request as configured, degraded while slow, u
   t.match(slow, { is_up: true, status_code: 200, error_message: /^response took \d+ ms, degraded after 500 ms$/ })
   t.ok(slow.response_time_ms >= 600)
   t.equal(slow.error_message, `response took ${slow.response_time_ms} ms, degraded after 500 ms`)
-  t.same(await get(`${m.id}/incidents`), [], 'degraded opens no incident')
+  t.match(await get(`${m.id}/incidents`), [{ kind: 'degraded', status: 'open', cause: slow.error_message, status_code: 200, started_at: iso(0) }],
+    'failure_threshold 1: one slow check opens a degraded incident')
 
   delayMs = 0
   at(60)
   t.equal(await checker.runOnce(), 1)
   t.match(await get(m.id), { status: 'up', last_checked_at: iso(60) })
   t.match((await get(`${m.id}/checks`))[0], { is_up: true, error_message: null })
+  t.match(await get(`${m.id}/incidents`), [{ kind: 'degraded', status: 'resolved', resolved_at: iso(60) }], 'a fast check resolves it')
 
   page = '<h1>Down for maintenance</h1>'
   at(120)
   t.equal(await checker.runOnce(), 1)
   t.match(await get(m.id), { status: 'down' })
   t.match((await get(`${m.id}/checks`))[0], { is_up: false, status_code: 200, error_message: 'keyword "Welcome" not found in the first 1 MiB' })
-  t.match(await get(`${m.id}/incidents`), [{ status: 'open', cause: 'keyword "Welcome" not found in the first 1 MiB', status_code: 200, started_at: iso(120) }])
+  t.match(await get(`${m.id}/incidents`), [
+    { kind: 'down', status: 'open', cause: 'keyword "Welcome" not found in the first 1 MiB', status_code: 200, started_at: iso(120) },
+    { kind: 'degraded', status: 'resolved' },
+  ])
 })
 
 t.test('timeouts and refused connections are failed checks; threshold 1 opens at once', async (t) => {

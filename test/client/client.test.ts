@@ -67,6 +67,10 @@ t.test('create, read, update, list and delete a monitor through the typed client
     degraded_after_ms: 1500,
     request_headers: { authorization: '…cdef' },
     request_body: null,
+    dns_record_type: null,
+    dns_expected: null,
+    grace_minutes: null,
+    ping_url: null,
     tls_expires_at: null,
     tls_issuer: null,
     notification_channel_ids: [],
@@ -134,6 +138,14 @@ t.test('the generated types reject what the API rejects', async (t) => {
   const wrongType = await client.POST('/api/v1/monitors', { body: { name: 'x', url: 'https://example.com', interval_minutes: '5' } })
   t.equal(wrongType.response.status, 400)
   t.match(wrongType.error, { error: /interval_minutes/ })
+
+  // @ts-expect-error a heartbeat has no url
+  const beatWithUrl = await client.POST('/api/v1/monitors', { body: { name: 'x', monitor_type: 'heartbeat', url: 'https://example.com' } })
+  t.equal(beatWithUrl.response.status, 400)
+  t.match(beatWithUrl.error, { error: 'body/url is not allowed' })
+  const beat = await client.POST('/api/v1/monitors', { body: { name: 'backup', monitor_type: 'heartbeat', grace_minutes: 5 } })
+  t.equal(beat.response.status, 201, 'each kind has its own body type')
+  t.match(beat.data?.data.ping_url, /\/ping\//)
 
   const { data: made } = await client.POST('/api/v1/monitors', { body: { name: 'x', url: 'https://example.com' } })
   const path = { id: made!.data.id }

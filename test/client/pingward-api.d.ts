@@ -64,6 +64,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ping/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ping a heartbeat (GET)
+         * @description Records a passing check. No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute. HEAD works as GET.
+         */
+        get: operations["pingHeartbeat"];
+        put?: never;
+        /**
+         * Ping a heartbeat (POST)
+         * @description Records a passing check. No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute. HEAD works as GET.
+         */
+        post: operations["pingHeartbeatPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ping/{token}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report a failed run of a heartbeat's job (GET)
+         * @description Records a failing check; its error message quotes the body's first line (`ping /fail: ...`). No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute. HEAD works as GET.
+         */
+        get: operations["failHeartbeat"];
+        put?: never;
+        /**
+         * Report a failed run of a heartbeat's job (POST)
+         * @description Records a failing check; its error message quotes the body's first line (`ping /fail: ...`). No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute. HEAD works as GET.
+         */
+        post: operations["failHeartbeatPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/monitors": {
         parameters: {
             query?: never;
@@ -354,13 +402,13 @@ export interface components {
             id: string;
             /** @description Display name */
             name: string;
-            /** @description Address that is checked */
-            url: string;
+            /** @description What is checked: http(s)://..., tcp://host:port or dns://name; null for a heartbeat (it is pinged) */
+            url: string | null;
             /**
-             * @description Kind of check: `site` is an HTTP(S) request
+             * @description Kind of check: `site` an HTTP(S) request, `tcp` a connection opened, `dns` a question to the resolver; a `heartbeat` is not checked but pinged at its `ping_url`
              * @enum {string}
              */
-            monitor_type: "site";
+            monitor_type: "site" | "tcp" | "dns" | "heartbeat";
             /**
              * @description `pending` until the first check after creation or re-activation, then `up` or `down` (`degraded`: up, but slower than `degraded_after_ms`); `paused` while `is_active` is false
              * @enum {string}
@@ -420,6 +468,26 @@ export interface components {
              */
             request_body: string | null;
             /**
+             * @description The record type a dns monitor asks for; null for other kinds
+             * @enum {string|null}
+             */
+            dns_record_type: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | null;
+            /**
+             * @description Values that the answer must all contain (addresses, names; an MX answer's exchange host, a TXT record's text); null: any answer is up
+             * @example [
+             *       "192.0.2.10"
+             *     ]
+             */
+            dns_expected: string[] | null;
+            /** @description A heartbeat's minutes of grace after its interval; null for other kinds */
+            grace_minutes: number | null;
+            /**
+             * Format: uri
+             * @description A heartbeat's address to ping (GET or POST; `/fail` after it for a failure), no key needed: keep it secret. Null for other kinds
+             * @example https://pingward.example.com/ping/hb_6Qm2xTz9LkP4vW8sYb3nRc
+             */
+            ping_url: string | null;
+            /**
              * Format: date-time
              * @description When the certificate that the latest HTTPS check saw expires (verified or not); null before one
              * @example 2026-11-21T09:30:00.000Z
@@ -455,13 +523,13 @@ export interface components {
             id: string;
             /** @description Display name */
             name: string;
-            /** @description Address that is checked */
-            url: string;
+            /** @description What is checked: http(s)://..., tcp://host:port or dns://name; null for a heartbeat (it is pinged) */
+            url: string | null;
             /**
-             * @description Kind of check: `site` is an HTTP(S) request
+             * @description Kind of check: `site` an HTTP(S) request, `tcp` a connection opened, `dns` a question to the resolver; a `heartbeat` is not checked but pinged at its `ping_url`
              * @enum {string}
              */
-            monitor_type: "site";
+            monitor_type: "site" | "tcp" | "dns" | "heartbeat";
             /**
              * @description `pending` until the first check after creation or re-activation, then `up` or `down` (`degraded`: up, but slower than `degraded_after_ms`); `paused` while `is_active` is false
              * @enum {string}
@@ -520,31 +588,37 @@ export interface components {
             id: string;
             /**
              * Format: uuid
-             * @description The monitor that was down
+             * @description The monitor that was down or degraded
              * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
              */
             monitor_id: string;
             /**
-             * @description `open` while the monitor is down
+             * @description `open` while the monitor is down (or degraded, for a `degraded` incident)
              * @enum {string}
              */
             status: "open" | "resolved";
             /**
-             * @description Why it opened, from the first failing check
+             * @description `down`: `failure_threshold` checks in a row failed. `degraded`: `failure_threshold` checks in a row passed but slower than the monitor's `degraded_after_ms`; it ends after `recovery_threshold` fast passes in a row, or when the monitor goes down (at the down incident's start: the two never overlap). A monitor has at most one open incident of either kind.
+             * @enum {string}
+             */
+            kind: "down" | "degraded";
+            /**
+             * @description Why it opened, from the first failing (or slow) check
              * @example expected status 200, got 503
+             * @example response took 9120 ms, degraded after 2000 ms
              */
             cause: string;
-            /** @description HTTP status of the first failing check; null when no response arrived */
+            /** @description HTTP status of the first failing (or slow) check; null when no response arrived */
             status_code: number | null;
             /**
              * Format: date-time
-             * @description Time of the first failing check of the run that opened it
+             * @description Time of the first failing (or slow) check of the run that opened it
              * @example 2026-11-21T09:30:00.000Z
              */
             started_at: string;
             /**
              * Format: date-time
-             * @description Time of the check that ended it; null while open
+             * @description Time of the check that ended it (a degraded incident ended by a failure: the first failing check); null while open
              * @example 2026-11-21T09:30:00.000Z
              */
             resolved_at: string | null;
@@ -625,7 +699,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
+            events: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -722,7 +796,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
+            events: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -774,7 +848,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "tls.expiring" | "test";
+            event_type: "incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -832,7 +906,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "tls.expiring" | "test";
+            event_type: "incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -886,14 +960,14 @@ export interface components {
         };
         /**
          * NotificationEvent
-         * @description The JSON body of a webhook request. Its id is the `webhook-id` header, the same on every retry. `tls.expiring` is sent 14, 7 and 1 days before the expiry of the certificate an HTTPS check saw, each once per certificate (a certificate first seen 5 days from its expiry: one event, the 7-day one); an expired certificate is told by its incident instead.
+         * @description The JSON body of a webhook request. Its id is the `webhook-id` header, the same on every retry. `monitor.degraded` is sent when a degraded incident opens (`data.incident.status` `open`) and again when it resolves (`resolved`: fast checks, the monitor going down, a pause or a delete), to channels whose `events` include it. `heartbeat.missed` goes to the channels whose `events` include it or `incident.opened` (one message each). `tls.expiring` is sent 14, 7 and 1 days before the expiry of the certificate an HTTPS check saw, each once per certificate (a certificate first seen 5 days from its expiry: one event, the 7-day one); an expired certificate is told by its incident instead.
          */
         NotificationEvent: {
             /**
-             * @description What happened: an incident opened or resolved; `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route
+             * @description What happened: `incident.opened`, `incident.resolved`, a `down` incident opened or resolved; `monitor.degraded`, a `degraded` incident opened or resolved (one type for both edges: the incident's `status` says which); `heartbeat.missed`, a heartbeat's down incident opened because no ping came within its interval and grace (its resolution is an `incident.resolved`); `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route
              * @enum {string}
              */
-            type: "incident.opened" | "incident.resolved" | "tls.expiring" | "test";
+            type: "incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
             /**
              * Format: date-time
              * @description When it happened (for `tls.expiring`, when the check saw the certificate)
@@ -903,7 +977,7 @@ export interface components {
             data: {
                 /** @description The monitor as it was then (for `tls.expiring`, its `tls_expires_at` and `tls_issuer` are the certificate's); null for a `test` event */
                 monitor: components["schemas"]["Monitor"] | null;
-                /** @description The incident that opened or resolved; null for `test` and `tls.expiring` events */
+                /** @description The incident that opened or resolved (`kind` `degraded` for `monitor.degraded`, `down` for `incident.*` and `heartbeat.missed`); null for `test` and `tls.expiring` events */
                 incident: components["schemas"]["Incident"] | null;
                 /** @description The check that opened or resolved it, or that saw the certificate; null for `test`, and when a pause or a delete resolved it */
                 check: components["schemas"]["Check"] | null;
@@ -911,7 +985,7 @@ export interface components {
         };
         /**
          * CreateMonitorRequest
-         * @description A new monitor: `name` and `url` are required, every other field has a default
+         * @description A new monitor: `name` and, but for a heartbeat, `url` are required; every other field has a default. `monitor_type` (default `site`) decides which fields there are
          * @example {
          *       "name": "Homepage",
          *       "url": "https://example.com",
@@ -921,104 +995,10 @@ export interface components {
          *       "interval_minutes": 5
          *     }
          */
-        CreateMonitorRequest: {
-            /**
-             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
-             * @example Homepage
-             */
-            name: string;
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL that is checked. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
-             * @example https://example.com/health
-             */
-            url: string;
-            /**
-             * @description Kind of check: `site` is an HTTP(S) request
-             * @default site
-             * @enum {string}
-             */
-            monitor_type?: "site";
-            /**
-             * @description HTTP method of the check
-             * @default GET
-             * @enum {string}
-             */
-            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
-            /**
-             * @description HTTP status that counts as up
-             * @default 200
-             */
-            expected_status?: number;
-            /**
-             * @description Minutes between checks
-             * @default 5
-             */
-            interval_minutes?: number;
-            /**
-             * @description False pauses checking
-             * @default true
-             */
-            is_active?: boolean;
-            /**
-             * @description A check that takes longer fails
-             * @default 10
-             */
-            timeout_seconds?: number;
-            /**
-             * @description Failed checks in a row that open an incident
-             * @default 2
-             */
-            failure_threshold?: number;
-            /**
-             * @description Successful checks in a row that resolve it
-             * @default 1
-             */
-            recovery_threshold?: number;
-            /**
-             * @description Text that the first 1 MiB of the response body must contain (with `keyword_mode` `not_contains`: must not), case-sensitive; null: the body is not looked at
-             * @default null
-             * @example Welcome
-             */
-            keyword?: string | null;
-            /**
-             * @description How `keyword` is matched: `contains` (the check fails without it) or `not_contains` (fails with it)
-             * @default contains
-             * @enum {string}
-             */
-            keyword_mode?: "contains" | "not_contains";
-            /**
-             * @description A check that passes but whose response took longer than this many milliseconds is `degraded` (the monitor's status; the check still counts as up); null: never degraded
-             * @default null
-             * @example 2000
-             */
-            degraded_after_ms?: number | null;
-            /**
-             * @description Headers sent with each check, by name (at most 32). The values of secret headers (`authorization`, `cookie`, and any name with `token`, `key`, `secret` or `password` in it) are write-only: responses mask them, and a masked value sent back keeps the stored one. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set
-             * @default {}
-             * @example {
-             *       "authorization": "Bearer 3f9c2a7b1e5d4c8a",
-             *       "accept": "application/json"
-             *     }
-             */
-            request_headers?: {
-                [key: string]: string;
-            };
-            /**
-             * @description Body sent with each check (not with GET or HEAD); null: none
-             * @default null
-             * @example {"ping":true}
-             */
-            request_body?: string | null;
-            /**
-             * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
-             * @default []
-             */
-            notification_channel_ids?: string[];
-        };
+        CreateMonitorRequest: components["schemas"]["CreateSiteMonitor"] | components["schemas"]["CreateTcpMonitor"] | components["schemas"]["CreateDnsMonitor"] | components["schemas"]["CreateHeartbeatMonitor"];
         /**
          * UpdateMonitorRequest
-         * @description Any subset of the writable fields; `{}` changes nothing
+         * @description Any subset of the writable fields of the monitor's kind (another kind's field is a 400); `{}` changes nothing. Changing `monitor_type` needs what the new kind needs (a tcp:// url for `tcp`, ...); the old kind's own fields go back to their defaults
          * @example {
          *       "interval_minutes": 1,
          *       "is_active": false
@@ -1032,15 +1012,15 @@ export interface components {
             name?: string;
             /**
              * Format: uri
-             * @description Absolute http(s) URL that is checked. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+             * @description What is checked, as the monitor's kind needs it: http(s)://..., tcp://host:port, dns://name (a heartbeat has none)
              * @example https://example.com/health
              */
             url?: string;
             /**
-             * @description Kind of check: `site` is an HTTP(S) request
+             * @description Kind of check: `site` an HTTP(S) request, `tcp` a connection opened, `dns` a question to the resolver; a `heartbeat` is not checked but pinged at its `ping_url`
              * @enum {string}
              */
-            monitor_type?: "site";
+            monitor_type?: "site" | "tcp" | "dns" | "heartbeat";
             /**
              * @description HTTP method of the check
              * @enum {string}
@@ -1088,6 +1068,20 @@ export interface components {
              * @example {"ping":true}
              */
             request_body?: string | null;
+            /**
+             * @description The record type a dns monitor asks for
+             * @enum {string}
+             */
+            dns_record_type?: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS";
+            /**
+             * @description Values that the answer must all contain (addresses, names; an MX answer's exchange host, a TXT record's text); null: any answer is up
+             * @example [
+             *       "192.0.2.10"
+             *     ]
+             */
+            dns_expected?: string[] | null;
+            /** @description Minutes a heartbeat may be late: it goes down when no ping came within `interval_minutes` plus these */
+            grace_minutes?: number;
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
             notification_channel_ids?: string[];
         };
@@ -1140,11 +1134,262 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
             is_active?: boolean;
+        };
+        /** CreateSiteMonitor */
+        CreateSiteMonitor: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example Homepage
+             */
+            name: string;
+            /**
+             * @description Kind of check
+             * @default site
+             * @enum {string}
+             */
+            monitor_type?: "site";
+            /**
+             * @description Minutes between checks
+             * @default 5
+             */
+            interval_minutes?: number;
+            /**
+             * @description False pauses checking
+             * @default true
+             */
+            is_active?: boolean;
+            /**
+             * @description Failed checks in a row that open an incident
+             * @default 2
+             */
+            failure_threshold?: number;
+            /**
+             * @description Successful checks in a row that resolve it
+             * @default 1
+             */
+            recovery_threshold?: number;
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL that is checked. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+             * @example https://example.com/health
+             */
+            url: string;
+            /**
+             * @description HTTP method of the check
+             * @default GET
+             * @enum {string}
+             */
+            method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /**
+             * @description HTTP status that counts as up
+             * @default 200
+             */
+            expected_status?: number;
+            /**
+             * @description A check that takes longer fails
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /**
+             * @description Text that the first 1 MiB of the response body must contain (with `keyword_mode` `not_contains`: must not), case-sensitive; null: the body is not looked at
+             * @default null
+             * @example Welcome
+             */
+            keyword?: string | null;
+            /**
+             * @description How `keyword` is matched: `contains` (the check fails without it) or `not_contains` (fails with it)
+             * @default contains
+             * @enum {string}
+             */
+            keyword_mode?: "contains" | "not_contains";
+            /**
+             * @description A check that passes but whose response took longer than this many milliseconds is `degraded` (the monitor's status; the check still counts as up); null: never degraded
+             * @default null
+             * @example 2000
+             */
+            degraded_after_ms?: number | null;
+            /**
+             * @description Headers sent with each check, by name (at most 32). The values of secret headers (`authorization`, `cookie`, and any name with `token`, `key`, `secret` or `password` in it) are write-only: responses mask them, and a masked value sent back keeps the stored one. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set
+             * @default {}
+             * @example {
+             *       "authorization": "Bearer 3f9c2a7b1e5d4c8a",
+             *       "accept": "application/json"
+             *     }
+             */
+            request_headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Body sent with each check (not with GET or HEAD); null: none
+             * @default null
+             * @example {"ping":true}
+             */
+            request_body?: string | null;
+            /**
+             * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
+             * @default []
+             */
+            notification_channel_ids?: string[];
+        };
+        /** CreateTcpMonitor */
+        CreateTcpMonitor: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example Homepage
+             */
+            name: string;
+            /**
+             * @description Kind of check
+             * @enum {string}
+             */
+            monitor_type: "tcp";
+            /**
+             * @description Minutes between checks
+             * @default 5
+             */
+            interval_minutes?: number;
+            /**
+             * @description False pauses checking
+             * @default true
+             */
+            is_active?: boolean;
+            /**
+             * @description Failed checks in a row that open an incident
+             * @default 2
+             */
+            failure_threshold?: number;
+            /**
+             * @description Successful checks in a row that resolve it
+             * @default 1
+             */
+            recovery_threshold?: number;
+            /**
+             * Format: uri
+             * @description The host and port a connection is opened to. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets
+             * @example tcp://db.example.com:5432
+             */
+            url: string;
+            /**
+             * @description A check that takes longer fails
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /**
+             * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
+             * @default []
+             */
+            notification_channel_ids?: string[];
+        };
+        /** CreateDnsMonitor */
+        CreateDnsMonitor: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example Homepage
+             */
+            name: string;
+            /**
+             * @description Kind of check
+             * @enum {string}
+             */
+            monitor_type: "dns";
+            /**
+             * @description Minutes between checks
+             * @default 5
+             */
+            interval_minutes?: number;
+            /**
+             * @description False pauses checking
+             * @default true
+             */
+            is_active?: boolean;
+            /**
+             * @description Failed checks in a row that open an incident
+             * @default 2
+             */
+            failure_threshold?: number;
+            /**
+             * @description Successful checks in a row that resolve it
+             * @default 1
+             */
+            recovery_threshold?: number;
+            /**
+             * Format: uri
+             * @description The name the resolver is asked about; an answer with a private address fails the check unless the operator allows private targets
+             * @example dns://example.com
+             */
+            url: string;
+            /**
+             * @description A check that takes longer fails
+             * @default 10
+             */
+            timeout_seconds?: number;
+            /**
+             * @description The record type a dns monitor asks for
+             * @default A
+             * @enum {string}
+             */
+            dns_record_type?: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS";
+            /**
+             * @description Values that the answer must all contain (addresses, names; an MX answer's exchange host, a TXT record's text); null: any answer is up
+             * @default null
+             * @example [
+             *       "192.0.2.10"
+             *     ]
+             */
+            dns_expected?: string[] | null;
+            /**
+             * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
+             * @default []
+             */
+            notification_channel_ids?: string[];
+        };
+        /** CreateHeartbeatMonitor */
+        CreateHeartbeatMonitor: {
+            /**
+             * @description Display name, 1-255 characters (surrounding spaces are trimmed)
+             * @example Homepage
+             */
+            name: string;
+            /**
+             * @description Kind of check
+             * @enum {string}
+             */
+            monitor_type: "heartbeat";
+            /**
+             * @description Minutes between checks
+             * @default 5
+             */
+            interval_minutes?: number;
+            /**
+             * @description False pauses checking
+             * @default true
+             */
+            is_active?: boolean;
+            /**
+             * @description Failed checks in a row that open an incident
+             * @default 2
+             */
+            failure_threshold?: number;
+            /**
+             * @description Successful checks in a row that resolve it
+             * @default 1
+             */
+            recovery_threshold?: number;
+            /**
+             * @description Minutes a heartbeat may be late: it goes down when no ping came within `interval_minutes` plus these
+             * @default 1
+             */
+            grace_minutes?: number;
+            /**
+             * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
+             * @default []
+             */
+            notification_channel_ids?: string[];
         };
         /** CreateWebhookChannel */
         CreateWebhookChannel: {
@@ -1181,7 +1426,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1228,7 +1473,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1275,7 +1520,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1322,7 +1567,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1373,7 +1618,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1430,7 +1675,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1476,7 +1721,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1519,7 +1764,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /**
              * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
              * @default false
@@ -1728,6 +1973,538 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    pingHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token of the heartbeat's `ping_url`
+                 * @example hb_6Qm2xTz9LkP4vW8sYb3nRc
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping is recorded: `OK` as plain text */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            /** @description A malformed request: a URL path that is not valid percent-encoding, or a token too long */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad request: a path segment is too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "No heartbeat monitor has this ping URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The monitor is paused: pings are not recorded until it is resumed */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The monitor is paused: the ping was not recorded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`); see `retry-after` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    pingHeartbeatPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token of the heartbeat's `ping_url`
+                 * @example hb_6Qm2xTz9LkP4vW8sYb3nRc
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping is recorded: `OK` as plain text */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            /** @description A malformed request: a URL path that is not valid percent-encoding, or a token too long */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad request: a path segment is too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "No heartbeat monitor has this ping URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The monitor is paused: pings are not recorded until it is resumed */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The monitor is paused: the ping was not recorded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`); see `retry-after` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    failHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token of the heartbeat's `ping_url`
+                 * @example hb_6Qm2xTz9LkP4vW8sYb3nRc
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping is recorded: `OK` as plain text */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            /** @description A malformed request: a URL path that is not valid percent-encoding, or a token too long */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad request: a path segment is too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "No heartbeat monitor has this ping URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The monitor is paused: pings are not recorded until it is resumed */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The monitor is paused: the ping was not recorded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`); see `retry-after` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    failHeartbeatPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token of the heartbeat's `ping_url`
+                 * @example hb_6Qm2xTz9LkP4vW8sYb3nRc
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping is recorded: `OK` as plain text */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            /** @description A malformed request: a URL path that is not valid percent-encoding, or a token too long */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad request: a path segment is too long"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "No heartbeat monitor has this ping URL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The monitor is paused: pings are not recorded until it is resumed */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The monitor is paused: the ping was not recorded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`); see `retry-after` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ApiError"];

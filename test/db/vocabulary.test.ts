@@ -2,8 +2,8 @@
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import {
-  API_KEY_SCOPES, CHANNEL_TYPES, DELIVERY_STATUSES, HTTP_METHODS, INCIDENT_STATUSES, KEYWORD_MODES, MONITOR_STATUSES, MONITOR_TYPES,
-  NOTIFICATION_EVENT_TYPES,
+  API_KEY_SCOPES, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
+  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES,
 } from '../../src/domain/vocabulary.ts'
 import { rowsOf } from '../../src/db/client.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
@@ -20,6 +20,8 @@ t.test('the API schemas enumerate the vocabularies', async (t) => {
   t.same(MonitorSchema.properties.method.enum, HTTP_METHODS)
   t.same(MonitorSchema.properties.status.enum, MONITOR_STATUSES)
   t.same(MonitorSchema.properties.keyword_mode.enum, KEYWORD_MODES)
+  t.same(MonitorSchema.properties.dns_record_type.enum, [...DNS_RECORD_TYPES, null], 'null for the other kinds')
+  t.same(IncidentSchema.properties.kind.enum, INCIDENT_KINDS)
   t.same(IncidentSchema.properties.status.enum, INCIDENT_STATUSES)
   t.same(CreateApiKeySchema.properties.scope.enum, API_KEY_SCOPES)
   t.same(NotificationChannelSchema.properties.type.enum, CHANNEL_TYPES)
@@ -40,7 +42,9 @@ t.test('the tables accept every value of each vocabulary and refuse any other', 
   const monitor = await makeMonitor(app, auth)
   await app.db.execute(sql`insert into incidents (monitor_id, cause, started_at) values (${monitor.id}, 'test', now())`)
   const columns: Array<[string, string, readonly string[], string]> = [
-    ['monitors', 'monitor_type', MONITOR_TYPES, monitor.id],
+    // A heartbeat has no url (another CHECK): the url-less kind is tried below.
+    ['monitors', 'monitor_type', MONITOR_TYPES.filter((type) => type !== 'heartbeat'), monitor.id],
+    ['monitors', 'dns_record_type', DNS_RECORD_TYPES, monitor.id],
     ['monitors', 'method', HTTP_METHODS, monitor.id],
     ['monitors', 'status', MONITOR_STATUSES, monitor.id],
     ['monitors', 'keyword_mode', KEYWORD_MODES, monitor.id],
@@ -48,7 +52,7 @@ t.test('the tables accept every value of each vocabulary and refuse any other', 
   ]
   const incident = (await app.db.execute(sql`select id from incidents where monitor_id = ${monitor.id}`))
   const incidentId = (Array.isArray(incident) ? incident : (incident as { rows: Array<{ id: string }> }).rows)[0].id as string
-  columns.push(['incidents', 'status', INCIDENT_STATUSES, incidentId])
+  columns.push(['incidents', 'status', INCIDENT_STATUSES, incidentId], ['incidents', 'kind', INCIDENT_KINDS, incidentId])
   const channel = (await request(app, auth, {
     method: 'POST', url: '/api/v1/notification-channels', payload: { name: 'n', type: 'ntfy', config: { topic: 'x' } },
   })).json().data
@@ -68,6 +72,7 @@ t.test('the tables accept every value of each vocabulary and refuse any other', 
     const refused = await set('not-in-the-list').then(() => undefined, (err: { code?: string, cause?: { code?: string } }) => err.cause?.code ?? err.code)
     t.equal(refused, '23514', `${table}.${column} refuses a value outside its vocabulary (check_violation)`)
   }
+  await app.db.execute(sql`update monitors set monitor_type = 'heartbeat', url = null where id = ${monitor.id}`)
   // An array column: every element must be of the vocabulary.
   const setEvents = (values: string[]) => app.db.execute(sql`update notification_channels set events = ${`{${values.join(',')}}`}::text[] where id = ${channel.id}`)
   await setEvents([...NOTIFICATION_EVENT_TYPES])

@@ -197,3 +197,61 @@ t.test('a person runs Pingward from the dashboard, without curl', { skip }, asyn
   t.equal(reuse.status, 303, 'the old session cookie no longer signs anyone in')
   t.equal(reuse.headers.get('location'), '/sign-in?next=%2F')
 })
+
+t.test('the monitor form shows only the chosen kind\'s fields, and a heartbeat\'s ping URL is copied', { skip }, async (t) => {
+  const PUBLIC_URL = 'https://pingward.example.com'
+  const { app } = await buildTestApp(t, { env: { PUBLIC_URL } })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const user = await createUser(app.db, `e2e-kinds-${Date.now()}@example.com`)
+  await setPasswordHash(app.db, user.id, await hashPassword(PASSWORD))
+
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  const browser = await chromium.launchPersistentContext(tempDir(t, 'pingward-chromium-'), {
+    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 },
+  })
+  t.teardown(() => browser.close())
+  await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
+  const page: Page = browser.pages()[0] ?? await browser.newPage()
+  await page.goto(`${base}/sign-in`)
+  await page.getByLabel('Email').fill(user.email)
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL(`${base}/`)
+
+  // Each group of kind fields: which kinds it is for, whether it is hidden, whether all its inputs are disabled.
+  const groups = () => page.locator('#new-monitor [data-kinds]').evaluateAll((elements) => elements.map((e) => ({
+    kinds: e.getAttribute('data-kinds'),
+    hidden: (e as HTMLElement).hidden && getComputedStyle(e).display === 'none',
+    disabled: [...e.querySelectorAll('input, select, textarea')].every((i) => (i as HTMLInputElement).disabled),
+  })))
+  const shownFor = async () => (await groups()).filter((g) => !g.hidden).map((g) => g.kinds)
+  t.same(await shownFor(), ['site tcp dns', 'site', 'site tcp dns', 'site'], 'a site: its own fields, with the url and timeout')
+
+  await page.getByLabel('Kind').selectOption('tcp')
+  t.same(await shownFor(), ['site tcp dns', 'site tcp dns'], 'tcp: the url and the timeout only')
+  t.ok((await groups()).every((g) => g.hidden === g.disabled), 'every hidden input is disabled, every shown one enabled')
+  t.equal(await page.locator('label[for="new-monitor-url"]').textContent(), 'Host and port', 'the url\'s label is tcp\'s')
+  t.equal(await page.getByLabel('Host and port').getAttribute('placeholder'), 'tcp://host:port')
+
+  await page.getByLabel('Kind').selectOption('dns')
+  t.same(await shownFor(), ['site tcp dns', 'dns', 'site tcp dns'])
+  t.equal(await page.getByLabel('Host to look up').getAttribute('placeholder'), 'dns://example.com')
+
+  await page.getByLabel('Kind').selectOption('heartbeat')
+  t.same(await shownFor(), ['heartbeat'])
+  t.ok(await page.locator('#new-monitor-url').isDisabled(), 'a heartbeat sends no url')
+  await page.getByLabel('Name').fill('Nightly backup')
+  await page.getByLabel('Grace (minutes)').fill('5')
+  await page.screenshot({ path: join(SCREENSHOTS, '17-heartbeat-form.png'), fullPage: true })
+  await page.getByRole('button', { name: 'Add monitor' }).click()
+  await page.waitForURL(/\/monitors\/[0-9a-f-]{36}\?notice=monitor-created$/)
+
+  const pingUrl = await page.locator('#ping-url').inputValue()
+  t.match(pingUrl, new RegExp(`^${PUBLIC_URL}/ping/\\S+$`), 'the absolute ping URL')
+  t.match(await page.locator('pre.curl').textContent(), `curl -fsS -m 10 --retry 3 ${pingUrl}/fail`)
+  await page.getByRole('button', { name: 'Copy' }).click()
+  await page.locator('.copy-status', { hasText: 'Copied' }).waitFor()
+  t.equal(await page.evaluate(() => navigator.clipboard.readText()), pingUrl, 'Copy put the ping URL on the clipboard')
+  await page.screenshot({ path: join(SCREENSHOTS, '18-heartbeat-monitor.png'), fullPage: true })
+})

@@ -10,6 +10,7 @@ import { insertChecks } from '../../src/repositories/checks.ts'
 import { openIncident } from '../../src/repositories/incidents.ts'
 import { deleteApiKey } from '../../src/repositories/api-keys.ts'
 import { generateApiKey } from '../../src/auth/keys.ts'
+import { TYPE_SPECIFIC_FIELDS } from '../../src/domain/monitor-types.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { rowsOf } from '../../src/db/client.ts'
 import { sql } from 'drizzle-orm'
@@ -26,7 +27,9 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 5000)
 t.setTimeout(600_000)
 
 // GET /metrics is Prometheus text behind its own token, off unless METRICS_TOKEN is set: test/plugins/metrics.test.ts.
-const operations: Operation[] = Object.entries(doc.paths as Record<string, Schema>).filter(([path]) => path !== '/metrics').flatMap(([path, item]) =>
+// A heartbeat's ping URL answers text, takes any body and is keyed by its token: test/routes/pings.test.ts.
+const fuzzed = (path: string) => path !== '/metrics' && !path.startsWith('/ping/')
+const operations: Operation[] = Object.entries(doc.paths as Record<string, Schema>).filter(([path]) => fuzzed(path)).flatMap(([path, item]) =>
   Object.entries(item).map(([method, op]: [string, Schema]) => {
     const params = (op.parameters ?? []).map((p: Schema) => ({ ...p, schema: deref(p.schema, doc) }))
     const security = op.security ?? doc.security ?? []
@@ -80,6 +83,8 @@ const fuzzCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 0, max: operations.le
   const body = op.body
     ? fc.oneof(
       { arbitrary: validValue(op.body).map((v) => ({ text: JSON.stringify(v) })), weight: 6 },
+      // An update of the fields every kind of monitor has: a valid body that fits whatever kind the picked monitor is.
+      { arbitrary: validValue(commonFieldsOf(op.body)).map((v) => ({ text: JSON.stringify(v) })), weight: op.body.properties?.monitor_type ? 3 : 0 },
       { arbitrary: mutatedObject(op.body).map((v) => ({ text: JSON.stringify(v) })), weight: 6 },
       { arbitrary: rawBodies, weight: 2 },
       { arbitrary: fc.constant(undefined), weight: 1 }
@@ -115,10 +120,17 @@ const fuzzCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 0, max: operations.le
   }) as fc.Arbitrary<FuzzCase>
 })
 
+/** An update body's schema with only the fields that every kind of monitor has (no kind change). */
+function commonFieldsOf (schema: Schema): Schema {
+  const properties = Object.entries(schema.properties ?? {}).filter(([key]) => !TYPE_SPECIFIC_FIELDS.has(key) && key !== 'monitor_type')
+  return { ...schema, properties: Object.fromEntries(properties) }
+}
+
 /** An object that breaks one rule: a field wrong, a required field missing, an unknown field, or not an object. */
 function mutatedObject (schema: Schema): fc.Arbitrary<unknown> {
-  // One of several objects (a channel of each type): one of them, broken.
-  if (schema.oneOf) return fc.oneof(...(schema.oneOf as Schema[]).map(mutatedObject))
+  // One of several objects (a channel of each type, a monitor of each kind): one of them, broken.
+  const variants = schema.oneOf ?? schema.anyOf
+  if (variants) return fc.oneof(...(variants as Schema[]).map(mutatedObject))
   const properties = Object.entries(schema.properties ?? {}) as Array<[string, Schema]>
   const required: string[] = schema.required ?? []
   const choices: fc.Arbitrary<unknown>[] = [

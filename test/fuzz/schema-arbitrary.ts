@@ -136,7 +136,11 @@ export function invalidValue (schema: Schema): fc.Arbitrary<unknown> {
     if (types.includes('integer')) choices.push(fc.constantFrom(1.5, -0.000001), fc.integer().map(String))
   }
   if (types.includes('string')) {
-    if (schema.enum) choices.push(oddString.filter((s) => !schema.enum.includes(s)), fc.constantFrom(...schema.enum).map((s: string) => s.toLowerCase() + ' '))
+    if (schema.enum) {
+      // A nullable enum lists null too: only its strings are bent.
+      const strings = (schema.enum as unknown[]).filter((value): value is string => typeof value === 'string')
+      choices.push(oddString.filter((s) => !schema.enum.includes(s)), fc.constantFrom(...strings).map((s) => s.toLowerCase() + ' '))
+    }
     if (schema.minLength) choices.push(fc.constant(''))
     if (schema.maxLength) choices.push(fc.integer({ min: schema.maxLength + 1, max: schema.maxLength * 4 + 10 }).map((n) => 'x'.repeat(n)))
     if (schema.format === 'uuid') choices.push(badUuid)

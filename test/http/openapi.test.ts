@@ -61,6 +61,8 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /api/v1/notification-channels/{id}/deliveries',
     'GET /healthz',
     'GET /metrics',
+    'GET /ping/{token}',
+    'GET /ping/{token}/fail',
     'GET /readyz',
     'PATCH /api/v1/monitors/{id}',
     'PATCH /api/v1/notification-channels/{id}',
@@ -69,6 +71,8 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'POST /api/v1/notification-channels',
     'POST /api/v1/notification-channels/{id}/rotate-secret',
     'POST /api/v1/notification-channels/{id}/test',
+    'POST /ping/{token}',
+    'POST /ping/{token}/fail',
   ], 'the documented operations (the document route itself is hidden)')
   const success: Record<string, string> = {
     'POST /api/v1/monitors': '201',
@@ -97,6 +101,10 @@ t.test('every operation is documented: id, summary, tag, its success and its err
       if (path.includes('{id}')) {
         t.ok(statuses.includes('400') && statuses.includes('404'), `${name}: a bad id is 400, an unknown one 404`)
       }
+    } else if (path.startsWith('/ping/')) {
+      // A heartbeat's ping URL: no key (the token is the credential), its own rate limit, any body (no 415).
+      t.same(op.security, [], `${name}: no key needed`)
+      t.same(statuses.sort(), ['200', '400', '404', '409', '413', '429', '500', '503'], `${name}: its statuses`)
     } else if (path === '/metrics') {
       // Not an API key: the server's METRICS_TOKEN; off (404) without one.
       t.same(op.security, [{ metricsToken: [] }], `${name}: the metrics token`)
@@ -106,7 +114,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
       t.same(op.security, [], `${name}: no key needed`)
       t.same(statuses.sort(), ['200', '400', '503'], `${name}: answers 200 or 503`)
     }
-    const bodyWrites = name.startsWith('POST') || name.startsWith('PATCH')
+    const bodyWrites = path.startsWith('/api/') && (name.startsWith('POST') || name.startsWith('PATCH'))
     if (bodyWrites) {
       for (const status of ['400', '403', '413', '415']) t.ok(statuses.includes(status), `${name}: declares ${status}`)
     }
@@ -114,13 +122,18 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   t.same(current.security, [{ bearerAuth: [] }])
   t.match(current.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer' })
   t.same(Object.keys(current.components?.schemas ?? {}).sort(), [
-    'ApiError', 'Check', 'CreateDiscordChannel', 'CreateEmailChannel', 'CreateMonitorRequest', 'CreateNotificationChannelRequest',
-    'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSlackChannel', 'CreateTeamsChannel', 'CreateTelegramChannel',
+    'ApiError', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor', 'CreateEmailChannel', 'CreateHeartbeatMonitor', 'CreateMonitorRequest',
+    'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor', 'CreateSlackChannel',
+    'CreateTcpMonitor', 'CreateTeamsChannel', 'CreateTelegramChannel',
     'CreateWebhookChannel', 'Delivery', 'DeliveryDetail', 'Incident', 'Monitor', 'MonitorListItem', 'NotificationChannel',
     'NotificationChannelWithSecret', 'NotificationEvent', 'UpdateMonitorRequest', 'UpdateNotificationChannelRequest',
   ], 'components are named after the schemas (ApiError: `Error` would shadow the language\'s own in a generated SDK)')
   const create = (current.components!.schemas as Record<string, any>).CreateNotificationChannelRequest
   t.equal(create.discriminator.mapping.webhook, '#/components/schemas/CreateWebhookChannel', 'each channel type\'s body is named')
+  const monitorCreate = (current.components!.schemas as Record<string, any>).CreateMonitorRequest
+  t.same(monitorCreate.anyOf.map((variant: { $ref: string }) => variant.$ref.split('/').pop()),
+    ['CreateSiteMonitor', 'CreateTcpMonitor', 'CreateDnsMonitor', 'CreateHeartbeatMonitor'], 'each kind of monitor\'s body is named')
+  t.notOk(monitorCreate.required, 'monitor_type may be left out (site)')
 })
 
 t.test('for SDK generators: servers, named request bodies, every response header declared, an error example per status', async (t) => {

@@ -110,3 +110,43 @@ t.test('a certificate\'s reminder has no incident: told as it is, to a program a
   t.same(kinds(plan), [...storm.slice(0, 10).map((d) => `event:${d.id}`), 'digest:d11+d12'])
   t.same(plan.held, [])
 })
+
+/** A `monitor.degraded` delivery: one type for both edges, its incident's status says which. */
+function degraded (edge: 'open' | 'resolved', incidentId: string, values: Partial<QueuedDelivery> = {}): QueuedDelivery {
+  const d = delivery('monitor.degraded', incidentId, values)
+  const resolved = edge === 'resolved'
+  const incident = {
+    id: incidentId,
+    monitor_id: 'm1',
+    kind: 'degraded' as const,
+    status: edge,
+    cause: 'response took 900 ms, degraded after 200 ms',
+    status_code: 200,
+    started_at: now.toISOString(),
+    resolved_at: resolved ? now.toISOString() : null,
+    duration_seconds: resolved ? 0 : null,
+  }
+  return { ...d, payload: { ...d.payload, data: { ...d.payload.data, incident } } }
+}
+
+t.test('a degraded incident\'s two edges follow the rules of a down incident\'s: in order, held for a failed opening, a flap for a person', async (t) => {
+  n = 0
+  const retry = new Date(now.getTime() + 30_000)
+  const waiting = [degraded('open', 'g1', { status: 'failed', attempts: 1, nextAttemptAt: retry }), degraded('resolved', 'g1')]
+  const program = planBatch(waiting, { forPeople: false, now, heldUntil: null })
+  t.same(kinds(program), [], 'PagerDuty never gets the resolve before its trigger')
+  t.same(program.held.map((h) => [h.deliveries.map((d) => d.id), h.until]), [[['d2'], retry]])
+  t.same(kinds(planBatch(waiting, { forPeople: false, now: retry, heldUntil: null })), ['event:d1', 'event:d2'])
+
+  n = 0
+  const batch = [degraded('open', 'g1'), degraded('resolved', 'g1'), delivery('incident.opened', 'i1'), degraded('open', 'g2')]
+  t.same(kinds(planBatch(batch, { forPeople: true, now, heldUntil: null })), ['flap:d1+d2', 'event:d3', 'event:d4'])
+  t.same(kinds(planBatch(batch, { forPeople: false, now, heldUntil: null })), ['event:d1', 'event:d2', 'event:d3', 'event:d4'])
+})
+
+t.test('a storm with degraded deliveries: a member takes its other edge along into the digest', async (t) => {
+  n = 0
+  const old = new Date(now.getTime() - 61_000)
+  const batch = [degraded('open', 'g1', { stormRank: 11, createdAt: old }), degraded('resolved', 'g1', { stormRank: 5, createdAt: old })]
+  t.same(kinds(planBatch(batch, { forPeople: true, now, heldUntil: null })), ['digest:d1+d2'])
+})

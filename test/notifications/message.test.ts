@@ -3,7 +3,7 @@
 import t from 'tap'
 import { duration, fitLines, humanText, plainBody, truncate, utcTime } from '../../src/notifications/message.ts'
 import {
-  EXPIRES, MONITOR_ID, expiring, expiringEvent, flap, monitorRecord, opened, resolved, resolvedEvent, sendContext, stormEvents, test, testEvent,
+  EXPIRES, MONITOR_ID, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, flap, monitorRecord, opened, resolved, resolvedEvent, sendContext, stormEvents, test, testEvent,
 } from './support.ts'
 
 const channel = { name: 'Ops phone' }
@@ -66,6 +66,48 @@ t.test('an incident closed by a pause or a delete does not claim the monitor is 
   t.equal(deleted.title, 'Homepage: incident closed, the monitor was deleted')
 })
 
+t.test('a degraded incident that opened: what is slow (the cause), since when, for how long so far, the link', async (t) => {
+  t.strictSame(humanText(channel, degradedOpened, context), {
+    tone: 'degraded',
+    title: 'Homepage is degraded',
+    facts: [
+      { label: 'What is slow', value: 'response took 9120 ms, degraded after 2000 ms' },
+      { label: 'Degraded since', value: '2026-05-01 12:00 UTC' },
+      { label: 'Slow for', value: '2 min so far' },
+      { label: 'Checking', value: 'https://example.com/health', url: true },
+    ],
+    items: [],
+    link,
+  })
+})
+
+t.test('a degraded incident that resolved: no longer degraded, how long it was slow; ended by going down or a pause, said so', async (t) => {
+  t.strictSame(humanText(channel, degradedResolved, context), {
+    tone: 'up',
+    title: 'Homepage is no longer degraded',
+    facts: [
+      { label: 'What was slow', value: 'response took 9120 ms, degraded after 2000 ms' },
+      { label: 'Degraded from', value: '2026-05-01 12:00 UTC to 2026-05-01 12:03 UTC' },
+      { label: 'Slow for', value: '3 min' },
+      { label: 'Checking', value: 'https://example.com/health', url: true },
+    ],
+    items: [],
+    link,
+  })
+  const down = humanText(channel, { kind: 'event', told: degradedEvent('resolved', 'down') }, context)
+  t.same([down.tone, down.title], ['info', 'Homepage is no longer degraded: it went down'], 'not green: the down incident\'s own message follows')
+  const paused = humanText(channel, { kind: 'event', told: degradedEvent('resolved', 'pause') }, context)
+  t.same([paused.tone, paused.title], ['info', 'Homepage: degraded incident closed, the monitor was paused'])
+  const flapped = humanText(channel, { kind: 'flap', opened: degradedEvent('opened'), resolved: degradedEvent('resolved') }, context)
+  t.same([flapped.tone, flapped.title], ['flap', 'Homepage was degraded 3 min, no longer'])
+})
+
+t.test('a monitor without a url (a heartbeat) has no "Checking" line', async (t) => {
+  const told = degradedEvent('opened')
+  told.event.data.monitor = { ...told.event.data.monitor!, url: null as never }
+  t.notOk(humanText(channel, { kind: 'event', told }, context).facts.some((fact) => fact.label === 'Checking'))
+})
+
 t.test('a test names the channel and links to the dashboard', async (t) => {
   t.strictSame(humanText(channel, test, context), {
     tone: 'info',
@@ -90,6 +132,19 @@ t.test('a digest counts the storm and gives one line per event, with its monitor
   const closed = humanText(channel, { kind: 'digest', told: [resolvedEvent(monitorRecord({ name: 'API' }), 'pause')] }, context)
   t.equal(closed.title, '1 notifications', 'nothing down or up: no counts')
   t.equal(closed.items[0].line, 'API: incident closed after 3 min, the monitor was paused')
+})
+
+t.test('a digest tells both edges of a degraded incident, and counts the degraded', async (t) => {
+  const text = humanText(channel, { kind: 'digest', told: [degradedEvent('opened'), degradedEvent('resolved'), degradedEvent('resolved', 'down')] }, context)
+  t.equal(text.title, '3 notifications: 1 degraded, 1 up again')
+  t.equal(text.tone, 'degraded')
+  t.strictSame(text.items, [
+    { tone: 'degraded', line: 'Homepage is degraded since 2026-05-01 12:00 UTC: response took 9120 ms, degraded after 2000 ms', url: link.url },
+    { tone: 'up', line: 'Homepage is no longer degraded after 3 min slow', url: link.url },
+    { tone: 'info', line: 'Homepage is no longer degraded after 3 min slow: it went down', url: link.url },
+  ])
+  const withDown = humanText(channel, { kind: 'digest', told: [...stormEvents(1), degradedEvent('opened')] }, context)
+  t.same([withDown.title, withDown.tone], ['2 notifications: 1 down, 1 degraded', 'down'], 'down outranks degraded')
 })
 
 t.test('a certificate near its expiry: in how many days, on which day, who issued it, what is checked, the link', async (t) => {

@@ -43,6 +43,10 @@ export function monitorRecord (overrides: Partial<Monitor> = {}): Monitor {
     degraded_after_ms: null,
     request_headers: {},
     request_body: null,
+    dns_record_type: null,
+    dns_expected: null,
+    grace_minutes: null,
+    ping_url: null,
     tls_expires_at: null,
     tls_issuer: null,
     created_at: '2026-04-01T09:00:00.000Z',
@@ -66,6 +70,7 @@ function checked (event: NotificationEvent): NotificationEvent {
 const incident = {
   id: INCIDENT_ID,
   monitor_id: MONITOR_ID,
+  kind: 'down' as const,
   cause: 'expected status 200, got 503',
   status_code: 503,
   started_at: STARTED,
@@ -148,6 +153,78 @@ export function expiringEvent (monitor = monitorRecord({ status: 'up', tls_expir
   }
 }
 
+export const DEGRADED_INCIDENT_ID = '0b9e8d7c-6a5b-4c3d-9e2f-1a0b9c8d7e70'
+const SLOW_CAUSE = 'response took 9120 ms, degraded after 2000 ms'
+
+/**
+ * The `monitor.degraded` events of a degraded incident: opened by the second slow check in a row (threshold 2,
+ * starting at the first), resolved (`by`) by a fast check, by the monitor going down (at its first failing
+ * check, no later than the check that told it), or by a pause.
+ */
+export function degradedEvent (edge: 'opened' | 'resolved', by: 'check' | 'down' | 'pause' = 'check'): ToldEvent {
+  const base = monitorRecord({ status: 'degraded', degraded_after_ms: 2000 })
+  const degradedIncident = { ...incident, id: DEGRADED_INCIDENT_ID, kind: 'degraded' as const, cause: SLOW_CAUSE, status_code: 200 }
+  const check = (id: string, at: string, values: { is_up: boolean, status_code: number | null, response_time_ms: number, error_message: string | null }) =>
+    ({ id, monitor_id: MONITOR_ID, checked_at: at, ...values })
+  if (edge === 'opened') {
+    return {
+      id: 'a1a1a1a1-0000-4000-8000-000000000005',
+      event: checked({
+        type: 'monitor.degraded',
+        timestamp: OPENED,
+        data: {
+          monitor: base,
+          incident: { ...degradedIncident, status: 'open', resolved_at: null, duration_seconds: null },
+          check: check('c0c0c0c0-0000-4000-8000-000000000005', OPENED, { is_up: true, status_code: 200, response_time_ms: 8800, error_message: 'response took 8800 ms, degraded after 2000 ms' }),
+        },
+      }),
+    }
+  }
+  const monitor = by === 'pause' ? { ...base, is_active: false, status: 'paused' as const } : { ...base, status: by === 'down' ? 'down' as const : 'up' as const }
+  return {
+    id: 'a1a1a1a1-0000-4000-8000-000000000006',
+    event: checked({
+      type: 'monitor.degraded',
+      timestamp: RESOLVED,
+      data: {
+        monitor,
+        incident: { ...degradedIncident, status: 'resolved', resolved_at: RESOLVED, duration_seconds: 210 },
+        check: by === 'pause'
+          ? null
+          : check('c0c0c0c0-0000-4000-8000-000000000006', RESOLVED, by === 'down'
+            ? { is_up: false, status_code: 503, response_time_ms: 120, error_message: 'expected status 200, got 503' }
+            : { is_up: true, status_code: 200, response_time_ms: 90, error_message: null }),
+      },
+    }),
+  }
+}
+
+/** The `heartbeat.missed` event of a heartbeat whose deadline passed without a ping: its down incident opened at once. */
+export function heartbeatMissedEvent (): ToldEvent {
+  const cause = 'no ping within 6 min (interval 5 + grace 1)'
+  const monitor = monitorRecord({
+    name: 'Nightly backup',
+    url: null,
+    monitor_type: 'heartbeat',
+    interval_minutes: 5,
+    grace_minutes: 1,
+    ping_url: 'https://pingward.example.com/ping/hb_6Qm2xTz9LkP4vW8sYb3nRc',
+    last_checked_at: '2026-05-01T11:55:05.000Z',
+  })
+  return {
+    id: 'a1a1a1a1-0000-4000-8000-000000000007',
+    event: checked({
+      type: 'heartbeat.missed',
+      timestamp: OPENED,
+      data: {
+        monitor,
+        incident: { ...incident, cause, status_code: null, started_at: OPENED, status: 'open', resolved_at: null, duration_seconds: null },
+        check: { id: 'c0c0c0c0-0000-4000-8000-000000000007', monitor_id: MONITOR_ID, is_up: false, status_code: null, response_time_ms: 0, checked_at: OPENED, error_message: cause },
+      },
+    }),
+  }
+}
+
 export function testEvent (): ToldEvent {
   return { id: 'a1a1a1a1-0000-4000-8000-000000000003', event: checked({ type: 'test', timestamp: OPENED, data: { monitor: null, incident: null, check: null } }) }
 }
@@ -167,9 +244,15 @@ export const resolved: Message = { kind: 'event', told: resolvedEvent() }
 export const flap: Message = { kind: 'flap', opened: openedEvent(), resolved: resolvedEvent() }
 export const test: Message = { kind: 'event', told: testEvent() }
 export const expiring: Message = { kind: 'event', told: expiringEvent() }
+export const degradedOpened: Message = { kind: 'event', told: degradedEvent('opened') }
+export const degradedResolved: Message = { kind: 'event', told: degradedEvent('resolved') }
+export const heartbeatMissed: Message = { kind: 'event', told: heartbeatMissedEvent() }
 
 export const MESSAGES_FOR_PEOPLE: Array<[string, Message]> = [
   ['opened', opened], ['resolved', resolved], ['flap', flap], ['test', test], ['digest', { kind: 'digest', told: stormEvents(12) }],
+  ['degraded', degradedOpened], ['no longer degraded', degradedResolved],
+  ['degraded flap', { kind: 'flap', opened: degradedEvent('opened'), resolved: degradedEvent('resolved') }],
+  ['digest with degraded', { kind: 'digest', told: [...stormEvents(10), degradedEvent('opened'), degradedEvent('resolved')] }],
 ]
 
 /** A send context for services at `base` (a stand-in), "now" one minute after the incident opened. */

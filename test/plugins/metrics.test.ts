@@ -55,7 +55,7 @@ t.test('after real checks and a real webhook delivery, the counters and gauges s
   await makeMonitor(app, auth, { url: `${target.url}/up`, name: 'Second' })
   await makeMonitor(app, auth, { url: `${target.url}/down`, failure_threshold: 1, notification_channel_ids: [channel.id] })
   await makeMonitor(app, auth, { url: `${target.url}/up`, is_active: false })
-  await makeMonitor(app, auth, { url: `${target.url}/slow`, name: 'Slow', degraded_after_ms: 20 })
+  await makeMonitor(app, auth, { url: `${target.url}/slow`, name: 'Slow', degraded_after_ms: 20, failure_threshold: 1 })
   await request(app, auth, { url: `/api/v1/monitors/${up.id}` })
   await request(app, auth, { url: '/api/v1/monitors/00000000-0000-4000-8000-000000000000' })
 

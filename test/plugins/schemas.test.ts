@@ -26,10 +26,13 @@ t.test('every $ref of the OpenAPI document is a registered shared schema', async
   t.ok(refs.size > 0)
   const registered = new Set(SHARED_SCHEMAS.map((schema) => schema.$id))
   // The variants of a discriminated oneOf are named in the document only (src/http/openapi-conventions.ts): the
-  // validator reads them inline, in their registered parent.
-  const schemas = (app.swagger() as { components: { schemas: Record<string, { discriminator?: { mapping?: Record<string, string> } }> } }).components.schemas
-  const variants = new Set(Object.values(schemas).flatMap((schema) => Object.values(schema.discriminator?.mapping ?? {}))
+  // validator reads them inline, in their registered parent. (A tag with a default makes the document's oneOf an anyOf.)
+  type Component = { discriminator?: { mapping?: Record<string, string> }, anyOf?: Array<{ $ref?: string }> }
+  const schemas = (app.swagger() as { components: { schemas: Record<string, Component> } }).components.schemas
+  const variants = new Set(Object.values(schemas)
+    .flatMap((schema) => [...Object.values(schema.discriminator?.mapping ?? {}), ...(schema.anyOf ?? []).flatMap((v) => v.$ref ?? [])])
     .map((ref) => ref.replace('#/components/schemas/', '')))
+  t.ok(variants.has('CreateTcpMonitor'), 'the monitor kinds\' create bodies are named variants')
   t.ok(variants.has('CreateWebhookChannel'), 'the channel types\' create bodies are named variants')
   for (const ref of refs) t.ok(registered.has(ref) || variants.has(ref), `${ref} is registered by the schemas plugin, or a named variant`)
 })

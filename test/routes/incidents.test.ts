@@ -11,8 +11,8 @@ t.test('incidents of a monitor', async (t) => {
 
   for (let i = 0; i < 5; i++) {
     await openIncident(app.db, monitor.id, { cause: `expected status 200, got ${500 + i}`, statusCode: 500 + i, startedAt: at(i * 100) })
-    // A second open incident for the same monitor is refused by the database (the insert does nothing).
-    await openIncident(app.db, monitor.id, { cause: 'duplicate', statusCode: null, startedAt: at(i * 100 + 1) })
+    // A second open incident for the same monitor, of either kind, is refused by the database (the insert does nothing).
+    await openIncident(app.db, monitor.id, { kind: 'degraded', cause: 'duplicate', statusCode: null, startedAt: at(i * 100 + 1) })
     if (i < 4) await resolveOpenIncident(app.db, monitor.id, at(i * 100 + 7.5))
   }
   t.equal((await listIncidents(app.db, monitor.id, {})).length, 5, 'the duplicates were not inserted')
@@ -26,6 +26,7 @@ t.test('incidents of a monitor', async (t) => {
     id: data[0].id,
     monitor_id: monitor.id,
     status: 'open',
+    kind: 'down',
     cause: 'expected status 200, got 504',
     status_code: 504,
     started_at: at(400).toISOString(),
@@ -36,6 +37,7 @@ t.test('incidents of a monitor', async (t) => {
     id: data[1].id,
     monitor_id: monitor.id,
     status: 'resolved',
+    kind: 'down',
     cause: 'expected status 200, got 503',
     status_code: 503,
     started_at: at(300).toISOString(),

@@ -6,7 +6,8 @@ import { buildTestApp, makeMonitor, makeUser, request, validMonitor } from '../h
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const LIST_FIELDS = ['id', 'interval_minutes', 'is_active', 'last_checked_at', 'monitor_type', 'name', 'status', 'url']
-const FULL_FIELDS = [...LIST_FIELDS, 'created_at', 'degraded_after_ms', 'expected_status', 'failure_threshold', 'keyword', 'keyword_mode',
+const FULL_FIELDS = [...LIST_FIELDS, 'created_at', 'degraded_after_ms', 'dns_expected', 'dns_record_type', 'expected_status', 'grace_minutes',
+  'ping_url', 'failure_threshold', 'keyword', 'keyword_mode',
   'method', 'notification_channel_ids', 'recovery_threshold', 'request_body', 'request_headers', 'timeout_seconds', 'tls_expires_at', 'tls_issuer',
   'updated_at'].sort()
 
@@ -42,6 +43,10 @@ t.test('monitor routes', async (t) => {
       request_body: null,
       tls_expires_at: null,
       tls_issuer: null,
+      dns_record_type: null,
+      dns_expected: null,
+      grace_minutes: null,
+      ping_url: null,
       notification_channel_ids: [],
       status: 'pending',
       last_checked_at: null,
@@ -87,7 +92,7 @@ t.test('monitor routes', async (t) => {
       [{ recovery_threshold: 11 }, 'body/recovery_threshold must be <= 10'],
       [{ method: 'TRACE' }, 'body/method must be one of: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'],
       [{ method: 'get' }, 'body/method must be one of: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'],
-      [{ monitor_type: 'ping' }, 'body/monitor_type must be one of: site'],
+      [{ monitor_type: 'ping' }, 'body/monitor_type must be one of: site, tcp, dns, heartbeat'],
       [{ name: '' }, 'body/name must be 1-255 characters and not blank'],
       [{ name: '   ' }, 'body/name must be 1-255 characters and not blank'],
       [{ name: 'x'.repeat(256) }, 'body/name must be 1-255 characters and not blank'],

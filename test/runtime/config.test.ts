@@ -1,6 +1,6 @@
 // Configuration from the environment: defaults, parsing of every variable, one error naming every bad one, window forms.
 import t from 'tap'
-import { ConfigSchema, emailConfigured, loadConfig, parseWindowMs } from '../../src/runtime/config.ts'
+import { ConfigSchema, dnsServers, emailConfigured, loadConfig, parseWindowMs } from '../../src/runtime/config.ts'
 
 const DEFAULTS = {
   PORT: 3000,
@@ -8,6 +8,7 @@ const DEFAULTS = {
   DATA_DIR: './data',
   RATE_LIMIT_MAX: 600,
   RATE_LIMIT_WINDOW: '1 minute',
+  PING_RATE_LIMIT: 60,
   LOG_LEVEL: 'info',
   ALLOW_PRIVATE_TARGETS: false,
   CHECKER: 'on',
@@ -58,6 +59,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     REDIS_URL: 'rediss://cache.internal:6380/2',
     RATE_LIMIT_MAX: '120',
     RATE_LIMIT_WINDOW: '30 seconds',
+    PING_RATE_LIMIT: '10',
     LOG_LEVEL: 'debug',
     ALLOW_PRIVATE_TARGETS: 'true',
     CHECKER: 'off',
@@ -78,6 +80,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     CORS_ORIGINS: 'https://app.example.com,http://localhost:5173',
     METRICS_TOKEN: 'prometheus-scrape-token-0123456789',
     METRICS_PORT: '9464',
+    DNS_SERVERS: '1.1.1.1, 9.9.9.9:53',
   }
   t.same(Object.keys(env).sort(), Object.keys(ConfigSchema.properties).sort(), 'the test covers every variable of the schema')
   t.strictSame(loadConfig(env), {
@@ -88,6 +91,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     REDIS_URL: 'rediss://cache.internal:6380/2',
     RATE_LIMIT_MAX: 120,
     RATE_LIMIT_WINDOW: '30 seconds',
+    PING_RATE_LIMIT: 10,
     LOG_LEVEL: 'debug',
     ALLOW_PRIVATE_TARGETS: true,
     CHECKER: 'off',
@@ -108,7 +112,17 @@ t.test('every variable is read and converted to its type', async (t) => {
     CORS_ORIGINS: 'https://app.example.com,http://localhost:5173',
     METRICS_TOKEN: 'prometheus-scrape-token-0123456789',
     METRICS_PORT: 9464,
+    DNS_SERVERS: '1.1.1.1, 9.9.9.9:53',
   })
+})
+
+t.test('DNS_SERVERS: IP addresses with an optional port, comma-separated; unset: the system\'s resolvers', async (t) => {
+  t.equal(dnsServers(loadConfig({})), undefined)
+  t.same(dnsServers(loadConfig({ DNS_SERVERS: ' 1.1.1.1,9.9.9.9:5353 , [2620:fe::fe]:53,2620:fe::9 ' })),
+    ['1.1.1.1', '9.9.9.9:5353', '[2620:fe::fe]:53', '2620:fe::9'])
+  for (const value of ['dns.google', 'dns.google:53', '1.1.1.1,,9.9.9.9', '1.1.1.1:0', '1.1.1.1:65536', '[1.1.1.1]:53', '2620:fe::fe:53x', '1.1.1']) {
+    t.match(configError({ DNS_SERVERS: value }), /^Invalid configuration:\n {2}DNS_SERVERS=.*: expected IP addresses with an optional port/, value)
+  }
 })
 
 t.test('METRICS_PORT needs METRICS_TOKEN: metrics are never served without one', async (t) => {
@@ -124,7 +138,7 @@ t.test('integers: surrounding spaces and the bounds', async (t) => {
   for (const [name, value] of [
     ['PORT', '65536'], ['PORT', '-1'], ['PORT', '80.5'], ['PORT', '1e3'], ['PORT', 'http'],
     ['RATE_LIMIT_MAX', '0'], ['CHECK_CONCURRENCY', '10001'], ['DELIVERY_CONCURRENCY', '0'], ['CHECK_CONFIRM_DELAY', '3601'], ['CHECK_RETENTION_DAYS', '0'],
-    ['REQUEST_TIMEOUT_MS', '99'], ['REQUEST_TIMEOUT_MS', '600001'],
+    ['REQUEST_TIMEOUT_MS', '99'], ['REQUEST_TIMEOUT_MS', '600001'], ['PING_RATE_LIMIT', '0'], ['PING_RATE_LIMIT', '100001'],
   ]) {
     t.match(configError({ [name]: value }), new RegExp(`^Invalid configuration:\\n  ${name}=`), `${name}=${value}`)
   }

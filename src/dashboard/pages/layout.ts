@@ -16,6 +16,7 @@ export type Section = 'monitors' | 'settings' | null
 /** Messages shown after a redirect, chosen by a fixed code so that no text comes from the URL. */
 const NOTICES: Record<string, string> = {
   'monitor-created': 'Monitor created. Its first check comes within seconds.',
+  'heartbeat-created': 'Heartbeat created. Point your job at its ping URL below: it goes down when no ping comes in time.',
   'monitor-saved': 'Monitor saved.',
   'monitor-paused': 'Monitor paused: it is not checked until you resume it.',
   'monitor-resumed': 'Monitor resumed: its next check comes within seconds.',

@@ -1,13 +1,17 @@
 // The monitor form of the dashboard (create on the monitors page, edit on its own page).
-import { HTTP_METHODS, KEYWORD_MODES, MONITOR_DEFAULTS, type KeywordMode } from '../../domain/vocabulary.ts'
+import { HTTP_METHODS, KEYWORD_MODES, MONITOR_DEFAULTS, type KeywordMode, type MonitorType } from '../../domain/vocabulary.ts'
+import { isFieldOfType } from '../../domain/monitor-types.ts'
 import type { Monitor } from '../../schemas/monitor.ts'
 import type { NotificationChannel } from '../../schemas/notification-channel.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { channelFieldName, headersText, type FormFields } from '../form-input.ts'
-import { checkboxField, checkboxGroup, errorSummary, inputField, messageFor, selectField } from './forms.ts'
+import { checkboxField, checkboxGroup, errorSummary, inputField, selectField } from './forms.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { typeName } from './channel-form.ts'
 import { csrfField } from './layout.ts'
+import {
+  dnsFields, heartbeatFields, INTERVAL_TEXTS, KIND_FIELD_LABELS, kindGroup, kindInput, kindOf, kindSelect, textareaField, URL_TEXTS,
+} from './monitor-kinds.ts'
 
 const MONITOR_LABELS: Record<string, string> = {
   name: 'Name',
@@ -25,7 +29,12 @@ const MONITOR_LABELS: Record<string, string> = {
   request_body: 'Request body',
   is_active: 'Active (checked on schedule)',
   notification_channel_ids: 'Notification channels',
+  ...KIND_FIELD_LABELS,
 }
+
+/** The labels of the form's fields for one kind (the URL and the interval say what that kind does). */
+const labelsFor = (kind: MonitorType): Record<string, string> =>
+  ({ ...MONITOR_LABELS, url: URL_TEXTS[kind]?.label ?? MONITOR_LABELS.url, interval_minutes: INTERVAL_TEXTS[kind].label })
 
 const ADVANCED = ['method', 'expected_status', 'interval_minutes', 'timeout_seconds', 'failure_threshold', 'recovery_threshold']
 const ASSERTIONS = ['keyword', 'keyword_mode', 'degraded_after_ms', 'request_headers', 'request_body']
@@ -38,6 +47,7 @@ export function defaultMonitorValues (): FormFields {
   const d = MONITOR_DEFAULTS
   return {
     name: '',
+    monitor_type: d.monitor_type,
     url: '',
     method: d.method,
     expected_status: String(d.expected_status),
@@ -51,6 +61,9 @@ export function defaultMonitorValues (): FormFields {
     request_headers: headersText(d.request_headers),
     request_body: d.request_body ?? '',
     is_active: d.is_active ? 'on' : undefined,
+    dns_record_type: d.dns_record_type,
+    dns_expected: '',
+    grace_minutes: String(d.grace_minutes),
   }
 }
 
@@ -59,7 +72,8 @@ export function monitorValues (m: Monitor): FormFields {
   return {
     ...channels,
     name: m.name,
-    url: m.url,
+    monitor_type: m.monitor_type,
+    url: m.url ?? '',
     method: m.method,
     expected_status: String(m.expected_status),
     interval_minutes: String(m.interval_minutes),
@@ -73,20 +87,21 @@ export function monitorValues (m: Monitor): FormFields {
     request_headers: headersText(m.request_headers),
     request_body: m.request_body ?? '',
     is_active: m.is_active ? 'on' : undefined,
+    // Another kind's fields at their defaults, for a change of kind.
+    dns_record_type: m.dns_record_type ?? MONITOR_DEFAULTS.dns_record_type,
+    dns_expected: (m.dns_expected ?? []).join('\n'),
+    grace_minutes: String(m.grace_minutes ?? MONITOR_DEFAULTS.grace_minutes),
   }
 }
 
 /**
- * A textarea with its label, hint and error, marked up like forms.ts's fields. The newline after the opening
- * tag is dropped by the HTML parser, so text that starts with a newline keeps it.
+ * A form shown again after an error: what was sent, and for the other kinds' fields, which the script disabled so
+ * that they were not sent, what the form showed before (a change of kind then finds them as they were).
  */
-function textareaField (f: { form: string, name: string, label: string, value: string, hint: string, error: FieldError | null, rows: number }): SafeHtml {
-  const id = `${f.form}-${f.name}`
-  const error = f.error?.field === f.name ? f.error : null
-  const described = [`${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ')
-  return html`<div class="field${error ? ' invalid' : ''}"><label for="${id}">${f.label}</label>
-<textarea id="${id}" name="${f.name}" rows="${f.rows}" spellcheck="false" autocomplete="off" aria-describedby="${described}"${error && html` aria-invalid="true" autofocus`}>
-${f.value}</textarea><p class="hint" id="${id}-hint">${f.hint}</p>${error && html`<p class="error" id="${id}-error">${messageFor(f.label, error)}</p>`}</div>`
+export function valuesSentAgain (sent: FormFields, shown: FormFields): FormFields {
+  const kind = kindOf(sent)
+  const others = Object.entries(shown).filter(([name]) => !isFieldOfType(kind, name))
+  return { ...Object.fromEntries(others), ...sent }
 }
 
 /** What else than its status makes a check pass, and what it sends: all optional, empty by default. */
@@ -144,15 +159,18 @@ export function monitorForm (options: {
   channels: NotificationChannel[]
 }): SafeHtml {
   const { id, values, error } = options
+  const kind = kindOf(values)
   const common = { form: id, error }
   const number = (name: string, hint: string) => inputField({
     ...common, name, label: MONITOR_LABELS[name], type: 'number', inputmode: 'numeric', value: values[name] ?? '', hint,
   })
+  // Each field of one kind or a few is in a group marked with its kinds, which the script shows for those only.
   const advanced = html`
+${kindGroup(['site'], html`
 ${selectField({ ...common, name: 'method', label: MONITOR_LABELS.method, value: values.method, options: HTTP_METHODS.map((m) => ({ value: m, label: m })) })}
-${number('expected_status', 'The HTTP status that counts as up, 100-599.')}
-${number('interval_minutes', '1-1440.')}
-${number('timeout_seconds', 'A check that takes longer fails, 1-60.')}
+${number('expected_status', 'The HTTP status that counts as up, 100-599.')}`)}
+${kindInput({ ...common, name: 'interval_minutes', kind, texts: INTERVAL_TEXTS, type: 'number', value: values.interval_minutes ?? '' })}
+${kindGroup(['site', 'tcp', 'dns'], number('timeout_seconds', 'A check that takes longer fails, 1-60.'))}
 ${number('failure_threshold', 'Failed checks in a row that open an incident, 1-10.')}
 ${number('recovery_threshold', 'Successful checks in a row that resolve it, 1-10.')}`
   // A body refused for the method: the method is one of these.
@@ -162,16 +180,19 @@ ${number('recovery_threshold', 'Successful checks in a row that resolve it, 1-10
     ASSERTIONS.some((name) => name !== 'keyword_mode' && (values[name] ?? '') !== '')
   // novalidate: the server's rules (the API's) decide, and their message appears next to the field.
   return html`<form id="${id}" class="monitor-form" method="post" action="${options.action}" novalidate>
-${errorSummary('The monitor was not saved', error, MONITOR_LABELS, id)}
+${errorSummary('The monitor was not saved', error, labelsFor(kind), id)}
 ${csrfField(options.csrfToken)}
 ${inputField({ ...common, name: 'name', label: MONITOR_LABELS.name, value: values.name ?? '', required: true, autocomplete: 'off' })}
-${inputField({ ...common, name: 'url', label: MONITOR_LABELS.url, type: 'url', value: values.url ?? '', required: true, autocomplete: 'off', hint: 'An http:// or https:// address.' })}
+${kindSelect(common, kind)}
+${kindGroup(['site', 'tcp', 'dns'], kindInput({ ...common, name: 'url', kind, texts: URL_TEXTS, type: 'url', value: values.url ?? '', required: true }))}
+${dnsFields(common, values)}
+${heartbeatFields(common, values)}
 ${options.collapseAdvanced
   ? html`<details${open ? html` open` : ''}><summary>More settings</summary>${advanced}</details>`
   : html`<fieldset><legend>Check settings</legend>${advanced}</fieldset>`}
-${options.collapseAdvanced
+${kindGroup(['site'], options.collapseAdvanced
   ? html`<details${assertionsOpen ? html` open` : ''}><summary>Assertions</summary>${assertionFields(common, values)}</details>`
-  : html`<fieldset><legend>Assertions</legend>${assertionFields(common, values)}</fieldset>`}
+  : html`<fieldset><legend>Assertions</legend>${assertionFields(common, values)}</fieldset>`)}
 ${channelChoices(common, options.channels, values)}
 ${checkboxField({ ...common, name: 'is_active', label: MONITOR_LABELS.is_active, checked: values.is_active === 'on' })}
 <p class="actions"><button type="submit" class="primary">${options.submit}</button></p>

@@ -1,5 +1,5 @@
-// A monitor's page: its settings, uptime over 24 hours and 7 days, the response-time chart, incidents and checks;
-// and the edit page with the full form.
+// A monitor's page: what it checks and the facts of its kind (monitor-details.ts), uptime over 24 hours and 7 days,
+// the response-time chart, incidents and checks; and the edit page with the full form.
 import type { Check } from '../../schemas/check.ts'
 import type { Incident } from '../../schemas/incident.ts'
 import type { Monitor } from '../../schemas/monitor.ts'
@@ -8,9 +8,11 @@ import type { UptimeWindow } from '../../repositories/check-stats.ts'
 import { responseTimeChart } from '../charts.ts'
 import type { FormFields } from '../form-input.ts'
 import { count, duration, percent, statusBadge, timeTag } from '../format.ts'
+import type { MonitorType } from '../../domain/vocabulary.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { page, type PageContext } from './layout.ts'
+import { kindFacts, latestProblem, pingSection, target } from './monitor-details.ts'
 import { KEYWORD_MODE_LABELS, monitorForm } from './monitor-form.ts'
 import { monitorActions, rowActionForm } from './monitors.ts'
 
@@ -22,19 +24,24 @@ function uptimeBox (label: string, w: UptimeWindow): SafeHtml {
 function incidentRows (incidents: Incident[], now: Date): SafeHtml {
   if (incidents.length === 0) return html`<p class="muted">No incidents: this monitor has not been down.</p>`
   return html`<div class="table-wrap"><table><caption class="vh">Incidents, newest first</caption>
-<thead><tr><th scope="col">Started</th><th scope="col">Resolved</th><th scope="col">Duration</th><th scope="col">Cause</th></tr></thead>
+<thead><tr><th scope="col">Kind</th><th scope="col">Started</th><th scope="col">Resolved</th><th scope="col">Duration</th><th scope="col">Cause</th></tr></thead>
 <tbody>${incidents.map((i) => {
   const seconds = i.duration_seconds ?? (now.getTime() - new Date(i.started_at).getTime()) / 1000
-  return html`<tr><td>${timeTag(i.started_at)}</td><td>${i.resolved_at ? timeTag(i.resolved_at) : html`<span class="st st-down">Ongoing</span>`}</td>
+  // The kind as the monitor's status it was in (Down, Degraded), in that status's colours.
+  return html`<tr><td>${statusBadge(i.kind)}</td><td>${timeTag(i.started_at)}</td>
+<td>${i.resolved_at ? timeTag(i.resolved_at) : html`<span class="st st-${i.kind}">Ongoing</span>`}</td>
 <td>${duration(seconds)}${i.resolved_at ? '' : ' so far'}</td><td>${i.cause}${i.status_code !== null && html` <span class="muted">(HTTP ${i.status_code})</span>`}</td></tr>`
 })}</tbody></table></div>`
 }
 
-function checkRows (checks: Check[]): SafeHtml {
+/** The checks; an HTTP status only for a site and a response time but for a heartbeat (a ping has none). */
+function checkRows (checks: Check[], kind: MonitorType): SafeHtml {
+  const http = kind === 'site'
+  const timed = kind !== 'heartbeat'
   return html`<div class="table-wrap"><table><caption class="vh">Checks, newest first</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Result</th><th scope="col">HTTP status</th><th scope="col">Response time</th><th scope="col">Error</th></tr></thead>
+<thead><tr><th scope="col">Time</th><th scope="col">Result</th>${http && html`<th scope="col">HTTP status</th>`}${timed && html`<th scope="col">Response time</th>`}<th scope="col">Error</th></tr></thead>
 <tbody>${checks.map((c) => html`<tr><td>${timeTag(c.checked_at)}</td><td>${statusBadge(c.is_up ? 'up' : 'down')}</td>
-<td>${c.status_code ?? html`<span class="muted">none</span>`}</td><td>${c.response_time_ms} ms</td><td>${c.error_message ?? ''}</td></tr>`)}</tbody></table></div>`
+${http && html`<td>${c.status_code ?? html`<span class="muted">none</span>`}</td>`}${timed && html`<td>${c.response_time_ms} ms</td>`}<td>${c.error_message ?? ''}</td></tr>`)}</tbody></table></div>`
 }
 
 /** The channels told of this monitor's incidents: those for every monitor and those it chose. */
@@ -46,6 +53,7 @@ function notified (m: Monitor, channels: NotificationChannel[]): SafeHtml {
 
 /** What else than its status makes a check pass, and what it sends besides its method: only what is set. */
 function assertions (m: Monitor): SafeHtml {
+  if (m.monitor_type !== 'site') return html``
   const headers = Object.entries(m.request_headers)
   const facts = [
     m.keyword !== null && html`<div><dt>Keyword</dt><dd class="value">${KEYWORD_MODE_LABELS[m.keyword_mode]} ${JSON.stringify(m.keyword)}</dd></div>`,
@@ -76,29 +84,30 @@ export function monitorPage (context: PageContext, options: {
   const chartPoints = [...checks].reverse().map((c) => ({ responseTimeMs: c.response_time_ms, isUp: c.is_up, checkedAt: c.checked_at }))
   const body = html`<p class="crumbs"><a href="/">Monitors</a> /</p>
 <div class="title-row"><h1>${m.name}</h1> ${statusBadge(m.status)}</div>
-<p class="url">${m.method} ${m.url}</p>
-${latest?.error_message && html`<p class="latest-error"><strong>Latest check:</strong> ${latest.error_message}</p>`}
+${target(m)}
+${latestProblem(latest)}
 ${rowActionForm(context.csrfToken, `/monitors/${m.id}`)}
 <p class="actions"><a class="button" href="/monitors/${m.id}/edit">Edit</a> ${monitorActions(m)}</p>
 <dl class="facts">
-<div><dt>Last check</dt><dd>${timeTag(m.last_checked_at)}</dd></div>
-<div><dt>Checked every</dt><dd>${m.interval_minutes} min</dd></div>
-<div><dt>Expected status</dt><dd>${m.expected_status}</dd></div>
-<div><dt>Timeout</dt><dd>${m.timeout_seconds} s</dd></div>
+${kindFacts(m, context.now)}
 <div><dt>Down after</dt><dd>${m.failure_threshold} failed ${m.failure_threshold === 1 ? 'check' : 'checks'}</dd></div>
 <div><dt>Up again after</dt><dd>${m.recovery_threshold} ${m.recovery_threshold === 1 ? 'success' : 'successes'}</dd></div>
 <div><dt>Notifies</dt><dd>${notified(m, options.channels)}</dd></div>
-${m.tls_expires_at && html`<div><dt>Certificate expires</dt><dd>${timeTag(m.tls_expires_at)}${m.tls_issuer && html` <span class="muted">(${m.tls_issuer})</span>`}</dd></div>`}
 </dl>
+${pingSection(m)}
 ${assertions(m)}
 <section aria-labelledby="uptime-title"><h2 id="uptime-title">Uptime</h2>
 <div class="stats">${uptimeBox('Last 24 hours', options.uptime.day)}${uptimeBox('Last 7 days', options.uptime.week)}</div></section>
-<section aria-labelledby="chart-title"><h2 id="chart-title">Response time</h2>${responseTimeChart(chartPoints)}</section>
+${m.monitor_type !== 'heartbeat' && html`<section aria-labelledby="chart-title"><h2 id="chart-title">Response time</h2>${responseTimeChart(chartPoints)}</section>`}
 <section aria-labelledby="incidents-title"><h2 id="incidents-title">Incidents</h2>${incidentRows(options.incidents, context.now)}</section>
 <section aria-labelledby="checks-title"><h2 id="checks-title">Checks</h2>
 ${checks.length === 0
-  ? html`<p class="muted">${options.before ? 'No older checks.' : 'No checks yet: the first one comes within seconds of creating or resuming the monitor.'}</p>`
-  : checkRows(checks)}
+  ? html`<p class="muted">${options.before
+    ? 'No older checks.'
+    : m.monitor_type === 'heartbeat'
+      ? 'No pings yet: request the ping URL above from your job.'
+      : 'No checks yet: the first one comes within seconds of creating or resuming the monitor.'}</p>`
+  : checkRows(checks, m.monitor_type)}
 <p class="pager">${options.before && html`<a href="/monitors/${m.id}">Newest checks</a> `}${checks.length === options.pageSize && oldest &&
   html`<a href="/monitors/${m.id}?before=${encodeURIComponent(oldest.checked_at)}">Older checks</a>`}</p>
 </section>`

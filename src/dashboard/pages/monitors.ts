@@ -11,6 +11,7 @@ import type { FieldError } from '../../http/validation.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { csrfField, page, type PageContext } from './layout.ts'
 import { monitorForm } from './monitor-form.ts'
+import { KIND_LABELS } from './monitor-kinds.ts'
 
 type Status = typeof MONITOR_STATUSES[number]
 
@@ -35,9 +36,16 @@ export function monitorActions (m: { id: string, name: string, is_active: boolea
 <button form="row-action" formaction="/monitors/${m.id}/delete" class="danger" data-confirm="Delete the monitor ${m.name}?" aria-label="Delete ${m.name}">Delete</button>`
 }
 
+/** What a row says the monitor checks, as text (a tcp:// or dns:// URL opens nothing); a heartbeat has no URL. */
+function target (m: MonitorListItem): SafeHtml {
+  return m.url === null
+    ? html`<span class="url">${KIND_LABELS[m.monitor_type]}: pinged by your job</span>`
+    : html`<span class="url">${m.url}</span>`
+}
+
 function row (m: MonitorListItem, points: SparkPoint[] | undefined, now: Date): SafeHtml {
   const latest = points?.[points.length - 1]
-  return html`<tr><td>${statusBadge(m.status)}</td><td class="name"><a href="/monitors/${m.id}">${m.name}</a><span class="url">${m.url}</span></td><td>${ago(m.last_checked_at, now)}</td><td class="rt">${sparkline(points ?? [])}${latest && html` <span class="ms">${latest.responseTimeMs} ms</span>`}</td><td class="act"><a href="/monitors/${m.id}/edit" aria-label="Edit ${m.name}">Edit</a>
+  return html`<tr><td>${statusBadge(m.status)}</td><td class="name"><a href="/monitors/${m.id}">${m.name}</a>${target(m)}</td><td>${ago(m.last_checked_at, now)}</td><td class="rt">${sparkline(points ?? [])}${latest && html` <span class="ms">${latest.responseTimeMs} ms</span>`}</td><td class="act"><a href="/monitors/${m.id}/edit" aria-label="Edit ${m.name}">Edit</a>
 ${monitorActions(m)}</td></tr>
 `
 }

@@ -1,5 +1,6 @@
-// Dashboard monitor pages: the list (with sparklines), a monitor's page, and the create, edit, pause, resume
-// and delete forms, through the API's repositories, schemas and target rule, scoped to the signed-in user.
+// Dashboard monitor pages: the list (with sparklines), a monitor's page, and the create, edit (a change of kind
+// too), pause, resume and delete forms, through the API's repositories, schemas and target rule, scoped to the
+// signed-in user. A form in error is shown again with what was sent, its kind included.
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -7,7 +8,7 @@ import { HttpError } from '../../http/error-catalog.ts'
 import { InvalidInputError } from '../../domain/errors.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { parseCreateMonitor, parseUpdateMonitor, type FormFields } from '../form-input.ts'
-import { defaultMonitorValues, monitorValues } from '../pages/monitor-form.ts'
+import { defaultMonitorValues, monitorValues, valuesSentAgain } from '../pages/monitor-form.ts'
 import { editMonitorPage, monitorPage } from '../pages/monitor.ts'
 import { monitorsPage } from '../pages/monitors.ts'
 import { localPath, pageContext, seeOther, sendPage } from '../respond.ts'
@@ -19,6 +20,7 @@ import {
   createMonitor, deleteMonitor, findMonitor, listMonitors, updateMonitor,
 } from '../../repositories/monitors.ts'
 import { MonitorIdParams, Timestamp } from '../../schemas/common.ts'
+import { withAbsolutePingUrl } from '../../schemas/monitor.ts'
 import { MONITOR_STATUSES, type MonitorStatus } from '../../domain/vocabulary.ts'
 import { StringEnum } from '../../schemas/common.ts'
 
@@ -36,7 +38,13 @@ const MonitorQuery = Type.Object({
 })
 const Form = Type.Record(Type.String(), Type.String())
 
-const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: boolean }> = async (app, { allowPrivateTargets }) => {
+interface Options {
+  allowPrivateTargets: boolean
+  /** PUBLIC_URL: a heartbeat's ping URL starts with it, as in the API's answers. */
+  publicUrl: string
+}
+
+const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { allowPrivateTargets, publicUrl }) => {
   const userOf = (request: { session: { userId: string } | null }) => request.session!.userId
   /** A channel the user may not choose is the repository's refusal (in the write's transaction): shown on the form. */
   const refusal = (err: unknown): FieldError => {
@@ -70,14 +78,14 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
 
   app.post('/monitors', { schema: { hide: true, body: Form } }, async (request, reply) => {
     const result = parseCreateMonitor(request.body, allowPrivateTargets)
-    if (!result.ok) return renderList(request, reply, { values: request.body, error: result.error })
+    if (!result.ok) return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: result.error })
     let monitor
     try {
       monitor = await createMonitor(app.db, userOf(request), result.value, app.clock())
     } catch (err) {
-      return renderList(request, reply, { values: request.body, error: refusal(err) })
+      return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: refusal(err) })
     }
-    return seeOther(reply, `/monitors/${monitor.id}?notice=monitor-created`)
+    return seeOther(reply, `/monitors/${monitor.id}?notice=${monitor.monitor_type === 'heartbeat' ? 'heartbeat' : 'monitor'}-created`)
   })
 
   app.get('/monitors/:id', { schema: { hide: true, params: MonitorIdParams, querystring: MonitorQuery } }, async (request, reply) => {
@@ -92,7 +100,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
       listChannels(app.db, userId),
     ])
     const page = monitorPage(pageContext(app, request, reply), {
-      monitor, checks, incidents, uptime, before, pageSize: MAX_CHECKS_PER_PAGE, notice: request.query.notice, channels,
+      monitor: withAbsolutePingUrl(monitor, publicUrl), checks, incidents, uptime, before, pageSize: MAX_CHECKS_PER_PAGE, notice: request.query.notice, channels,
     })
     return sendPage(reply, page)
   })
@@ -101,7 +109,9 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<{ allowPrivateTargets: b
     const userId = userOf(request)
     const [monitor, channels] = await Promise.all([findMonitor(app.db, { userId }, id), listChannels(app.db, userId)])
     if (!monitor) throw notFound()
-    const page = editMonitorPage(pageContext(app, request, reply), { monitor, values: values ?? monitorValues(monitor), error: error ?? null, channels })
+    const page = editMonitorPage(pageContext(app, request, reply), {
+      monitor, values: values ? valuesSentAgain(values, monitorValues(monitor)) : monitorValues(monitor), error: error ?? null, channels,
+    })
     return sendPage(reply, page, error ? 400 : 200)
   }
 

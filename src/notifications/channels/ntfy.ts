@@ -4,10 +4,10 @@ import { humanText, plainBody, type Tone } from '../message.ts'
 import { configText, jsonPost, optionalConfigText } from './fields.ts'
 import type { ChannelAdapter } from './types.ts'
 
-// Priorities 1 (min) to 5 (max): an outage is high (4), so it sounds on a phone; the rest is the default (3).
-const PRIORITY: Record<Tone, number> = { down: 4, up: 3, flap: 3, expiring: 3, info: 3 }
+// Priorities 1 (min) to 5 (max): an outage is high (4), so it sounds on a phone; the rest (slowness too) is the default (3).
+const PRIORITY: Record<Tone, number> = { down: 4, degraded: 3, up: 3, flap: 3, expiring: 3, info: 3 }
 // Tags that ntfy shows as emojis in front of the title.
-const TAGS: Record<Tone, string[]> = { down: ['rotating_light'], up: ['white_check_mark'], flap: ['warning'], expiring: ['hourglass_flowing_sand'], info: ['information_source'] }
+const TAGS: Record<Tone, string[]> = { down: ['rotating_light'], degraded: ['warning'], up: ['white_check_mark'], flap: ['warning'], expiring: ['hourglass_flowing_sand'], info: ['information_source'] }
 
 // A message over 4,096 bytes would be turned into an attachment: the body is cut below that.
 const MESSAGE_MAX_BYTES = 3900

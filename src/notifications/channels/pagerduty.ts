@@ -1,8 +1,8 @@
 // PagerDuty Events API v2: an incident that opens triggers an alert whose dedup_key is the incident's id, so the
-// resolve sent when it ends closes that very alert. A certificate near its expiry triggers a warning keyed by
+// resolve sent when it ends closes that very alert: critical for a down incident, a warning for a degraded one. A certificate near its expiry triggers a warning keyed by
 // its monitor and expiry, so that the 14, 7 and 1 day reminders of one certificate update one alert. A machine
 // reads it: one request per event, no flaps or digests.
-import { certificateOf, humanText, incidentOf, monitorUrl, truncate, utcTime } from '../message.ts'
+import { certificateOf, humanText, incidentOf, incidentKind, monitorUrl, truncate, utcTime } from '../message.ts'
 import { configText, jsonPost } from './fields.ts'
 import type { Monitor } from '../../schemas/monitor.ts'
 import type { ChannelAdapter, SendContext } from './types.ts'
@@ -51,22 +51,24 @@ export const pagerdutyAdapter: ChannelAdapter = {
       })
     }
     const { monitor, incident } = parts
-    if (told.event.type === 'incident.resolved') {
+    // The incident's status says the edge (`monitor.degraded` is one type for both of a degraded incident's).
+    if (incident.status === 'resolved') {
       return jsonPost(url, { routing_key: routingKey, event_action: 'resolve', dedup_key: incident.id })
     }
     const text = humanText(channel, message, context)
+    const degraded = incidentKind(incident) === 'degraded'
     return monitorTrigger(url, routingKey, monitor, context, {
       dedupKey: incident.id,
       summary: `${text.title}: ${incident.cause}`,
-      severity: 'critical',
+      severity: degraded ? 'warning' : 'critical',
       timestamp: incident.started_at,
-      class: 'uptime check',
+      class: degraded ? 'response time' : 'uptime check',
       details: {
         monitor: monitor.name,
         url: monitor.url,
         cause: incident.cause,
         status_code: incident.status_code,
-        down_since: incident.started_at,
+        [degraded ? 'degraded_since' : 'down_since']: incident.started_at,
         monitor_id: monitor.id,
         incident_id: incident.id,
       },
@@ -86,7 +88,8 @@ function monitorTrigger (
     dedup_key: alert.dedupKey,
     payload: {
       summary: truncate(alert.summary, SUMMARY_MAX),
-      source: monitor.url,
+      // PagerDuty wants a source: a monitor without a url (a heartbeat) is named by its page.
+      source: monitor.url ?? link,
       severity: alert.severity,
       timestamp: alert.timestamp,
       component: monitor.name,

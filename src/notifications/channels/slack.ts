@@ -3,7 +3,7 @@ import { fitLines, humanText, truncate, type HumanText, type Tone } from '../mes
 import { configText, jsonPost } from './fields.ts'
 import type { ChannelAdapter } from './types.ts'
 
-const EMOJI: Record<Tone, string> = { down: ':red_circle:', up: ':large_green_circle:', flap: ':warning:', expiring: ':hourglass_flowing_sand:', info: ':information_source:' }
+const EMOJI: Record<Tone, string> = { down: ':red_circle:', degraded: ':warning:', up: ':large_green_circle:', flap: ':warning:', expiring: ':hourglass_flowing_sand:', info: ':information_source:' }
 
 // Slack's limits: a header's text 150 characters, a section's text 3,000, a field's 2,000, at most 10 fields.
 const HEADER_MAX = 150

@@ -5,7 +5,7 @@ import { configText, jsonPost } from './fields.ts'
 import type { ChannelAdapter } from './types.ts'
 
 // The TextBlock colours of the Adaptive Card schema.
-const COLOR: Record<Tone, string> = { down: 'Attention', up: 'Good', flap: 'Warning', expiring: 'Warning', info: 'Default' }
+const COLOR: Record<Tone, string> = { down: 'Attention', degraded: 'Warning', up: 'Good', flap: 'Warning', expiring: 'Warning', info: 'Default' }
 
 // A Teams message is at most about 28 KB: a digest shows its first events and counts the rest.
 const DIGEST_ITEMS = 40

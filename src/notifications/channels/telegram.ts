@@ -3,7 +3,7 @@ import { fitLines, humanText, truncate, type Tone } from '../message.ts'
 import { configText, jsonPost } from './fields.ts'
 import type { ChannelAdapter } from './types.ts'
 
-const EMOJI: Record<Tone, string> = { down: '🔴', up: '🟢', flap: '⚠️', expiring: '⏳', info: 'ℹ️' }
+const EMOJI: Record<Tone, string> = { down: '🔴', degraded: '⚠️', up: '🟢', flap: '⚠️', expiring: '⏳', info: 'ℹ️' }
 
 // A message is at most 4,096 characters after its markup is parsed; the digest's lines get what the rest leaves.
 const DIGEST_MAX = 3500

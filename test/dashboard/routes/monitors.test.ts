@@ -237,7 +237,7 @@ t.test('the monitor page shows the assertions, the degraded status and the lates
 
   const page = (await browser.get(`/monitors/${slow.id}`)).body
   t.match(page, /<h1>Slow<\/h1> <span class="st st-degraded">Degraded<\/span>/, 'the degraded badge')
-  t.match(page, '<p class="latest-error"><strong>Latest check:</strong> response took 9120 ms, degraded after 2000 ms</p>')
+  t.match(page, '<p class="latest-error latest-degraded"><strong>Latest check was slow:</strong> response took 9120 ms, degraded after 2000 ms</p>')
   const section = /<section aria-labelledby="assertions-title">[^]*?<\/section>/.exec(page)?.[0] ?? ''
   t.match(section, '<dt>Keyword</dt><dd class="value">contains &quot;Welcome&quot;</dd>')
   t.match(section, '<dt>Degraded after</dt><dd>2,000 ms</dd>')
@@ -245,11 +245,11 @@ t.test('the monitor page shows the assertions, the degraded status and the lates
   t.match(section, '<li>x-client: pingward</li>')
   t.match(section, '<dt>Request body</dt><dd>Sent, 13 characters</dd>')
   t.notMatch(page, '0123456789abcdef', 'the secret is not on the page')
-  t.match(page, /<dt>Certificate expires<\/dt><dd><time datetime="2026-12-21T08:00:00.000Z">[^<]+<\/time> <span class="muted">\(Example CA, R1\)<\/span><\/dd>/,
+  t.match(page, /<dt>Certificate expires<\/dt><dd><time datetime="2026-12-21T08:00:00.000Z">[^<]+<\/time> <span class="expiry">expires in 29 days<\/span> <span class="muted">\(Example CA, R1\)<\/span><\/dd>/,
     'the certificate the latest HTTPS check saw')
 
   const broken = (await browser.get(`/monitors/${down.id}`)).body
-  t.match(broken, '<strong>Latest check:</strong> keyword &quot;Welcome&quot; not found in the first 1 MiB</p>')
+  t.match(broken, '<p class="latest-error latest-down"><strong>Latest check failed:</strong> keyword &quot;Welcome&quot; not found in the first 1 MiB</p>')
   t.notMatch(broken, '<dt>Degraded after</dt>', 'only the assertions that are set')
   const quiet = (await browser.get(`/monitors/${plain.id}`)).body
   t.notMatch(quiet, 'assertions-title', 'no assertions section without assertions')
@@ -331,6 +331,8 @@ t.test('the monitor page: uptime over 24 hours and 7 days, the chart, incidents 
   ])
   await openIncident(app.db, monitor.id, { cause: 'timeout after 10000 ms', statusCode: null, startedAt: ago(5000) })
   await resolveOpenIncident(app.db, monitor.id, ago(5000 - 95))
+  await openIncident(app.db, monitor.id, { kind: 'degraded', cause: 'response took 2600 ms, degraded after 2000 ms', statusCode: 200, startedAt: ago(100) })
+  await resolveOpenIncident(app.db, monitor.id, ago(60))
   await openIncident(app.db, monitor.id, { cause: 'expected status 200, got 503', statusCode: 503, startedAt: ago(40) })
 
   const res = await browser.get(`/monitors/${monitor.id}`)
@@ -344,6 +346,8 @@ t.test('the monitor page: uptime over 24 hours and 7 days, the chart, incidents 
   t.match(body, /<span class="st st-down">Ongoing<\/span><\/td>\s*<td>40 min so far<\/td><td>expected status 200, got 503 <span class="muted">\(HTTP 503\)<\/span>/)
   t.match(body, /<time datetime="2026-11-18T02:15:00.000Z">2026-11-18 02:15:00 UTC<\/time><\/td>\s*<td>1 h 35 min<\/td><td>timeout after 10000 ms<\/td>/)
   t.match(body, '<td>503</td><td>40 ms</td><td>expected status 200, got 503</td>')
+  t.match(body, /<tr><td><span class="st st-down">Down<\/span><\/td><td><time datetime="2026-11-21T11:20:00.000Z">/, 'each incident says its kind')
+  t.match(body, /<tr><td><span class="st st-degraded">Degraded<\/span><\/td><td><time datetime="2026-11-21T10:20:00.000Z">[^]*?<td>40 min<\/td><td>response took 2600 ms/)
   t.notMatch(body, 'Older checks', 'fewer checks than a page')
 
   const quiet = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'Quiet', url: 'https://quiet.example.com' }), now)

@@ -7,7 +7,7 @@ import { createEmailSender } from '../../../src/notifications/email-sender.ts'
 import type { Teardown } from '../../helper.ts'
 import { smtpServer } from '../../support/smtp-server.ts'
 import {
-  INCIDENT_ID, MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, flap, opened, resolved, resolvedEvent, sendContext, stormEvents, test,
+  DEGRADED_INCIDENT_ID, INCIDENT_ID, MESSAGES_FOR_PEOPLE, degradedOpened, degradedResolved, MONITOR_ID, channel, expiring, flap, opened, resolved, resolvedEvent, sendContext, stormEvents, test,
 } from '../support.ts'
 
 const inbox = channel('email', { to: ['ops@example.com', 'oncall@example.org'] })
@@ -57,6 +57,28 @@ t.test('the "resolved" mail answers the "opened" one: In-Reply-To, References an
   t.equal(second.mail.inReplyTo, first.mail.messageId)
   t.equal(second.mail.references, first.mail.messageId)
   t.match(second.mail.text, /^Homepage is up again\n\nWhat failed: expected status 200, got 503\nDown from: 2026-05-01 12:00 UTC to 2026-05-01 12:03 UTC\nDown for: 3 min\n/)
+})
+
+t.test('a degraded incident\'s mails thread the same way: "is degraded", then "Re:" it with "no longer degraded"', async (t) => {
+  const [first, second] = await sendAll(t, [degradedOpened, degradedResolved])
+  const openedId = `<incident-${DEGRADED_INCIDENT_ID}@pingward.example.com>`
+  t.equal(first.mail.subject, '[Pingward] Homepage is degraded')
+  t.equal(first.mail.messageId, openedId)
+  t.equal(first.mail.text, [
+    'Homepage is degraded',
+    '',
+    'What is slow: response took 9120 ms, degraded after 2000 ms',
+    'Degraded since: 2026-05-01 12:00 UTC',
+    'Slow for: 2 min so far',
+    'Checking: https://example.com/health',
+    '',
+    `Open in Pingward: https://pingward.example.com/monitors/${MONITOR_ID}`,
+    '',
+  ].join('\n'))
+  t.equal(second.mail.subject, 'Re: [Pingward] Homepage is degraded')
+  t.equal(second.mail.messageId, `<incident-${DEGRADED_INCIDENT_ID}-resolved@pingward.example.com>`)
+  t.equal(second.mail.inReplyTo, openedId)
+  t.match(second.mail.text, /^Homepage is no longer degraded\n\nWhat was slow: response took 9120 ms, degraded after 2000 ms\nDegraded from: 2026-05-01 12:00 UTC to 2026-05-01 12:03 UTC\nSlow for: 3 min\n/)
 })
 
 t.test('a close by pause answers the "opened" mail as well', async (t) => {

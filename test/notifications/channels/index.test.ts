@@ -7,7 +7,10 @@ import { CHANNEL_ADAPTERS } from '../../../src/notifications/channels/index.ts'
 import type { Message } from '../../../src/notifications/channels/types.ts'
 import { createEmailSender } from '../../../src/notifications/email-sender.ts'
 import { smtpServer } from '../../support/smtp-server.ts'
-import { MESSAGES_FOR_PEOPLE, channel, expiring, expiringEvent, opened, post, resolved, sendContext, standIn, stormEvents, test } from '../support.ts'
+import {
+  MESSAGES_FOR_PEOPLE, channel, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, heartbeatMissed, heartbeatMissedEvent,
+  opened, post, resolved, sendContext, standIn, stormEvents, test,
+} from '../support.ts'
 
 /** A valid config of each type, pointing at `base` (a stand-in) where the config holds a URL. */
 const CONFIGS: Record<ChannelType, (base: string) => Record<string, unknown>> = {
@@ -22,11 +25,17 @@ const CONFIGS: Record<ChannelType, (base: string) => Record<string, unknown>> = 
 }
 
 // Every event type, one message each (the list must grow with NOTIFICATION_EVENT_TYPES: see the test below).
-const EVENTS: Array<[string, Message]> = [['opened', opened], ['resolved', resolved], ['tls.expiring', expiring], ['test', test]]
+const EVENTS: Array<[string, Message]> = [
+  ['opened', opened], ['resolved', resolved], ['monitor.degraded opened', degradedOpened], ['monitor.degraded resolved', degradedResolved],
+  ['monitor.degraded resolved by a pause', { kind: 'event', told: degradedEvent('resolved', 'pause') }],
+  ['tls.expiring', expiring], ['test', test], ['heartbeat.missed', heartbeatMissed],
+]
 const FOR_PEOPLE: Array<[string, Message]> = [
   ...MESSAGES_FOR_PEOPLE,
   ['tls.expiring', expiring],
   ['digest with a certificate', { kind: 'digest', told: [...stormEvents(11), expiringEvent()] }],
+  ['heartbeat.missed', heartbeatMissed],
+  ['digest with a missed heartbeat', { kind: 'digest', told: [...stormEvents(11), heartbeatMissedEvent()] }],
 ]
 
 t.test('the registry covers exactly the channel types', async (t) => {

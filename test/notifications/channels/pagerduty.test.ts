@@ -3,7 +3,7 @@
 import t from 'tap'
 import { pagerdutyAdapter } from '../../../src/notifications/channels/pagerduty.ts'
 import {
-  EXPIRES, INCIDENT_ID, MONITOR_ID, channel, expiring, expiringEvent, flap, monitorRecord, opened, post, resolved, resolvedEvent, sendContext,
+  DEGRADED_INCIDENT_ID, EXPIRES, INCIDENT_ID, MONITOR_ID, channel, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, flap, monitorRecord, opened, post, resolved, resolvedEvent, sendContext,
   standIn, stormEvents, test,
 } from '../support.ts'
 
@@ -60,6 +60,44 @@ t.test('a pause or a delete resolves the alert too', async (t) => {
   for (const by of ['pause', 'delete'] as const) {
     const outgoing = pagerdutyAdapter.render(service, { kind: 'event', told: resolvedEvent(undefined, by) }, sendContext())
     t.strictSame(outgoing.kind === 'http' && JSON.parse(outgoing.body), { routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: INCIDENT_ID }, by)
+  }
+})
+
+t.test('a degraded incident triggers a warning keyed by its id; its resolve (by fast checks, going down, a pause) closes that alert', async (t) => {
+  const pagerduty = await standIn(t, { status: 202, answer })
+  t.equal(await post(pagerdutyAdapter.render(service, degradedOpened, sendContext(pagerduty.url))), 202)
+  t.equal(await post(pagerdutyAdapter.render(service, degradedResolved, sendContext(pagerduty.url))), 202)
+  const [trigger, resolve] = pagerduty.received
+  const page = `https://pingward.example.com/monitors/${MONITOR_ID}`
+  t.strictSame(JSON.parse(trigger.body), {
+    routing_key: ROUTING_KEY,
+    event_action: 'trigger',
+    dedup_key: DEGRADED_INCIDENT_ID,
+    payload: {
+      summary: 'Homepage is degraded: response took 9120 ms, degraded after 2000 ms',
+      source: 'https://example.com/health',
+      severity: 'warning',
+      timestamp: '2026-05-01T12:00:05.000Z',
+      component: 'Homepage',
+      class: 'response time',
+      custom_details: {
+        monitor: 'Homepage',
+        url: 'https://example.com/health',
+        cause: 'response took 9120 ms, degraded after 2000 ms',
+        status_code: 200,
+        degraded_since: '2026-05-01T12:00:05.000Z',
+        monitor_id: MONITOR_ID,
+        incident_id: DEGRADED_INCIDENT_ID,
+      },
+    },
+    client: 'Pingward',
+    client_url: page,
+    links: [{ href: page, text: 'Homepage in Pingward' }],
+  })
+  t.strictSame(JSON.parse(resolve.body), { routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: DEGRADED_INCIDENT_ID })
+  for (const by of ['down', 'pause'] as const) {
+    const outgoing = pagerdutyAdapter.render(service, { kind: 'event', told: degradedEvent('resolved', by) }, sendContext())
+    t.strictSame(outgoing.kind === 'http' && JSON.parse(outgoing.body), { routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: DEGRADED_INCIDENT_ID }, by)
   }
 })
 

@@ -1,0 +1,147 @@
+// One `dns` check: ask the resolver (c-ares, the operator's DNS_SERVERS or the system's) for one record type
+// of one name, apply the address policy to A and AAAA answers, then the expected values. Never throws.
+import { Resolver } from 'node:dns/promises'
+import { isIP } from 'node:net'
+import ipaddr from 'ipaddr.js'
+import type { DnsRecordType } from '../domain/vocabulary.ts'
+import { privateTargetReason } from '../net/address-policy.ts'
+import type { ProbeResult } from './probe.ts'
+import { checkDeadline, plainResult, untilAborted } from './probe-deadline.ts'
+import { oneLine } from './probe-errors.ts'
+import { HINT } from './pinned-lookup.ts'
+
+export interface DnsProbeTarget {
+  type: 'dns'
+  /** `dns://name`: a host name; no port, no path, never an IP address. */
+  url: string
+  recordType: DnsRecordType
+  /** Values the answer must all contain; null or empty: any answer with records will do. */
+  expected?: string[] | null
+  timeoutSeconds: number
+}
+
+export interface DnsProbeOptions {
+  /** Whether localhost-like names may be asked about (the policy on names); addresses go by isAllowed. */
+  allowPrivateTargets: boolean
+  isAllowed: (ip: string) => boolean
+  /** The resolvers (`1.1.1.1`, `9.9.9.9:53`, `[2620:fe::fe]:53`); undefined: the system's. */
+  servers?: string[]
+  now: () => number
+  signal?: AbortSignal
+}
+
+// c-ares's codes for the resolver's answers, as a person reading the check would name them.
+const ANSWER_CODES: Record<string, string> = {
+  ENOTFOUND: 'NXDOMAIN',
+  ESERVFAIL: 'SERVFAIL',
+  EREFUSED: 'REFUSED',
+  ENOTIMP: 'NOTIMP',
+  EFORMERR: 'FORMERR',
+  EBADRESP: 'malformed answer from the resolver',
+  ECONNREFUSED: 'connection refused by the resolver',
+  EBADNAME: 'not a valid name',
+}
+
+/**
+ * Up when the resolver answers with records of the type within timeoutSeconds and, when `expected` is not
+ * empty, the answer contains every expected value. MX answers are their exchange host names (the
+ * priorities are not compared), TXT answers each record's strings joined. The answer's addresses must all
+ * pass the address policy, as a probe's resolved addresses must, so that nobody maps internal DNS
+ * through a monitor; CNAME, MX and NS names are not resolved further. responseTimeMs: until the answer.
+ */
+export async function probeDns (target: DnsProbeTarget, options: DnsProbeOptions): Promise<ProbeResult> {
+  const start = options.now()
+  const elapsed = () => Math.max(0, Math.round(options.now() - start))
+  const timeoutMs = Math.round(target.timeoutSeconds * 1000)
+  if (options.signal?.aborted) return plainResult(false, 0, 'aborted')
+  const type = target.recordType
+  const parsed = parseDnsTarget(target.url)
+  if ('failure' in parsed) return plainResult(false, elapsed(), parsed.failure)
+  const name = parsed.name
+  const failed = (why: string) => plainResult(false, elapsed(), `dns ${type} ${name}: ${why}`)
+  if (isIP(parsed.host.hostname.replace(/^\[|\]$/g, '')) !== 0) return failed('an IP address is not a name to ask the resolver about')
+  const privateName = options.allowPrivateTargets ? undefined : privateTargetReason(parsed.host)
+  if (privateName !== undefined) return failed(`target refused: ${privateName}; ${HINT}`)
+
+  // c-ares retries once (a lost UDP datagram) within the check's time; the deadline ends it in any case.
+  const resolver = new Resolver({ timeout: Math.max(1, Math.ceil(timeoutMs / 2)), tries: 2 })
+  const deadline = checkDeadline(timeoutMs, options.signal)
+  deadline.signal.addEventListener('abort', () => resolver.cancel(), { once: true })
+  let answer: string[]
+  try {
+    if (options.servers !== undefined) resolver.setServers(options.servers)
+    answer = await untilAborted(ask(resolver, name, type), deadline.signal)
+  } catch (err) {
+    const ended = deadline.ended()
+    if (ended === 'aborted') return plainResult(false, elapsed(), 'aborted')
+    const code = (err as { code?: unknown }).code
+    if (ended === 'timeout' || code === 'ETIMEOUT') return failed(`timeout after ${timeoutMs} ms`)
+    if (code === 'ENODATA') return failed(`no ${type} records`)
+    return failed(typeof code === 'string' ? ANSWER_CODES[code] ?? code : oneLine(String((err as Error).message ?? err), 200))
+  } finally {
+    deadline.done()
+  }
+  const responseTimeMs = elapsed()
+  const down = (why: string) => plainResult(false, responseTimeMs, `dns ${type} ${name}: ${why}`)
+  if (answer.length === 0) return down(`no ${type} records`)
+  // The policy comes before the expectation, whose message would list the answer.
+  if (type === 'A' || type === 'AAAA') {
+    const refused = answer.find((address) => !options.isAllowed(address))
+    if (refused !== undefined) return down(`target refused: the answer ${refused} is a private address; ${HINT}`)
+  }
+  const got = new Set(answer.map((value) => comparable(type, value)))
+  const missing = (target.expected ?? []).filter((value) => !got.has(comparable(type, value)))
+  if (missing.length > 0) return down(`expected ${shown(type, missing)} not in answer ${shown(type, answer)}`)
+  return plainResult(true, responseTimeMs, null)
+}
+
+/** The answer's values, one string each, in the resolver's order (MX by priority). */
+async function ask (resolver: Resolver, name: string, type: DnsRecordType): Promise<string[]> {
+  switch (type) {
+    case 'A': return await resolver.resolve4(name)
+    case 'AAAA': return await resolver.resolve6(name)
+    case 'CNAME': return await resolver.resolveCname(name)
+    case 'NS': return await resolver.resolveNs(name)
+    case 'MX': return (await resolver.resolveMx(name)).sort((a, b) => a.priority - b.priority).map((record) => record.exchange)
+    case 'TXT': return (await resolver.resolveTxt(name)).map((strings) => strings.join(''))
+  }
+}
+
+/**
+ * How two values are compared: addresses as addresses (2001:DB8:0::1 is 2001:db8::1), names without case
+ * or a trailing dot, TXT values exactly as written.
+ */
+function comparable (type: DnsRecordType, value: string): string {
+  if (type === 'TXT') return value
+  if ((type === 'A' || type === 'AAAA') && isIP(value.trim()) !== 0) return ipaddr.parse(value.trim()).toString()
+  return value.trim().toLowerCase().replace(/\.$/, '')
+}
+
+/** Values for a message: TXT ones quoted (they hold spaces and commas), others as they are. */
+function shown (type: DnsRecordType, values: string[]): string {
+  return values.map((value) => (type === 'TXT' ? JSON.stringify(value) : value)).join(', ')
+}
+
+/**
+ * The name of `dns://name` as an http URL would read it (lower case, a Unicode name as its punycode, 127.1
+ * as 127.0.0.1, a trailing dot kept): the name that is asked about and that the policy sees.
+ */
+function parseDnsTarget (text: string): { name: string, host: URL } | { failure: string } {
+  const invalid = { failure: `invalid dns target ${JSON.stringify(oneLine(text, 200))}: expected dns://name` }
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return invalid
+  }
+  if (url.protocol !== 'dns:') return { failure: `unsupported URL scheme ${url.protocol}` }
+  if (url.hostname === '' || url.port || url.username || url.password || (url.pathname !== '' && url.pathname !== '/') || url.search || url.hash) {
+    return invalid
+  }
+  try {
+    const host = new URL(`http://${url.hostname}/`)
+    return { name: host.hostname, host }
+  } catch {
+    return invalid
+  }
+}

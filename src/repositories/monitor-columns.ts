@@ -1,0 +1,80 @@
+// A monitor's columns from an API body: each kind sets its own fields, and the others' columns hold their
+// "not this kind" values, so that a row never carries another kind's settings (a keyword on a tcp monitor).
+import { randomBytes } from 'node:crypto'
+import type { monitors } from '../db/schema.ts'
+import { MONITOR_TYPE_FIELDS, isFieldOfType } from '../domain/monitor-types.ts'
+import { MONITOR_DEFAULTS, type MonitorType } from '../domain/vocabulary.ts'
+import type { NewMonitor, UpdateMonitor } from '../schemas/monitor.ts'
+
+type MonitorRow = typeof monitors.$inferSelect
+type Flat = Required<UpdateMonitor>
+
+/** The value of a kind's own field on a monitor of another kind: the column's default, or null. */
+const ABSENT: { [K in keyof Flat]?: Flat[K] | null } = {
+  url: null,
+  method: MONITOR_DEFAULTS.method,
+  expected_status: MONITOR_DEFAULTS.expected_status,
+  timeout_seconds: MONITOR_DEFAULTS.timeout_seconds,
+  keyword: null,
+  keyword_mode: MONITOR_DEFAULTS.keyword_mode,
+  degraded_after_ms: null,
+  request_headers: MONITOR_DEFAULTS.request_headers,
+  request_body: null,
+  dns_record_type: null,
+  dns_expected: null,
+  grace_minutes: null,
+}
+
+/** The token of a heartbeat's ping URL: 144 random bits, URL-safe; the credential of its pings. */
+const newPingToken = (): string => randomBytes(18).toString('base64url')
+
+/** A body's fields as columns (undefined: not given), names trimmed. */
+export function columnsOf (input: UpdateMonitor) {
+  return {
+    name: input.name?.trim(),
+    url: input.url,
+    monitorType: input.monitor_type,
+    method: input.method,
+    expectedStatus: input.expected_status,
+    intervalMinutes: input.interval_minutes,
+    isActive: input.is_active,
+    timeoutSeconds: input.timeout_seconds,
+    failureThreshold: input.failure_threshold,
+    recoveryThreshold: input.recovery_threshold,
+    keyword: input.keyword,
+    keywordMode: input.keyword_mode,
+    degradedAfterMs: input.degraded_after_ms,
+    requestHeaders: input.request_headers,
+    requestBody: input.request_body,
+    dnsRecordType: input.dns_record_type,
+    dnsExpected: input.dns_expected,
+    graceMinutes: input.grace_minutes,
+  }
+}
+
+/** Every kind-specific field that `type` does not have, at its absent value. */
+function othersAbsent (type: MonitorType): UpdateMonitor {
+  const absent: Record<string, unknown> = {}
+  for (const [field, value] of Object.entries(ABSENT)) if (!isFieldOfType(type, field)) absent[field] = value
+  return absent as UpdateMonitor
+}
+
+/** A validated create body as a whole row's columns (the variant of its kind, other kinds' columns absent). */
+export function newMonitorColumns (input: NewMonitor) {
+  const columns = columnsOf({ ...othersAbsent(input.monitor_type), ...input } as UpdateMonitor)
+  return { ...columns, pingToken: input.monitor_type === 'heartbeat' ? newPingToken() : null }
+}
+
+/**
+ * The columns a change of kind sets besides the body's: the new kind's own fields that the body left out at
+ * their defaults, the old kind's at their absent values, and a ping token for a new heartbeat.
+ */
+export function kindChangeColumns (current: MonitorRow, type: MonitorType, input: UpdateMonitor) {
+  if (type === current.monitorType) return {}
+  const defaults: Record<string, unknown> = {}
+  for (const field of MONITOR_TYPE_FIELDS[type] as readonly string[]) {
+    if (field !== 'url' && input[field as keyof UpdateMonitor] === undefined) defaults[field] = MONITOR_DEFAULTS[field as keyof typeof MONITOR_DEFAULTS]
+  }
+  const columns = Object.entries(columnsOf({ ...othersAbsent(type), ...defaults } as UpdateMonitor)).filter(([, value]) => value !== undefined)
+  return { ...Object.fromEntries(columns) as Partial<ReturnType<typeof columnsOf>>, pingToken: type === 'heartbeat' ? newPingToken() : null }
+}

@@ -1,0 +1,91 @@
+// The ping URL of heartbeat monitors, at the server's root: GET, POST or HEAD /ping/{token} records a passing
+// check, /ping/{token}/fail a failing one. No API key (the unguessable token is the credential), a rate limit
+// per token, any body a cron job sends (stored in part, never parsed), and an answer of a few bytes.
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import { recordPing, PING_BODY_MAX_BYTES } from '../checker/heartbeat.ts'
+import { errorResponse, HttpError } from '../http/error-catalog.ts'
+import { PING_PATH } from '../repositories/monitors.ts'
+
+interface PingRoutesOptions {
+  /** PING_RATE_LIMIT: pings per minute per token. */
+  perMinute: number
+}
+
+const Params = Type.Object({
+  token: Type.String({ description: 'The token of the heartbeat\'s `ping_url`', examples: ['hb_6Qm2xTz9LkP4vW8sYb3nRc'] }),
+})
+
+const NOT_FOUND = 'No heartbeat monitor has this ping URL'
+const PAUSED = 'The monitor is paused: the ping was not recorded'
+
+const RESPONSES = {
+  200: {
+    description: 'The ping is recorded: `OK` as plain text',
+    content: { 'text/plain; charset=utf-8': { schema: Type.String({ examples: ['OK'] }) } },
+  },
+  400: errorResponse(400, 'A malformed request: a URL path that is not valid percent-encoding, or a token too long',
+    'Bad request: a path segment is too long'),
+  404: errorResponse(404, 'No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one)', NOT_FOUND),
+  409: errorResponse(409, 'The monitor is paused: pings are not recorded until it is resumed', PAUSED),
+  413: errorResponse(413),
+  429: errorResponse(429, 'More pings of this token than the server allows per minute (`PING_RATE_LIMIT`); see `retry-after`',
+    'Rate limit exceeded'),
+  500: errorResponse(500),
+  503: errorResponse(503),
+}
+
+const DESCRIPTION = 'No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, ' +
+  `bytes; up to 1 MiB) is accepted and never parsed; its first ${PING_BODY_MAX_BYTES / 1024} KiB are kept with the check. ` +
+  'Pings of one token are rate limited per minute. HEAD works as GET.'
+
+const pingRoutes: FastifyPluginAsyncTypebox<PingRoutesOptions> = async (app, options) => {
+  // This plugin's context only: every body is taken as bytes, whatever its content type says (a cron job's
+  // "JSON" may be malformed, its content type anything); the API's JSON-only parsers are untouched.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+
+  // One limiter for all the ping routes, keyed by the token: GET, POST, HEAD and /fail share one bucket (a route's
+  // own `config.rateLimit` would count each route apart), in the app's store (Redis when configured). It says
+  // only Retry-After (on a 429): a job reads none of it, and the answer stays a few bytes. (The headers are
+  // plugin-wide options in the library's types; its limiter merges them per limiter all the same.)
+  const limiterOptions = {
+    max: options.perMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request: FastifyRequest) => `ping:${(request.params as { token: string }).token}`,
+    addHeaders: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false, 'retry-after': true },
+    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
+  }
+  const limit = app.rateLimit(limiterOptions) as unknown as onRequestAsyncHookHandler
+
+  for (const fail of [false, true]) {
+    for (const method of ['GET', 'POST'] as const) {
+      app.route({
+        method,
+        url: `${PING_PATH}:token${fail ? '/fail' : ''}`,
+        // Not the API's limit (per key or address): this route's own, per token.
+        config: { rateLimit: false },
+        onRequest: limit,
+        schema: {
+          tags: ['heartbeats'],
+          summary: `${fail ? 'Report a failed run of a heartbeat\'s job' : 'Ping a heartbeat'} (${method})`,
+          description: `Records ${fail ? 'a failing check; its error message quotes the body\'s first line (`ping /fail: ...`)' : 'a passing check'}. ${DESCRIPTION}`,
+          operationId: `${fail ? 'failHeartbeat' : 'pingHeartbeat'}${method === 'POST' ? 'Post' : ''}`,
+          security: [],
+          params: Params,
+          response: RESPONSES,
+        },
+        handler: async (request, reply) => {
+          const body = Buffer.isBuffer(request.body) ? request.body : undefined
+          const outcome = await recordPing(app.db, request.params.token, { fail, body, at: app.clock() })
+          if (outcome === 'unknown') throw new HttpError(404, NOT_FOUND)
+          if (outcome === 'paused') throw new HttpError(409, PAUSED)
+          return reply.type('text/plain; charset=utf-8').send('OK')
+        },
+      })
+    }
+  }
+}
+
+export default pingRoutes

@@ -1,0 +1,157 @@
+// Tests of the dns probe against a real local DNS server (dns2): each record type, expected values, the
+// resolver's failures, the address policy on answers and names, timeouts and abort.
+import t from 'tap'
+import { createProber, type ProbeOptions } from '../../src/checker/probe.ts'
+import type { DnsProbeTarget } from '../../src/checker/probe-dns.ts'
+import type { DnsRecordType } from '../../src/domain/vocabulary.ts'
+import type { Teardown } from '../helper.ts'
+import { dnsServer } from '../support/dns-server.ts'
+import { freePort } from '../support/target-server.ts'
+import { testProber } from '../support/prober.ts'
+
+const ZONE = {
+  'example.test': {
+    A: ['93.184.215.14', '93.184.215.15'],
+    AAAA: ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+    MX: [{ priority: 20, exchange: 'mx2.example.test' }, { priority: 10, exchange: 'mx1.example.test' }],
+    TXT: [['v=spf1 ', 'include:_spf.example.net ~all'], ['google-site-verification=abc']],
+    NS: ['ns1.example.net', 'ns2.example.net'],
+  },
+  'www.example.test': { CNAME: 'edge.example.net' },
+  'internal.test': { A: ['10.0.0.5'], AAAA: ['fd00::5'] },
+  'mixed.test': { A: ['93.184.215.14', '127.0.0.1'] },
+  'loopback.test': { A: ['127.0.0.1'] },
+  'broken.test': { servfail: true as const },
+  'silent.test': { silent: true as const },
+  'xn--bcher-kva.test': { A: ['93.184.215.14'] },
+}
+
+const dns = (url: string, recordType: DnsRecordType = 'A', extra: Partial<DnsProbeTarget> = {}): DnsProbeTarget =>
+  ({ type: 'dns', url, recordType, timeoutSeconds: 5, ...extra })
+
+/** A prober whose resolver is a fresh local server of ZONE. */
+async function setup (tt: Teardown, options: Partial<ProbeOptions> = {}) {
+  const { server, questions } = await dnsServer(tt, ZONE)
+  return { p: testProber(tt, { dnsServers: [server], ...options }), questions, server }
+}
+
+t.test('each record type: up when the resolver answers with records, the expected values all among them', async (t) => {
+  const { p, questions } = await setup(t)
+  const up = { isUp: true, degraded: false, statusCode: null, errorMessage: null }
+  t.match(await p.probe(dns('dns://example.test')), up)
+  t.match(await p.probe(dns('dns://example.test', 'A', { expected: ['93.184.215.15'] })), up)
+  t.match(await p.probe(dns('dns://example.test', 'AAAA', { expected: ['2606:2800:21F:CB07:6820:80DA:AF6B:8B2C'] })), up, 'addresses compared as addresses')
+  t.match(await p.probe(dns('dns://www.example.test', 'CNAME', { expected: ['Edge.Example.NET.'] })), up, 'names without case or trailing dot')
+  t.match(await p.probe(dns('dns://example.test', 'MX', { expected: ['mx1.example.test', 'mx2.example.test.'] })), up, 'MX: the exchange names')
+  t.match(await p.probe(dns('dns://example.test', 'TXT', { expected: ['v=spf1 include:_spf.example.net ~all'] })), up, 'TXT: a record\'s strings joined')
+  t.match(await p.probe(dns('dns://example.test', 'NS', { expected: ['ns2.example.net'] })), up)
+  t.match(await p.probe(dns('dns://example.test', 'A', { expected: [] })), up, 'an empty expectation: any answer')
+  t.same(questions, ['A example.test', 'A example.test', 'AAAA example.test', 'CNAME www.example.test', 'MX example.test', 'TXT example.test', 'NS example.test', 'A example.test'])
+})
+
+t.test('the name as an http URL reads it: case, trailing dot, punycode', async (t) => {
+  const { p, questions } = await setup(t)
+  t.match(await p.probe(dns('dns://Example.TEST.')), { isUp: true })
+  t.match(await p.probe(dns('dns://bücher.test')), { isUp: true })
+  t.same(questions, ['A example.test', 'A xn--bcher-kva.test'])
+})
+
+t.test('down: what failed, named in one line', async (t) => {
+  const { p } = await setup(t)
+  const down = async (target: DnsProbeTarget) => {
+    const result = await p.probe(target)
+    t.match(result, { isUp: false, degraded: false, statusCode: null })
+    t.ok(Number.isInteger(result.responseTimeMs) && result.responseTimeMs >= 0)
+    return result.errorMessage
+  }
+  t.equal(await down(dns('dns://missing.test')), 'dns A missing.test: NXDOMAIN')
+  t.equal(await down(dns('dns://www.example.test', 'MX')), 'dns MX www.example.test: no MX records')
+  t.equal(await down(dns('dns://example.test', 'CNAME')), 'dns CNAME example.test: no CNAME records')
+  t.equal(await down(dns('dns://broken.test')), 'dns A broken.test: SERVFAIL')
+  t.equal(await down(dns('dns://example.test', 'A', { expected: ['93.184.215.99', '93.184.215.14'] })),
+    'dns A example.test: expected 93.184.215.99 not in answer 93.184.215.14, 93.184.215.15')
+  t.equal(await down(dns('dns://example.test', 'MX', { expected: ['mx3.example.test'] })),
+    'dns MX example.test: expected mx3.example.test not in answer mx1.example.test, mx2.example.test', 'MX by priority')
+  t.equal(await down(dns('dns://example.test', 'TXT', { expected: ['v=spf1 -all'] })),
+    'dns TXT example.test: expected "v=spf1 -all" not in answer "v=spf1 include:_spf.example.net ~all", "google-site-verification=abc"')
+})
+
+t.test('the address policy on A and AAAA answers: a private one fails the check, naming it, unless allowed', async (t) => {
+  const { p: strict } = await setup(t, { allowPrivateTargets: false })
+  const hint = 'the operator can allow private targets with ALLOW_PRIVATE_TARGETS=true'
+  t.match(await strict.probe(dns('dns://internal.test', 'A', { expected: ['10.9.9.9'] })),
+    { isUp: false, statusCode: null, errorMessage: `dns A internal.test: target refused: the answer 10.0.0.5 is a private address; ${hint}` },
+    'before the expectation, whose message would list the answer')
+  t.match(await strict.probe(dns('dns://internal.test', 'AAAA')), { errorMessage: `dns AAAA internal.test: target refused: the answer fd00::5 is a private address; ${hint}` })
+  t.match(await strict.probe(dns('dns://mixed.test')), { errorMessage: `dns A mixed.test: target refused: the answer 127.0.0.1 is a private address; ${hint}` }, 'every address')
+  t.match(await strict.probe(dns('dns://example.test', 'AAAA')), { isUp: true }, 'public answers pass')
+  t.match(await strict.probe(dns('dns://www.example.test', 'CNAME')), { isUp: true }, 'names are not resolved further')
+
+  const { p: allowed } = await setup(t)
+  t.match(await allowed.probe(dns('dns://internal.test', 'A', { expected: ['10.0.0.5'] })), { isUp: true, errorMessage: null })
+  const { p: only } = await setup(t, { allowPrivateTargets: false, isAllowedAddress: (ip) => ip === '127.0.0.1' })
+  t.match(await only.probe(dns('dns://loopback.test')), { isUp: true }, 'isAllowedAddress decides')
+  t.match(await only.probe(dns('dns://example.test')), { isUp: false, errorMessage: /^dns A example\.test: target refused: the answer 93\.184\.215\.14 / })
+})
+
+t.test('the policy on names: never an IP address; localhost-like names only when private targets are allowed', async (t) => {
+  const { p: strict, questions } = await setup(t, { allowPrivateTargets: false })
+  const { p: allowed } = await setup(t)
+  for (const p of [strict, allowed]) {
+    t.match(await p.probe(dns('dns://127.0.0.1')), { isUp: false, errorMessage: 'dns A 127.0.0.1: an IP address is not a name to ask the resolver about' })
+    t.match(await p.probe(dns('dns://127.1')), { errorMessage: 'dns A 127.0.0.1: an IP address is not a name to ask the resolver about' })
+    t.match(await p.probe(dns('dns://[::1]', 'AAAA')), { errorMessage: 'dns AAAA [::1]: an IP address is not a name to ask the resolver about' })
+  }
+  for (const name of ['localhost', 'db.localhost', 'printer.local', 'db.internal', 'metadata']) {
+    t.match(await strict.probe(dns(`dns://${name}`)),
+      { isUp: false, errorMessage: `dns A ${name}: target refused: ${name} is not a public address; the operator can allow private targets with ALLOW_PRIVATE_TARGETS=true` })
+  }
+  t.same(questions, [], 'nothing was asked')
+  t.match(await allowed.probe(dns('dns://db.internal')), { errorMessage: 'dns A db.internal: NXDOMAIN' }, 'asked when allowed')
+})
+
+t.test('targets that are not dns://name fail without a question', async (t) => {
+  const { p, questions } = await setup(t)
+  for (const [url, message] of [
+    ['dns://example.test:53', 'invalid dns target "dns://example.test:53": expected dns://name'],
+    ['dns://example.test/www', 'invalid dns target "dns://example.test/www": expected dns://name'],
+    ['dns://example.test?type=MX', 'invalid dns target "dns://example.test?type=MX": expected dns://name'],
+    ['dns://', 'invalid dns target "dns://": expected dns://name'],
+    ['https://example.test', 'unsupported URL scheme https:'],
+  ]) {
+    t.match(await p.probe(dns(url)), { isUp: false, statusCode: null, errorMessage: message }, url)
+  }
+  t.same(questions, [])
+})
+
+t.test('a resolver that never answers: timeout within the deadline; an abort ends the check at once', async (t) => {
+  const { p, questions } = await setup(t)
+  const started = Date.now()
+  const result = await p.probe(dns('dns://silent.test', 'A', { timeoutSeconds: 1 }))
+  const took = Date.now() - started
+  t.match(result, { isUp: false, statusCode: null, errorMessage: 'dns A silent.test: timeout after 1000 ms' })
+  t.ok(took >= 950 && took < 3000, `returned after ${took} ms`)
+  t.ok(questions.length >= 2, 'asked again within the time (a lost datagram)')
+
+  const abort = new AbortController()
+  const running = p.probe(dns('dns://silent.test', 'A', { timeoutSeconds: 60 }), abort.signal)
+  abort.abort()
+  t.match(await running, { isUp: false, statusCode: null, errorMessage: 'aborted' })
+})
+
+t.test('a resolver that is not there is named', async (t) => {
+  const p = testProber(t, { dnsServers: [`127.0.0.1:${await freePort()}`] })
+  // Nothing listens on the port: the ICMP port unreachable of the loopback interface answers the datagram.
+  t.match(await p.probe(dns('dns://example.test', 'A', { timeoutSeconds: 2 })),
+    { isUp: false, errorMessage: 'dns A example.test: connection refused by the resolver' })
+})
+
+t.test('responseTimeMs comes from the injected clock; a closed prober asks nothing', async (t) => {
+  const { server, questions } = await dnsServer(t, ZONE)
+  let calls = 0
+  const p = createProber({ allowPrivateTargets: true, dnsServers: [server], now: () => (calls++ === 0 ? 1000 : 1007.6) })
+  t.match(await p.probe(dns('dns://example.test')), { isUp: true, responseTimeMs: 8 })
+  await p.close()
+  t.match(await p.probe(dns('dns://example.test')), { isUp: false, errorMessage: 'prober closed' })
+  t.equal(questions.length, 1)
+})
