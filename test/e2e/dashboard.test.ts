@@ -245,7 +245,7 @@ t.test('the monitor form shows only the chosen kind\'s fields, and a heartbeat\'
   await page.getByLabel('Grace (minutes)').fill('5')
   await page.screenshot({ path: join(SCREENSHOTS, '17-heartbeat-form.png'), fullPage: true })
   await page.getByRole('button', { name: 'Add monitor' }).click()
-  await page.waitForURL(/\/monitors\/[0-9a-f-]{36}\?notice=monitor-created$/)
+  await page.waitForURL(/\/monitors\/[0-9a-f-]{36}\?notice=heartbeat-created$/)
 
   const pingUrl = await page.locator('#ping-url').inputValue()
   t.match(pingUrl, new RegExp(`^${PUBLIC_URL}/ping/\\S+$`), 'the absolute ping URL')
