@@ -3,16 +3,17 @@ import { join } from 'node:path'
 import type { LoadOptions, LoadResult } from './load.ts'
 import { freePort } from '../test/support/target-server.ts'
 import { machineCpu, processStats, runLoad, startNode, waitForHttp, type Child } from './processes.ts'
-import { POST_BODY } from './reference-sql.ts'
-import type { Seeded } from './seed.ts'
+import { PAGE_LIMIT, POST_BODY } from './reference-sql.ts'
+import type { PageUser, Seeded } from './seed.ts'
 
-export type Endpoint = 'checks' | 'monitor' | 'list' | 'create'
+export type Endpoint = 'checks' | 'monitor' | 'list' | 'page' | 'create'
 type ServerName = 'pingward' | 'reference'
 
 export const ENDPOINT_LABELS: Record<Endpoint, string> = {
   checks: 'GET /monitors/{id}/checks',
   monitor: 'GET /monitors/{id}',
   list: 'GET /monitors',
+  page: `GET /monitors?limit=${PAGE_LIMIT}`,
   create: 'POST /monitors',
 }
 
@@ -26,6 +27,8 @@ export interface Run extends LoadResult {
 export interface ApiBenchOptions {
   database: { DATABASE_URL: string } | { DATA_DIR: string }
   seeded: Seeded
+  /** The user of the `page` endpoint (its own 10,000 monitors), when it is measured. */
+  pageUser?: PageUser
   endpoints: Endpoint[]
   connections: number
   durationSeconds: number
@@ -41,13 +44,19 @@ export type ApiResults = Record<Endpoint, Record<ServerName, Run[]>>
 
 interface Server { name: ServerName, child: Child, base: string }
 
-function loadFor (endpoint: Endpoint, server: Server, seeded: Seeded, connections: number, durationSeconds: number): LoadOptions {
+function loadFor (endpoint: Endpoint, server: Server, options: ApiBenchOptions, connections: number, durationSeconds: number): LoadOptions {
+  const { seeded } = options
   const read = { authorization: `Bearer ${seeded.readKey}` }
   const base = { url: server.base, connections, durationSeconds, method: 'GET' as const, headers: read }
   switch (endpoint) {
     case 'checks': return { ...base, paths: seeded.monitorIds.map((id) => `/api/v1/monitors/${id}/checks`) }
     case 'monitor': return { ...base, paths: seeded.monitorIds.map((id) => `/api/v1/monitors/${id}`) }
     case 'list': return { ...base, paths: ['/api/v1/monitors'] }
+    case 'page': {
+      if (!options.pageUser) throw new Error('the page endpoint needs a pageUser (seedPageUser)')
+      // The first page, newest first: the same statement as every later page but for its cursor condition.
+      return { ...base, headers: { authorization: `Bearer ${options.pageUser.key}` }, paths: [`/api/v1/monitors?limit=${PAGE_LIMIT}`] }
+    }
     case 'create': return {
       ...base, method: 'POST', headers: { authorization: `Bearer ${seeded.writeKey}` }, paths: ['/api/v1/monitors'], body: JSON.stringify(POST_BODY),
     }
@@ -80,7 +89,11 @@ async function startServer (name: ServerName, options: ApiBenchOptions, seeded: 
       RATE_LIMIT_MAX: '1000000',
     }, { logFile, nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [] })
     : startNode('bench/reference-server.ts', {
-      ...options.database, PORT: String(port), REFERENCE_KEY_ID: seeded.readKeyId, REFERENCE_WRITE_USER_ID: seeded.writeUserId,
+      ...options.database,
+      PORT: String(port),
+      REFERENCE_KEY_ID: seeded.readKeyId,
+      REFERENCE_WRITE_USER_ID: seeded.writeUserId,
+      ...(options.pageUser ? { REFERENCE_PAGE_KEY_ID: options.pageUser.keyId } : {}),
     }, { logFile, nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, 'reference')}`] : [] })
   const base = `http://127.0.0.1:${port}`
   await waitForHttp(`${base}/healthz`, child)
@@ -91,7 +104,7 @@ async function startServer (name: ServerName, options: ApiBenchOptions, seeded: 
 async function sampleBodies (server: Server, options: ApiBenchOptions): Promise<string[]> {
   const bodies: string[] = []
   for (const endpoint of options.endpoints) {
-    const load = loadFor(endpoint, server, options.seeded, 1, 1)
+    const load = loadFor(endpoint, server, options, 1, 1)
     for (const path of load.paths.slice(0, endpoint === 'create' ? 1 : 3)) {
       const res = await fetch(server.base + path, {
         method: load.method, headers: { ...load.headers, ...(load.body ? { 'content-type': 'application/json' } : {}) }, body: load.body,
@@ -126,13 +139,13 @@ export async function runApiBench (options: ApiBenchOptions): Promise<ApiResults
   const results = Object.fromEntries(options.endpoints.map((e) => [e, { pingward: [], reference: [] }])) as unknown as ApiResults
   const order: ServerName[] = ['pingward', 'reference']
   const run = async (server: Server, endpoint: Endpoint, round: number) => {
-    const r = await measure(server, loadFor(endpoint, server, seeded, options.connections, options.durationSeconds))
+    const r = await measure(server, loadFor(endpoint, server, options, options.connections, options.durationSeconds))
     results[endpoint][server.name].push(r)
     log(`  ${ENDPOINT_LABELS[endpoint].padEnd(26)} ${server.name.padEnd(9)} round ${round + 1}: ${Math.round(r.rps)} req/s, ` +
       `p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, server CPU ${r.serverCpuUs} us/req`)
   }
   const warm = (server: Server, endpoint: Endpoint) =>
-    runLoad(loadFor(endpoint, server, seeded, options.connections, options.warmupSeconds))
+    runLoad(loadFor(endpoint, server, options, options.connections, options.warmupSeconds))
 
   if ('DATABASE_URL' in options.database) {
     const servers = [await startServer('pingward', options, seeded), await startServer('reference', options, seeded)]

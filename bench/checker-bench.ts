@@ -53,6 +53,8 @@ function startWorker (options: CheckerBenchOptions, vars: Record<string, string>
   worker.child = startNode('src/worker.ts', {
     DATABASE_URL: options.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'debug', ...vars,
   }, {
+    // BENCH_CHECKER_CPU_PROF=<dir>: a --cpu-prof profile of each worker there (what a check costs, by function).
+    nodeArgs: process.env.BENCH_CHECKER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CHECKER_CPU_PROF}`] : [],
     onLine: (line) => {
       if (!line.includes('checker stats')) return
       const entry = JSON.parse(line) as { time: number, checks: number }
@@ -211,8 +213,20 @@ export interface CheckerResults {
   phases: CheckerPhaseResult[]
 }
 
+/**
+ * The phases BENCH_CHECKER_PHASES names (comma-separated: drain, 1, 2, mixed; all when unset): a shorter run that
+ * still gives the capacity (drain) and one worker's steady state (1), for before/after comparisons of one change.
+ */
+function phasesToRun (): Set<string> {
+  const all = ['drain', '1', '2', 'mixed']
+  const named = process.env.BENCH_CHECKER_PHASES?.split(',').map((p) => p.trim()).filter(Boolean) ?? all
+  if (named.some((p) => !all.includes(p))) throw new Error(`BENCH_CHECKER_PHASES takes a comma-separated list of ${all.join(', ')}`)
+  return new Set(named)
+}
+
 /** The drain (capacity) of one worker, then steady state with one worker, then with two, then one with mixed kinds. */
 export async function runCheckerBench (options: CheckerBenchOptions): Promise<CheckerResults> {
+  const run = phasesToRun()
   const port = await freePort()
   const targetChild = startNode('bench/target-server.ts', { PORT: String(port) }, { logFile: join(options.logDir, 'target.log') })
   const target = `http://127.0.0.1:${port}`
@@ -223,11 +237,15 @@ export async function runCheckerBench (options: CheckerBenchOptions): Promise<Ch
   try {
     await dnsListening
     await waitForHttp(`${target}/__stats`, targetChild)
-    options.log(`  drain: ${options.monitors} monitors due at once, one worker`)
-    const drained = await drain(options, target)
-    options.log(`  drain: ${drained.monitors} checks in ${drained.seconds.toFixed(1)} s = ${Math.round(drained.checksPerSecond)} checks/s`)
+    let drained: DrainResult = { monitors: 0, seconds: 0, checksPerSecond: 0 }
+    if (run.has('drain')) {
+      options.log(`  drain: ${options.monitors} monitors due at once, one worker`)
+      drained = await drain(options, target)
+      options.log(`  drain: ${drained.monitors} checks in ${drained.seconds.toFixed(1)} s = ${Math.round(drained.checksPerSecond)} checks/s`)
+    }
     const phases: CheckerPhaseResult[] = []
     for (const workers of [1, 2]) {
+      if (!run.has(String(workers))) continue
       options.log(`  steady state, ${workers} worker(s): ${options.warmupSeconds} s warm-up + ${options.measureSeconds} s measured`)
       const result = await steady(options, target, workers)
       options.log(`  ${result.label}: ${result.checksPerSecond.toFixed(1)} checks/s, lateness p50/p95/p99 ${result.latenessMs.p50}/` +
@@ -235,6 +253,7 @@ export async function runCheckerBench (options: CheckerBenchOptions): Promise<Ch
         `per worker ${result.perWorker.join('/')}, double checks ${result.doubleChecks}`)
       phases.push(result)
     }
+    if (!run.has('mixed')) return { drain: drained, phases }
     options.log(`  steady state, 1 worker, mixed kinds: ${options.warmupSeconds} s warm-up + ${options.measureSeconds} s measured`)
     const mixed = await steady(options, target, 1, undefined, { dnsServer: `127.0.0.1:${dnsPort}` })
     options.log(`  ${mixed.label}: ${mixed.checksPerSecond.toFixed(1)} checks/s, lateness p50/p95/p99 ${mixed.latenessMs.p50}/` +

@@ -17,6 +17,8 @@ export interface HeartbeatBenchOptions {
   warmupSeconds: number
   durationSeconds: number
   logDir: string
+  /** Directory for a --cpu-prof profile of the server, when profiling. */
+  cpuProfDir?: string
   log: (line: string) => void
 }
 
@@ -51,8 +53,8 @@ export async function runHeartbeatBench (options: HeartbeatBenchOptions): Promis
   const tokens = await seedHeartbeats(options.db, options.userId, options.monitors)
   const port = await freePort()
   const server = startNode('src/server.ts', {
-    DATABASE_URL: options.databaseUrl, PORT: String(port), CHECKER: 'off', LOG_LEVEL: 'info', PING_RATE_LIMIT: '1000000',
-  }, { logFile: join(options.logDir, 'heartbeat-server.log') })
+    DATABASE_URL: options.databaseUrl, PORT: String(port), CHECKER: 'off', LOG_LEVEL: 'info', PING_RATE_LIMIT: '100000',
+  }, { logFile: join(options.logDir, 'heartbeat-server.log'), nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [] })
   const base = `http://127.0.0.1:${port}`
   try {
     await waitForHttp(`${base}/healthz`, server)

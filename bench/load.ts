@@ -1,4 +1,4 @@
-// The load generator, a process of its own: runs autocannon with the JSON options in argv[2] and prints
+// The load generator, a process of its own: runs autocannon with the JSON options on its stdin and prints
 // a JSON summary on stdout. Paths rotate through `paths` so that reads touch many monitors.
 import autocannon from 'autocannon'
 
@@ -25,7 +25,10 @@ export interface LoadResult {
 }
 
 async function main (): Promise<void> {
-  const options = JSON.parse(process.argv[2]) as LoadOptions
+  // On stdin, not in argv: 10,000 ping paths are more than an argument may hold (E2BIG).
+  let input = ''
+  for await (const chunk of process.stdin) input += String(chunk)
+  const options = JSON.parse(input) as LoadOptions
   let next = 0
   const result = await autocannon({
     url: options.url,

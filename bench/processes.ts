@@ -90,9 +90,10 @@ export async function waitForHttp (url: string, child: Child, timeoutMs = 60_000
 
 /** Runs the load generator in a process of its own and returns its summary. */
 export async function runLoad (options: LoadOptions): Promise<LoadResult> {
-  const child = spawn(process.execPath, ['--import=tsx', 'bench/load.ts', JSON.stringify(options)], {
-    cwd: ROOT, env: childEnv({}), stdio: ['ignore', 'pipe', 'inherit'],
+  const child = spawn(process.execPath, ['--import=tsx', 'bench/load.ts'], {
+    cwd: ROOT, env: childEnv({}), stdio: ['pipe', 'pipe', 'inherit'],
   })
+  child.stdin.end(JSON.stringify(options))
   let out = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk })
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))

@@ -1,12 +1,14 @@
 // The reference server: bare Fastify routes that run Pingward's SQL through postgres.js (or PGlite) and
 // answer the same bytes, with no auth, rate limit, ORM, validation or logging. Env: PORT, DATABASE_URL or
-// DATA_DIR, REFERENCE_KEY_ID (the key the reads start from), REFERENCE_WRITE_USER_ID (creates).
+// DATA_DIR, REFERENCE_KEY_ID (the key the reads start from), REFERENCE_WRITE_USER_ID (creates),
+// REFERENCE_PAGE_KEY_ID (the key of the user whose list is paged, GET /monitors?limit=50).
 import Fastify from 'fastify'
 import postgres from 'postgres'
 import { openPglite } from '../src/db/pglite.ts'
 import { QueryGate } from '../src/db/query-gate.ts'
 import {
-  CHECKS_SQL, checksParams, INSERT_SQL, insertParams, LIST_SQL, listParams, MONITOR_SQL, monitorParams, type CreateBody,
+  CHECKS_SQL, checksParams, INSERT_SQL, insertParams, LIST_SQL, listParams, MONITOR_SQL, monitorParams, PAGE_LIMIT, PAGE_SQL, pageParams,
+  type CreateBody,
 } from './reference-sql.ts'
 
 type Row = Record<string, any>
@@ -64,6 +66,7 @@ const monitorJson = (r: Row) => ({
 async function main (): Promise<void> {
   const keyId = process.env.REFERENCE_KEY_ID!
   const writeUserId = process.env.REFERENCE_WRITE_USER_ID!
+  const pageKeyId = process.env.REFERENCE_PAGE_KEY_ID ?? keyId
   let query: (text: string, params: unknown[]) => Promise<Row[]>
   let close: () => Promise<void>
   if (process.env.DATABASE_URL) {
@@ -95,7 +98,20 @@ async function main (): Promise<void> {
     if (row.id === null) return reply.code(404).type(json).send('{"error":"Monitor not found"}')
     return reply.type(json).send(JSON.stringify({ data: monitorJson(row) }))
   })
-  app.get('/api/v1/monitors', async (_request, reply) => {
+  app.get<{ Querystring: { limit?: string } }>('/api/v1/monitors', async (request, reply) => {
+    if (request.query.limit !== undefined) {
+      // The benchmark's page: one row more than the page says that more follow, and the Link to them.
+      const rows = await query(PAGE_SQL, pageParams(pageKeyId))
+      if (rows.length === 0) return reply.code(401).type(json).send('{"error":"Unauthorized"}')
+      if (rows[0].id === null) return reply.type(json).send('{"data":[]}')
+      if (rows.length > PAGE_LIMIT) {
+        rows.length = PAGE_LIMIT
+        const last = rows[PAGE_LIMIT - 1]
+        const cursor = Buffer.from(`${last.sort_us}:${last.id}`).toString('base64url')
+        reply.header('link', `</api/v1/monitors?limit=${PAGE_LIMIT}&cursor=${cursor}>; rel="next"`)
+      }
+      return reply.type(json).send(JSON.stringify({ data: rows.map(listItemJson) }))
+    }
     const rows = await query(LIST_SQL, listParams(keyId))
     if (rows.length === 0) return reply.code(401).type(json).send('{"error":"Unauthorized"}')
     return reply.type(json).send(JSON.stringify({ data: rows[0].id === null ? [] : rows.map(listItemJson) }))

@@ -32,6 +32,20 @@ export const LIST_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m
     order by m.created_at desc, m.id desc`
 export const listParams = (keyId: string): unknown[] => [keyId]
 
+/** The page size of GET /monitors?limit=50. */
+export const PAGE_LIMIT = 50
+
+/** GET /monitors?limit=50: a backward index scan of the key's user's monitors, one row more than the page. */
+export const PAGE_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.sort_us
+    ${OWNER}
+    left join lateral (
+      select k.id, k.name, k.url, k.monitor_type, k.status, k.is_active, k.interval_minutes, k.last_checked_at, (extract(epoch from k.created_at) * 1000000)::bigint::text as sort_us
+      from "monitors" k
+      where k.user_id = o.user_id and k.deleted_at is null
+      order by k.created_at desc, k.id desc limit (select $2::bigint)
+    ) m on true`
+export const pageParams = (keyId: string): unknown[] => [keyId, PAGE_LIMIT + 1]
+
 const MONITOR_COLUMNS = '"id", "user_id", "name", "url", "monitor_type", "method", "expected_status", "interval_minutes", "is_active", "timeout_seconds", "failure_threshold", "recovery_threshold", "keyword", "keyword_mode", "degraded_after_ms", "request_headers", "request_body", "dns_record_type", "dns_expected", "grace_minutes", "ping_token", "tls_expires_at", "tls_issuer", "tls_expiry_told_days", "status", "last_checked_at", "next_check_at", "consecutive_failures", "consecutive_successes", "consecutive_slow", "created_at", "updated_at", "deleted_at"'
 
 /** POST /monitors (the body's defaults filled in, as Pingward's validation does). */

@@ -2,15 +2,17 @@
 // reference server, the checker with real workers and the notification deliveries, then the API on PGlite;
 // and the memory of one server with 100 monitors (embedded, and on PostgreSQL when DATABASE_URL is set); writes
 // and the operator CLI's time per command; writes
-// bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,heartbeats,pglite,memory,cli (some
-// parts), --reuse (keep a database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers).
+// bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,heartbeats,rollups,pglite,memory,cli (some
+// parts), --reuse (keep a database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers and the heartbeat server),
+// --endpoints list,page (only these API endpoints: checks, monitor, list, page, create).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
-import { runApiBench, type Endpoint } from './api-bench.ts'
+import { ENDPOINT_LABELS, runApiBench, type Endpoint } from './api-bench.ts'
 import { runCheckerBench } from './checker-bench.ts'
 import { runDeliveryBench } from './delivery-bench.ts'
 import { runHeartbeatBench } from './heartbeat-bench.ts'
+import { rollupReport, runRollupBench } from './rollups-bench.ts'
 import { runMemoryBench } from './memory-bench.ts'
 import { runCliBench } from './cli-bench.ts'
 import {
@@ -18,7 +20,7 @@ import {
 } from './database.ts'
 import { renderReport, type ReportInput } from './report.ts'
 import { PINGWARD_NODE_FLAGS, ROOT, ensureBuilt } from './processes.ts'
-import { seedPglite, seedPostgres, type Scale, type Seeded } from './seed.ts'
+import { seedPageUser, seedPglite, seedPostgres, type Scale, type Seeded } from './seed.ts'
 import { verifyReferenceSql } from './verify-sql.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { openDatabase } from '../src/db/client.ts'
@@ -34,9 +36,13 @@ const SCALES = {
     // 5 rounds, not 3: on this shared machine one slow round of either server (a p99 of 189 ms against
     // 102 and 120 in the others, 2026-11-22) moved the mean of 3 by a sixth.
     api: { connections: 50, warmupSeconds: 10, durationSeconds: 10, rounds: 5 },
+    // GET /monitors?limit=50 reads the list of a user of its own with this many monitors (issue 16: p99 <= 20 ms).
+    pageUserMonitors: 10_000,
     checker: { warmupSeconds: 30, measureSeconds: 180 },
     deliveries: { flipping: 1_000, channelsPerMonitor: 3, pairs: 2 },
     heartbeats: { monitors: 10_000, connections: 50, warmupSeconds: 5, durationSeconds: 30 },
+    // Issue 16: a year of rollups of 10,000 monitors read; a day of 14.4 M checks (10,000 monitors at 1/min) built.
+    rollups: { monitors: 10_000, builtMonitors: 10_000, connections: 50, warmupSeconds: 5, durationSeconds: 10 },
     pglite: { name: 'pglite', users: 2, monitors: 100, bigUserMonitors: 100, checksPerMonitor: 1_000, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 5, durationSeconds: 10, rounds: 2 },
     // Four rounds of checks measured, after the first two.
@@ -46,9 +52,11 @@ const SCALES = {
   small: {
     seed: { name: 'small', users: 10, monitors: 2_000, bigUserMonitors: 1_000, checksPerMonitor: 50, days: 30 },
     api: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
+    pageUserMonitors: 10_000,
     checker: { warmupSeconds: 10, measureSeconds: 30 },
     deliveries: { flipping: 200, channelsPerMonitor: 3, pairs: 1 },
     heartbeats: { monitors: 10_000, connections: 50, warmupSeconds: 2, durationSeconds: 10 },
+    rollups: { monitors: 1_000, builtMonitors: 1_000, connections: 50, warmupSeconds: 1, durationSeconds: 5 },
     pglite: { name: 'pglite-small', users: 2, monitors: 20, bigUserMonitors: 20, checksPerMonitor: 100, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
     memory: { monitors: 100, warmupSeconds: 20, measureSeconds: 70 },
@@ -57,7 +65,7 @@ const SCALES = {
 } satisfies Record<string, { seed: Scale, pglite: Scale, [k: string]: unknown }>
 
 const DB_NAME = 'pingward_bench'
-const PARTS = ['api', 'checker', 'deliveries', 'heartbeats', 'pglite', 'memory', 'cli'] as const
+const PARTS = ['api', 'checker', 'deliveries', 'heartbeats', 'rollups', 'pglite', 'memory', 'cli'] as const
 type Part = typeof PARTS[number]
 
 const log = (line: string) => process.stdout.write(line + '\n')
@@ -65,8 +73,15 @@ const log = (line: string) => process.stdout.write(line + '\n')
 function parseArgs (argv: string[]) {
   const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1]?.split(',') : [...PARTS]
   if (!only || only.some((p) => !PARTS.includes(p as Part))) throw new Error(`--only takes a comma-separated list of ${PARTS.join(', ')}`)
-  return { parts: new Set(only as Part[]), reuse: argv.includes('--reuse'), cpuProf: argv.includes('--cpu-prof') }
+  const endpoints = argv.includes('--endpoints') ? argv[argv.indexOf('--endpoints') + 1]?.split(',') : undefined
+  if (endpoints && (endpoints.length === 0 || endpoints.some((e) => !(e in ENDPOINT_LABELS)))) {
+    throw new Error(`--endpoints takes a comma-separated list of ${Object.keys(ENDPOINT_LABELS).join(', ')}`)
+  }
+  return { parts: new Set(only as Part[]), reuse: argv.includes('--reuse'), cpuProf: argv.includes('--cpu-prof'), endpoints: endpoints as Endpoint[] | undefined }
 }
+
+/** The API endpoints measured: all of `all`, or those of them that --endpoints names. */
+const measured = (all: Endpoint[], only: Endpoint[] | undefined): Endpoint[] => only ? all.filter((e) => only.includes(e)) : all
 
 /** Seeds pingward_bench, or with --reuse takes the one an earlier run seeded at this scale. */
 async function postgresDatabase (adminUrl: string, scale: Scale, reuse: boolean): Promise<{ url: string, seeded: Seeded }> {
@@ -150,16 +165,19 @@ async function main (): Promise<void> {
         `of them the reading user's), ${(scale.seed.monitors * scale.seed.checksPerMonitor).toLocaleString('en-US')} check rows over ${scale.seed.days} days, ` +
         'inserted time slot by time slot as a checker writes them; indexes built after the load, then VACUUM ANALYZE.')
     }
-    if (args.parts.has('api') && postgres) {
+    if (args.parts.has('api') && postgres && runner) {
       const a = scale.api
       report.settings.push(`API: ${a.connections} connections, ${a.warmupSeconds} s warm-up per server and endpoint, then ${a.rounds} rounds of ` +
         `${a.durationSeconds} s alternating Pingward and the reference (A B A B ...); reads rotate over the ${postgres.seeded.monitorIds.length} ` +
-        'monitors of one user; POST creates for another user.')
-      log('API on PostgreSQL')
+        `monitors of one user; GET /monitors?limit=50 reads the first page of another user's ${scale.pageUserMonitors.toLocaleString('en-US')} ` +
+        'monitors (inserted for the run, beside the others); POST creates for a third user.')
+      log(`API on PostgreSQL (a user with ${scale.pageUserMonitors.toLocaleString('en-US')} monitors for the paged list)`)
+      const pageUser = await seedPageUser(runner, scale.pageUserMonitors, new Date())
       report.api = await runApiBench({
         database: { DATABASE_URL: postgres.url },
         seeded: postgres.seeded,
-        endpoints: ['checks', 'monitor', 'list', 'create'],
+        pageUser,
+        endpoints: measured(['checks', 'monitor', 'list', 'page', 'create'], args.endpoints),
         ...a,
         logDir,
         cpuProfDir,
@@ -192,7 +210,12 @@ async function main (): Promise<void> {
         `refuses none); autocannon with ${h.connections} connections POSTs a 60-byte JSON body to the ping URLs in turn: ${h.warmupSeconds} s ` +
         `warm-up, ${h.durationSeconds} s measured; afterwards the heartbeats' check rows are counted against the 200 answers.`)
       log('heartbeat pings on PostgreSQL')
-      report.heartbeats = await runHeartbeatBench({ databaseUrl: postgres.url, db: runner, userId: postgres.seeded.writeUserId, ...h, logDir, log })
+      report.heartbeats = await runHeartbeatBench({ databaseUrl: postgres.url, db: runner, userId: postgres.seeded.writeUserId, ...h, logDir, cpuProfDir, log })
+    }
+    if (args.parts.has('rollups') && !adminUrl) log('uptime rollups: skipped, they need DATABASE_URL (PostgreSQL)')
+    if (args.parts.has('rollups') && adminUrl) {
+      log('uptime rollups on PostgreSQL (a database pingward_bench_rollups of their own)')
+      report.notes.push(...rollupReport(await runRollupBench({ adminUrl, ...scale.rollups, logDir, log })))
     }
     if (args.parts.has('pglite')) {
       const dir = join(logDir, 'pglite-data')
@@ -200,7 +223,7 @@ async function main (): Promise<void> {
       log(`PGlite: seeding ${scale.pglite.monitors} monitors x ${scale.pglite.checksPerMonitor} checks`)
       const pglite = await createPgliteDatabase(dir)
       const seeded = await seedPglite(pglite, scale.pglite, new Date()).finally(() => pglite.close())
-      const endpoints: Endpoint[] = ['checks', 'monitor', 'list']
+      const endpoints = measured(['checks', 'monitor', 'list'], args.endpoints)
       report.settings.push(`PGlite: ${scale.pglite.monitors} monitors x ${scale.pglite.checksPerMonitor} checks in DATA_DIR; Pingward and the reference ` +
         `(the same SQL through PGlite itself) cannot open it at once, so each round starts one, then the other; ${scale.pgliteApi.rounds} rounds of ${scale.pgliteApi.durationSeconds} s.`)
       log('API on PGlite')

@@ -145,3 +145,29 @@ async function readMonitorIds (db: SqlRunner, userId: string): Promise<string[]>
   const rows = await db.query('select id from monitors where user_id = $1 order by created_at', [userId])
   return rows.map((r) => r.id as string)
 }
+
+/** The user whose list GET /monitors?limit=50 pages, and the key it reads with. */
+export interface PageUser { key: string, keyId: string, monitors: number }
+
+const PAGE_USER_EMAIL = 'bench-page@example.com'
+
+/**
+ * A user with `monitors` monitors of its own (up, due a day later, so no checker takes them; created a second
+ * apart), made again on every run (its rows go with the user): not in bench_monitors, whose count the other
+ * parts rely on; the checker's part removes them anyway.
+ */
+export async function seedPageUser (db: SqlRunner, monitors: number, now: Date): Promise<PageUser> {
+  const nowSql = `'${now.toISOString()}'::timestamptz`
+  await db.query('delete from users where email = $1', [PAGE_USER_EMAIL])
+  const [user] = await db.query(`insert into users (email, created_at) values ($1, ${nowSql} - interval '60 days') returning id`, [PAGE_USER_EMAIL])
+  await db.query(`insert into monitors (user_id, name, url, interval_minutes, status, is_active, consecutive_successes,
+                                        last_checked_at, next_check_at, created_at, updated_at)
+    select $1, 'Page ' || i, 'http://127.0.0.1:9/p' || i, 1, 'up', true, 1, ${nowSql}, ${nowSql} + interval '1 day',
+           ${nowSql} - interval '45 days' + i * interval '1 second', ${nowSql} - interval '45 days' + i * interval '1 second'
+    from generate_series(0, ${int(monitors - 1)}) i`, [user.id])
+  await db.exec('analyze monitors')
+  const key = generateApiKey()
+  const [row] = await db.query('insert into api_keys (user_id, name, key_hash, prefix, scope) values ($1, $2, $3, $4, $5) returning id',
+    [user.id, 'bench-page', hashApiKey(key), keyPrefix(key), 'read'])
+  return { key, keyId: row.id, monitors }
+}

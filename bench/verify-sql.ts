@@ -1,13 +1,13 @@
 // Checks that the reference server sends the very statements Pingward sends: runs the repository
-// functions of the four routes through a postgres.js client that records the SQL text it is given.
+// functions of the benchmarked routes (the list whole and paged) through a postgres.js client that records the SQL text it is given.
 import postgres from 'postgres'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import * as schema from '../src/db/schema.ts'
 import type { Database } from '../src/db/client.ts'
 import { listOwnedChecks } from '../src/repositories/checks.ts'
-import { createMonitor, deleteMonitor, findMonitor, listMonitors } from '../src/repositories/monitors.ts'
+import { createMonitor, deleteMonitor, findMonitor, listMonitorPage, listMonitors } from '../src/repositories/monitors.ts'
 import { withMonitorDefaults, type CreateMonitor } from '../src/schemas/monitor.ts'
-import { CHECKS_SQL, INSERT_SQL, LIST_SQL, MONITOR_SQL, POST_BODY } from './reference-sql.ts'
+import { CHECKS_SQL, INSERT_SQL, LIST_SQL, MONITOR_SQL, PAGE_LIMIT, PAGE_SQL, POST_BODY } from './reference-sql.ts'
 import type { Seeded } from './seed.ts'
 
 /** Throws, naming the route, when a reference statement differs from what the repositories send. */
@@ -33,6 +33,7 @@ export async function verifyReferenceSql (url: string, seeded: Seeded): Promise<
       ['GET /monitors/{id}/checks', CHECKS_SQL, await capture(() => listOwnedChecks(db, { keyId: seeded.readKeyId }, id, { limit: 100 }))],
       ['GET /monitors/{id}', MONITOR_SQL, await capture(() => findMonitor(db, { keyId: seeded.readKeyId }, id))],
       ['GET /monitors', LIST_SQL, await capture(() => listMonitors(db, { keyId: seeded.readKeyId }))],
+      [`GET /monitors?limit=${PAGE_LIMIT}`, PAGE_SQL, await capture(() => listMonitorPage(db, { keyId: seeded.readKeyId }, { limit: PAGE_LIMIT }))],
     ]
     let createdId = ''
     const inserted = await capture(async () => {

@@ -1,4 +1,4 @@
-// Starts a checker (probes, scheduling, retention, notification deliveries) on an open database; stop() ends it cleanly.
+// Starts a checker (probes, scheduling, retention, uptime rollups, notification deliveries) on an open database; stop() ends it cleanly.
 import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../runtime/clock.ts'
 import { dnsServers, type Config } from '../runtime/config.ts'
@@ -8,6 +8,7 @@ import { startDeliveryWorker } from '../notifications/delivery-worker.ts'
 import { HeartbeatDeadlines } from './heartbeat-deadlines.ts'
 import { createProber } from './probe.ts'
 import { startRetention } from './retention.ts'
+import { startRollups } from './rollups.ts'
 import { Checker } from './scheduler.ts'
 
 export function startChecker (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock, metrics?: Metrics }) {
@@ -42,13 +43,14 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
   const heartbeats = new HeartbeatDeadlines({ db, clock, log })
   heartbeats.start()
   const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS })
+  const stopRollups = startRollups({ db, clock, log })
   // Every checker process delivers the notifications that checks (and the API's pauses and deletes) write.
   const deliveries = startDeliveryWorker({ config, db, log, clock, metrics })
   log.info({ concurrency: config.CHECK_CONCURRENCY }, 'checker started')
   return {
     stop: async () => {
       clearInterval(statsTimer)
-      await Promise.all([checker.stop(), heartbeats.stop(), stopRetention(), deliveries.stop()])
+      await Promise.all([checker.stop(), heartbeats.stop(), stopRetention(), stopRollups(), deliveries.stop()])
       log.info('checker stopped')
     },
   }

@@ -1,13 +1,16 @@
-// Records a check with its consequences in one transaction: the check row, the monitor's new state, the
-// incidents (down, degraded) it opens or resolves, as decideOutcome() rules, and the notification of each
-// incident change (the outbox); and, when it saw a certificate near its expiry, the `tls.expiring` notification
-// (tlsExpiryReminder() rules). The repositories only read and write rows.
+// Records checks with their consequences in one transaction: the check rows, the monitors' new states, the
+// incidents (down, degraded) they open or resolve, as decideOutcome() rules, and the notification of each
+// incident change (the outbox); and, when a check saw a certificate near its expiry, the `tls.expiring`
+// notification (tlsExpiryReminder() rules). Many checks share one transaction of a few statements; a monitor
+// whose checks change an incident or tell something is recorded check by check. The repositories only read
+// and write rows.
 import { randomUUID } from 'node:crypto'
 import type { Database } from '../db/client.ts'
 import type { IncidentKind } from '../domain/vocabulary.ts'
 import { openIncident, resolveOpenIncident, type IncidentRow } from '../repositories/incidents.ts'
 import {
-  insertCheck, lockActiveMonitor, nthNewestCheck, saveCheckState, type CheckResult,
+  insertCheck, insertCheckRows, lockActiveMonitors, nthNewestCheck, saveCheckState, saveCheckStates,
+  type CheckResult, type CheckState, type MonitorRow,
 } from '../repositories/scheduling.ts'
 import { toCheck } from '../repositories/checks.ts'
 import { toMonitor } from '../repositories/monitors.ts'
@@ -15,60 +18,142 @@ import { enqueueIncidentEvent, enqueueTlsExpiringEvent } from '../repositories/n
 import { decideOutcome } from './outcome.ts'
 import { tlsExpiryReminder } from './tls-expiry.ts'
 
+export interface CheckToRecord {
+  monitorId: string
+  result: CheckResult
+  /** How soon a failure below the threshold is checked again (decideOutcome). */
+  confirmDelayMs: number
+  /** The next check's time when the caller sets it (a heartbeat's deadline); otherwise decideOutcome's schedule. */
+  nextCheckAt?: Date
+}
+
 /**
  * One transaction, so a crash never leaves the check, the status, the incident and its notification
  * disagreeing. The monitor row is locked first: a monitor paused or deleted meanwhile is left alone (false).
  */
 export async function recordCheck (db: Database, monitorId: string, result: CheckResult, confirmDelayMs: number): Promise<boolean> {
+  const [recorded] = await recordChecks(db, [{ monitorId, result, confirmDelayMs }])
+  return recorded
+}
+
+/**
+ * Checks of many monitors (a monitor's several checks in their order) in one transaction; each says whether it
+ * was recorded (false: its monitor was paused or deleted meanwhile, and nothing of it was written).
+ */
+export async function recordChecks (db: Database, entries: CheckToRecord[]): Promise<boolean[]> {
   return db.transaction(async (tx) => {
-    const monitor = await lockActiveMonitor(tx, monitorId)
-    if (!monitor) return false
-    const outcome = decideOutcome(monitor, result, confirmDelayMs)
-    // The check's own time decides, not the wall clock's: a reminder is as of the check that saw the certificate.
-    const reminder = result.tls
-      ? tlsExpiryReminder({ expiresAt: monitor.tlsExpiresAt, toldDays: monitor.tlsExpiryToldDays }, result.tls.expiresAt, result.checkedAt)
-      : null
-    // The check's id is made here only when a notification will quote it; otherwise the column's default.
-    const checkId = outcome.incident || outcome.degradation || reminder?.tell ? randomUUID() : undefined
-    await insertCheck(tx, monitorId, result, checkId)
-    const state = {
-      status: outcome.status,
-      consecutiveFailures: outcome.consecutiveFailures,
-      consecutiveSuccesses: outcome.consecutiveSuccesses,
-      consecutiveSlow: outcome.consecutiveSlow,
-      lastCheckedAt: result.checkedAt,
-      nextCheckAt: new Date(result.checkedAt.getTime() + outcome.nextCheckInMs),
-      // The certificate as the latest HTTPS check saw it; a check that saw none (refused, timed out) leaves it.
-      ...(result.tls && { tlsExpiresAt: result.tls.expiresAt, tlsIssuer: result.tls.issuer }),
-      ...(reminder && { tlsExpiryToldDays: reminder.toldDays }),
-    }
-    await saveCheckState(tx, monitorId, state)
-    const told = () => ({
-      userId: monitor.userId,
-      monitor: toMonitor({ ...monitor, ...state }),
-      check: toCheck({ id: checkId!, monitorId, ...result }),
-      at: result.checkedAt,
-    })
-    // Each incident change is told in this transaction (the outbox).
-    const tell = async (incident: IncidentRow | undefined) => {
-      if (incident) await enqueueIncidentEvent(tx, { ...told(), incident })
-    }
-    // The first failing check of this run: where a down incident starts, and where the degraded one it ends stops.
-    const firstFailing = outcome.incident === 'open' ? await nthNewestCheck(tx, monitorId, outcome.consecutiveFailures) : undefined
-    // Resolve before open: at most one incident of either kind is open (incidents_one_open_idx).
-    if (outcome.degradation === 'resolve') {
-      await tell(await resolveOpenIncident(tx, monitorId, firstFailing?.checkedAt ?? result.checkedAt, 'degraded'))
-    }
-    if (outcome.incident === 'resolve') await tell(await resolveOpenIncident(tx, monitorId, result.checkedAt, 'down'))
-    if (firstFailing) await tell(await openIncident(tx, monitorId, incidentFrom('down', firstFailing)))
-    if (outcome.degradation === 'open') {
-      // The first slow check of this run; after a recovery from down, this check (it was down until now).
-      const first = await nthNewestCheck(tx, monitorId, outcome.incident === 'resolve' ? 1 : outcome.consecutiveSlow)
-      await tell(await openIncident(tx, monitorId, incidentFrom('degraded', first)))
-    }
-    if (reminder?.tell) await enqueueTlsExpiringEvent(tx, told())
-    return true
+    const locked = await lockActiveMonitors(tx, [...new Set(entries.map((entry) => entry.monitorId))])
+    await recordLockedChecks(tx, locked, entries)
+    return entries.map((entry) => locked.has(entry.monitorId))
   })
+}
+
+/**
+ * Records the checks of the monitors `locked` holds (rows this transaction has locked; the others' are left
+ * out). A monitor whose checks change nothing but its state (no incident, no reminder: nearly every check)
+ * joins the others in one insert and one update; the rest are recorded one check at a time.
+ */
+export async function recordLockedChecks (tx: Database, locked: Map<string, MonitorRow>, entries: CheckToRecord[]): Promise<void> {
+  const byMonitor = new Map<string, CheckToRecord[]>()
+  for (const entry of entries) {
+    if (locked.has(entry.monitorId)) byMonitor.set(entry.monitorId, [...(byMonitor.get(entry.monitorId) ?? []), entry])
+  }
+  const quietChecks: Array<{ monitorId: string, result: CheckResult }> = []
+  const quietStates: Array<CheckState & { id: string }> = []
+  for (const [monitorId, list] of byMonitor) {
+    let monitor = locked.get(monitorId)!
+    const folded = foldQuiet(monitor, list)
+    if (folded) {
+      quietChecks.push(...list.map((entry) => ({ monitorId, result: entry.result })))
+      quietStates.push(stateOf(folded))
+    } else {
+      for (const entry of list) monitor = await recordEventfulCheck(tx, monitor, entry)
+    }
+  }
+  await insertCheckRows(tx, quietChecks)
+  await saveCheckStates(tx, quietStates)
+}
+
+/** What a check does to its monitor: decideOutcome's verdict, the certificate reminder, and the row's new state. */
+function decide (monitor: MonitorRow, { result, confirmDelayMs, nextCheckAt }: CheckToRecord) {
+  const outcome = decideOutcome(monitor, result, confirmDelayMs)
+  // The check's own time decides, not the wall clock's: a reminder is as of the check that saw the certificate.
+  const reminder = result.tls
+    ? tlsExpiryReminder({ expiresAt: monitor.tlsExpiresAt, toldDays: monitor.tlsExpiryToldDays }, result.tls.expiresAt, result.checkedAt)
+    : null
+  const row: MonitorRow = {
+    ...monitor,
+    status: outcome.status,
+    consecutiveFailures: outcome.consecutiveFailures,
+    consecutiveSuccesses: outcome.consecutiveSuccesses,
+    consecutiveSlow: outcome.consecutiveSlow,
+    lastCheckedAt: result.checkedAt,
+    nextCheckAt: nextCheckAt ?? new Date(result.checkedAt.getTime() + outcome.nextCheckInMs),
+    // The certificate as the latest HTTPS check saw it; a check that saw none (refused, timed out) leaves it.
+    ...(result.tls && { tlsExpiresAt: result.tls.expiresAt, tlsIssuer: result.tls.issuer }),
+    ...(reminder && { tlsExpiryToldDays: reminder.toldDays }),
+  }
+  return { outcome, reminder, row, eventful: Boolean(outcome.incident || outcome.degradation || reminder?.tell) }
+}
+
+/** The monitor's row after all its checks, when none of them changes an incident or tells anything; undefined otherwise. */
+function foldQuiet (monitor: MonitorRow, list: CheckToRecord[]): MonitorRow | undefined {
+  let row = monitor
+  for (const entry of list) {
+    const decided = decide(row, entry)
+    if (decided.eventful) return undefined
+    row = decided.row
+  }
+  return row
+}
+
+const stateOf = (row: MonitorRow): CheckState & { id: string } => ({
+  id: row.id,
+  status: row.status,
+  consecutiveFailures: row.consecutiveFailures,
+  consecutiveSuccesses: row.consecutiveSuccesses,
+  consecutiveSlow: row.consecutiveSlow,
+  lastCheckedAt: row.lastCheckedAt,
+  nextCheckAt: row.nextCheckAt,
+  tlsExpiresAt: row.tlsExpiresAt,
+  tlsIssuer: row.tlsIssuer,
+  tlsExpiryToldDays: row.tlsExpiryToldDays,
+})
+
+/** One check that opens or resolves an incident or tells of a certificate, with its notifications; returns the monitor's new row. */
+async function recordEventfulCheck (tx: Database, monitor: MonitorRow, entry: CheckToRecord): Promise<MonitorRow> {
+  const { monitorId, result } = entry
+  const { outcome, reminder, row } = decide(monitor, entry)
+  // The check's id is made here only when a notification will quote it; otherwise the column's default.
+  const checkId = outcome.incident || outcome.degradation || reminder?.tell ? randomUUID() : undefined
+  await insertCheck(tx, monitorId, result, checkId)
+  const { id: _, ...state } = stateOf(row)
+  await saveCheckState(tx, monitorId, state)
+  const told = () => ({
+    userId: monitor.userId,
+    monitor: toMonitor(row),
+    check: toCheck({ id: checkId!, monitorId, ...result }),
+    at: result.checkedAt,
+  })
+  // Each incident change is told in this transaction (the outbox).
+  const tell = async (incident: IncidentRow | undefined) => {
+    if (incident) await enqueueIncidentEvent(tx, { ...told(), incident })
+  }
+  // The first failing check of this run: where a down incident starts, and where the degraded one it ends stops.
+  const firstFailing = outcome.incident === 'open' ? await nthNewestCheck(tx, monitorId, outcome.consecutiveFailures) : undefined
+  // Resolve before open: at most one incident of either kind is open (incidents_one_open_idx).
+  if (outcome.degradation === 'resolve') {
+    await tell(await resolveOpenIncident(tx, monitorId, firstFailing?.checkedAt ?? result.checkedAt, 'degraded'))
+  }
+  if (outcome.incident === 'resolve') await tell(await resolveOpenIncident(tx, monitorId, result.checkedAt, 'down'))
+  if (firstFailing) await tell(await openIncident(tx, monitorId, incidentFrom('down', firstFailing)))
+  if (outcome.degradation === 'open') {
+    // The first slow check of this run; after a recovery from down, this check (it was down until now).
+    const first = await nthNewestCheck(tx, monitorId, outcome.incident === 'resolve' ? 1 : outcome.consecutiveSlow)
+    await tell(await openIncident(tx, monitorId, incidentFrom('degraded', first)))
+  }
+  if (reminder?.tell) await enqueueTlsExpiringEvent(tx, told())
+  return row
 }
 
 /** A new incident of `kind`, as the check that started it says: its error is the cause. */

@@ -43,6 +43,12 @@ const SPECS: Record<string, Spec> = {
   'keys list': { usage: 'keys list EMAIL', takes: 'EMAIL', help: 'id, prefix, scope, name, created, last used, expiry; never the key' },
   'keys delete': { usage: 'keys delete KEY_ID', takes: 'KEY_ID', help: 'revokes the key at once, on every instance (KEY_ID from keys list)' },
   migrate: { usage: 'migrate', help: 'applies the database migrations' },
+  'rollups rebuild': {
+    usage: 'rollups rebuild --from TIME [--to TIME]',
+    help: 'recomputes the built uptime rollups (hours, then their days) from TIME to TIME (default: now) from the checks,\n' +
+      'incidents and pauses, after a fix of the data; hours older than CHECK_RETENTION_DAYS are left as they are',
+    options: { from: { type: 'string' }, to: { type: 'string' } },
+  },
   openapi: { usage: 'openapi', help: 'prints the OpenAPI document' },
 }
 
@@ -130,6 +136,19 @@ export function parseCommand (argv: string[]): Parsed {
       if (!first || !UUID.test(first)) throw new UsageError('keys delete needs a KEY_ID (see keys list)')
       return { kind: 'run', command: { name, keyId: first } }
     case 'migrate': return { kind: 'run', command: { name } }
+    case 'rollups rebuild': {
+      const time = (flag: 'from' | 'to', fallback?: number) => {
+        const value = values[flag] as string | undefined
+        const at = value === undefined ? fallback : Date.parse(value)
+        if (at === undefined || Number.isNaN(at)) throw new UsageError(`rollups rebuild needs --${flag} as an ISO time (2026-11-21T09:00:00Z)`)
+        return at
+      }
+      const [from, to] = [time('from'), time('to', Date.now())]
+      if (to <= from) throw new UsageError('rollups rebuild: --to must be after --from')
+      // As config.ts reads it (default 30): the CLI sends this command before, or without, loading the configuration.
+      const days = Number(process.env.CHECK_RETENTION_DAYS || 30)
+      return { kind: 'run', command: { name, from, to, retentionDays: Number.isInteger(days) && days > 0 ? days : 30 } }
+    }
     default: return { kind: 'openapi' }
   }
 }

@@ -3,6 +3,7 @@
 // for the CLI to print: stdout for what a script takes (an id, a key, a table), stderr for what it says.
 import type { Database } from '../db/client.ts'
 import { createApiKey, deleteApiKey, listApiKeys } from '../repositories/api-keys.ts'
+import { rebuildRollups } from '../repositories/rollups.ts'
 import { deleteSessionsOfUser } from '../repositories/sessions.ts'
 import { createUser, deleteUserByEmail, findUserByEmail, listUsers, setPasswordHash } from '../repositories/users.ts'
 
@@ -19,9 +20,11 @@ export type CliCommand =
   | { name: 'keys list', email: string }
   | { name: 'keys delete', keyId: string }
   | { name: 'migrate' }
+  /** Times in ms; retentionDays: the checks' (CHECK_RETENTION_DAYS), before which no hour is rebuilt. */
+  | { name: 'rollups rebuild', from: number, to: number, retentionDays: number }
 
 export const DATABASE_COMMANDS: ReadonlyArray<CliCommand['name']> = [
-  'users create', 'users password', 'users list', 'users delete', 'keys create', 'keys list', 'keys delete', 'migrate',
+  'users create', 'users password', 'users list', 'users delete', 'keys create', 'keys list', 'keys delete', 'migrate', 'rollups rebuild',
 ]
 
 export interface CommandOutput { stdout: string, stderr: string }
@@ -103,6 +106,15 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
     case 'keys delete': {
       if (!await deleteApiKey(db, command.keyId)) throw new CommandError(`No key with the id ${command.keyId}`)
       return { stdout: '', stderr: `Deleted key ${command.keyId}: requests with it are refused from now on\n` }
+    }
+    case 'rollups rebuild': {
+      const keptSince = now.getTime() - command.retentionDays * 86_400_000
+      const { hours, days } = await rebuildRollups(db, { from: command.from, to: command.to, keptSince })
+      return {
+        stdout: '',
+        stderr: `Rebuilt ${hours} hour(s) and ${days} day(s) of uptime rollups from ${new Date(Math.max(command.from, keptSince)).toISOString()}` +
+          (hours === 0 ? ' (none is built there yet, or its checks are past their retention)' : '') + '\n',
+      }
     }
     case 'migrate':
       // Whoever runs a command has opened the database migrated (the CLI, or the server at its start).

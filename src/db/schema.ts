@@ -6,7 +6,7 @@ import {
 import {
   API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
   MONITOR_DEFAULTS,
-  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES,
+  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, ROLLUP_GRANULARITIES,
 } from '../domain/vocabulary.ts'
 
 // Millisecond precision, so a timestamp read back as JSON can be sent again as a `before` cursor.
@@ -183,6 +183,8 @@ export const incidents = pgTable('incidents', {
   index('incidents_monitor_started_idx').on(t.monitorId, t.startedAt, t.id),
   // At most one open incident per monitor, enforced by the database.
   uniqueIndex('incidents_one_open_idx').on(t.monitorId).where(sql`${t.status} = 'open'`),
+  // The incidents that overlap an hour being rolled up (src/repositories/rollups.ts): resolved since its start.
+  index('incidents_resolved_idx').on(t.resolvedAt),
   oneOf('incidents_status_check', t.status, INCIDENT_STATUSES),
   oneOf('incidents_kind_check', t.kind, INCIDENT_KINDS),
 ])
@@ -265,4 +267,46 @@ export const notificationDeliveries = pgTable('notification_deliveries', {
   index('notification_deliveries_event_idx').on(t.eventId),
   uniqueIndex('notification_deliveries_channel_event_idx').on(t.channelId, t.eventId),
   oneOf('notification_deliveries_status_check', t.status, DELIVERY_STATUSES),
+])
+
+// When a monitor was paused (is_active false): one row per pause, resumed_at null while it lasts. Written by
+// the trigger monitors_record_pauses (drizzle/0013_rollups.sql) on every change of is_active, whoever makes it
+// (API, dashboard, CLI), at the row's updated_at (created_at for a monitor created paused). Uptime leaves it out.
+export const monitorPauses = pgTable('monitor_pauses', {
+  monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
+  pausedAt: ts('paused_at').notNull(),
+  resumedAt: ts('resumed_at'),
+}, (t) => [
+  primaryKey({ columns: [t.monitorId, t.pausedAt] }),
+  index('monitor_pauses_resumed_idx').on(t.resumedAt),
+])
+
+// Uptime and latency per monitor and UTC hour or day (api-contract section 10), built from checks, incidents
+// and pauses by src/checker/rollups.ts. Times in ms: tracked is the time the monitor existed and was not
+// paused, downtime the part of it in a `down` incident. The response times are a sparse histogram over the
+// buckets of src/domain/latency-histogram.ts: ascending bucket numbers and their counts.
+export const monitorRollups = pgTable('monitor_rollups', {
+  monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
+  granularity: text('granularity', { enum: ROLLUP_GRANULARITIES }).notNull(),
+  start: ts('start').notNull(),
+  checks: integer('checks').notNull(),
+  failedChecks: integer('failed_checks').notNull(),
+  trackedMs: integer('tracked_ms').notNull(),
+  downtimeMs: integer('downtime_ms').notNull(),
+  histBuckets: smallint('hist_buckets').array().notNull(),
+  histCounts: integer('hist_counts').array().notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.monitorId, t.granularity, t.start] }),
+  // The retention's range: the oldest rows of a granularity, whatever their monitor.
+  index('monitor_rollups_granularity_start_idx').on(t.granularity, t.start),
+  oneOf('monitor_rollups_granularity_check', t.granularity, ROLLUP_GRANULARITIES),
+])
+
+// How far the rollups are built: every bucket of the granularity that starts before built_until has its rows.
+// The job's workers take the row FOR UPDATE SKIP LOCKED, so one builds while the others skip.
+export const rollupProgress = pgTable('rollup_progress', {
+  granularity: text('granularity', { enum: ROLLUP_GRANULARITIES }).primaryKey(),
+  builtUntil: ts('built_until').notNull(),
+}, (t) => [
+  oneOf('rollup_progress_granularity_check', t.granularity, ROLLUP_GRANULARITIES),
 ])

@@ -33,6 +33,12 @@ export const INCIDENT_STATUSES = ['open', 'resolved'] as const
 export const INCIDENT_KINDS = ['down', 'degraded'] as const
 export type IncidentKind = typeof INCIDENT_KINDS[number]
 
+/** The sizes of uptime rollup buckets (api-contract section 10): a UTC hour or a UTC day. */
+export const ROLLUP_GRANULARITIES = ['hour', 'day'] as const
+export type RollupGranularity = typeof ROLLUP_GRANULARITIES[number]
+/** Days the rollup rows of each granularity are kept: the reach of the hourly view, and of the daily one (>= 400). */
+export const ROLLUP_RETENTION_DAYS = { hour: 35, day: 400 } as const satisfies Record<RollupGranularity, number>
+
 /** `read` keys may only GET; `write` keys may do everything. */
 export const API_KEY_SCOPES = ['read', 'write'] as const
 export type ApiKeyScope = typeof API_KEY_SCOPES[number]

@@ -27,6 +27,7 @@ import metricsRoutes from '../routes/metrics.ts'
 import monitorRoutes from '../routes/monitors.ts'
 import checkRoutes from '../routes/checks.ts'
 import incidentRoutes from '../routes/incidents.ts'
+import uptimeRoutes from '../routes/uptime.ts'
 import channelRoutes from '../routes/notification-channels.ts'
 import deliveryRoutes from '../routes/deliveries.ts'
 import dashboardPlugin from '../dashboard/plugin.ts'
@@ -48,6 +49,9 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     logger: logger === false ? false : { level: config.LOG_LEVEL, ...(typeof logger === 'object' ? logger : {}), serializers: logSerializers },
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
+    // The database plugin runs the migrations before the app is ready: on a busy small box (or a big database)
+    // that takes longer than Fastify's 10 s default, which would fail the start with "Plugin did not start in time".
+    pluginTimeout: 120_000,
     // request.ip, .protocol and .host from X-Forwarded-* only when the connection comes from a trusted proxy.
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     logController: new OneLineRequestLog(),
@@ -104,6 +108,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(monitorRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, publicUrl: config.PUBLIC_URL })
     await api.register(checkRoutes)
     await api.register(incidentRoutes)
+    await api.register(uptimeRoutes)
     await api.register(channelRoutes, { config })
     await api.register(deliveryRoutes)
   }, { prefix: '/api/v1' })

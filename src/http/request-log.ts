@@ -1,6 +1,13 @@
 // Request logging: one flat line per request when it is done, instead of Fastify's two (incoming, completed).
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's path holds a credential (a heartbeat's ping token): its log line names the route, not the URL. */
+    secretInPath?: true
+  }
+}
+
 /**
  * The "request completed" line also carries what the "incoming request" line said (method, URL, host,
  * client address): every request is still logged at info with its id, status and time, for half the
@@ -14,7 +21,7 @@ export class OneLineRequestLog extends LogController {
     if (this.isLogDisabled(request)) return
     const fields = {
       method: request.method,
-      url: request.url,
+      url: request.routeOptions.config.secretInPath ? request.routeOptions.url : request.url,
       host: request.host,
       remoteAddress: request.ip,
       statusCode: reply.statusCode,

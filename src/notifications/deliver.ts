@@ -5,6 +5,7 @@ import type { Database } from '../db/client.ts'
 import { systemClock, type Clock } from '../runtime/clock.ts'
 import type { Config } from '../runtime/config.ts'
 import { CHANNEL_TYPES } from '../domain/vocabulary.ts'
+import { withAbsolutePingUrl } from '../schemas/monitor.ts'
 import {
   deliveryState, disableChannel, heldDigestAt, leaseChannel, postponeDeliveries, queuedChannel, recordAttempts, releaseChannel,
   takeDelivery, type AttemptRecord, type ClaimedChannel, type QueuedChannel, type QueuedDelivery,
@@ -12,7 +13,7 @@ import {
 import { nextAttemptAt } from './backoff.ts'
 import { planBatch, STORM_LIMIT, type PlannedSend } from './batch-plan.ts'
 import { CHANNEL_ADAPTERS } from './channels/index.ts'
-import type { SendContext } from './channels/types.ts'
+import type { Message, SendContext, ToldEvent } from './channels/types.ts'
 import { createEmailSender } from './email-sender.ts'
 import { createHttpSender, SEND_TIMEOUT_MS } from './http-sender.ts'
 import { createTransport, type SendResult, type Transport } from './transport.ts'
@@ -134,7 +135,8 @@ async function sendAndRecord (
   const started = clock()
   let result: SendResult
   try {
-    const outgoing = CHANNEL_ADAPTERS[channel.type].render(channel, send.message, { ...options.context, now: started })
+    const message = asSent(send.message, options.context.publicUrl)
+    const outgoing = CHANNEL_ADAPTERS[channel.type].render(channel, message, { ...options.context, now: started })
     result = await options.transport.send(outgoing, signal)
   } catch (err) {
     result = { ok: false, statusCode: null, durationMs: 0, error: `could not build the message: ${(err as Error).message}` }
@@ -184,6 +186,22 @@ async function sendAndRecord (
     options.log?.info({ channelId: channel.id }, 'delivery: 410 Gone, channel turned off')
   }
   return outcome
+}
+
+/**
+ * The message with each monitor record as the API shows it: a heartbeat's `ping_url` absolute. The outbox keeps
+ * the record as the repositories give it (the path from the server's root), so it is made absolute here, with
+ * the PUBLIC_URL of the process that sends, as the API's edge does with its own.
+ */
+function asSent (message: Message, publicUrl: string): Message {
+  const told = (one: ToldEvent): ToldEvent => {
+    const { monitor } = one.event.data
+    if (!monitor?.ping_url) return one
+    return { ...one, event: { ...one.event, data: { ...one.event.data, monitor: withAbsolutePingUrl(monitor, publicUrl) } } }
+  }
+  if (message.kind === 'digest') return { kind: 'digest', told: message.told.map(told) }
+  if (message.kind === 'flap') return { kind: 'flap', opened: told(message.opened), resolved: told(message.resolved) }
+  return { kind: 'event', told: told(message.told) }
 }
 
 /**

@@ -91,7 +91,7 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
   if (told.event.type === 'incident.opened') {
     return {
       tone: 'down',
-      title: `${monitor.name} is down`,
+      title: openingHeadline(monitor, incident),
       facts: [
         { label: 'What failed', value: incident.cause },
         { label: 'Down since', value: utcTime(incident.started_at) },
@@ -117,7 +117,7 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
 
 /**
  * A degraded incident (passing, but slower than the monitor's degraded_after_ms): opened, "⚠ Homepage is
- * degraded" and what was slow, since when; resolved, "Homepage is no longer degraded" and how long it was slow.
+ * degraded: <cause>" and what was slow, since when; resolved, "Homepage is no longer degraded" and how long it was slow.
  * It also ends when the monitor goes down: said so in the title, as the down incident's own message follows.
  */
 function degradedText (told: ToldEvent, flap: boolean, monitor: Monitor, incident: Incident, context: SendContext): HumanText {
@@ -129,7 +129,7 @@ function degradedText (told: ToldEvent, flap: boolean, monitor: Monitor, inciden
       { label: 'Slow for', value: `${duration(secondsBetween(incident.started_at, context.now))} so far` },
       ...checking(monitor),
     ]
-    return { tone: 'degraded', title: `${monitor.name} is degraded`, facts, items: [], link }
+    return { tone: 'degraded', title: openingHeadline(monitor, incident), facts, items: [], link }
   }
   const slow = duration(incident.duration_seconds ?? secondsBetween(incident.started_at, incident.resolved_at ?? context.now))
   const facts = [
@@ -143,6 +143,16 @@ function degradedText (told: ToldEvent, flap: boolean, monitor: Monitor, inciden
   if (monitor.status === 'down') return { tone: 'info', title: `${monitor.name} is no longer degraded: it went down`, facts, items: [], link }
   if (flap) return { tone: 'flap', title: `${monitor.name} was degraded ${slow}, no longer`, facts, items: [], link }
   return { tone: 'up', title: `${monitor.name} is no longer degraded`, facts, items: [], link }
+}
+
+/**
+ * An opening's title (the answering mail's subject too): "Homepage is down", or "Homepage is degraded: response took
+ * 9120 ms, degraded after 2000 ms", so that a preview of the title alone (a phone, a subject) says why a passing
+ * monitor warns; a long cause cut at 160, whole in the facts. A missed heartbeat's is missedHeadline.
+ */
+export function openingHeadline (monitor: Pick<Monitor, 'name'>, incident: Incident): string {
+  if (incidentKind(incident) === 'down') return `${monitor.name} is down`
+  return `${monitor.name} is degraded: ${truncate(incident.cause, 160)}`
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 } from '../schemas/notification-channel.ts'
 import { DeliveryDetailSchema, DeliverySchema } from '../schemas/delivery.ts'
 import { NotificationEventSchema } from '../schemas/notification-event.ts'
+import { UptimeReportSchema } from '../schemas/uptime.ts'
 
 /**
  * Every schema with an $id that a route's schema (or the document's `webhooks`) refers to. The request
@@ -19,7 +20,7 @@ import { NotificationEventSchema } from '../schemas/notification-event.ts'
 export const SHARED_SCHEMAS = [
   ErrorSchema, MonitorSchema, MonitorListItemSchema, CheckSchema, IncidentSchema,
   NotificationChannelSchema, NotificationChannelWithSecretSchema, DeliverySchema, DeliveryDetailSchema, NotificationEventSchema,
-  CreateMonitorSchema, UpdateMonitorSchema, CreateChannelSchema, UpdateChannelSchema,
+  CreateMonitorSchema, UpdateMonitorSchema, CreateChannelSchema, UpdateChannelSchema, UptimeReportSchema,
 ]
 
 export default fp(async (app) => {

@@ -1,6 +1,6 @@
-// Check summaries for the dashboard: the newest response times of every monitor of a user (sparklines)
-// and uptime over the last 24 hours and 7 days, each in one query.
-import { and, desc, eq, gte, isNull, sql } from 'drizzle-orm'
+// Check summaries for the dashboard: the newest response times of every monitor of a user (sparklines), in
+// one query. (Uptime comes from the rollups: src/repositories/uptime.ts.)
+import { and, desc, eq, isNull } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { checks, monitors } from '../db/schema.ts'
 
@@ -38,27 +38,4 @@ export async function recentChecksByMonitor (
     points.push({ responseTimeMs, isUp })
   }
   return byMonitor
-}
-
-export interface UptimeWindow {
-  checks: number
-  up: number
-  /** Percentage of checks that were up, or null when there was no check in the window. */
-  percent: number | null
-}
-
-const window = (checks: number, up: number): UptimeWindow =>
-  ({ checks, up, percent: checks === 0 ? null : (100 * up) / checks })
-
-/** Uptime of one monitor over the last 24 hours and the last 7 days, as the share of its checks that were up. */
-export async function uptimeSummary (db: Database, monitorId: string, now: Date): Promise<{ day: UptimeWindow, week: UptimeWindow }> {
-  const dayStart = new Date(now.getTime() - 86_400_000).toISOString()
-  const weekStart = new Date(now.getTime() - 7 * 86_400_000)
-  const [row] = await db.select({
-    dayChecks: sql<number>`count(*) filter (where ${checks.checkedAt} >= ${dayStart}::timestamptz)::int`,
-    dayUp: sql<number>`count(*) filter (where ${checks.checkedAt} >= ${dayStart}::timestamptz and ${checks.isUp})::int`,
-    weekChecks: sql<number>`count(*)::int`,
-    weekUp: sql<number>`count(*) filter (where ${checks.isUp})::int`,
-  }).from(checks).where(and(eq(checks.monitorId, monitorId), gte(checks.checkedAt, weekStart)))
-  return { day: window(row.dayChecks, row.dayUp), week: window(row.weekChecks, row.weekUp) }
 }

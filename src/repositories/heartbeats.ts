@@ -1,6 +1,6 @@
-// Heartbeat data access: the monitor a ping's token names (locked), a heartbeat's deadline, and the heartbeats
+// Heartbeat data access: the monitors pings' tokens name (locked), and the heartbeats
 // whose deadline passed without a ping (claimed one at a time, SKIP LOCKED).
-import { and, asc, eq, isNull, lte, min } from 'drizzle-orm'
+import { and, asc, eq, inArray, isNull, lte, min } from 'drizzle-orm'
 import type { Database, Queryable } from '../db/client.ts'
 import { monitors } from '../db/schema.ts'
 
@@ -9,20 +9,16 @@ type MonitorRow = typeof monitors.$inferSelect
 const liveHeartbeat = and(isNull(monitors.deletedAt), eq(monitors.monitorType, 'heartbeat'))
 
 /**
- * The live heartbeat monitor of a ping token, locked FOR UPDATE for the rest of the transaction (paused ones
- * too: the caller tells them apart); undefined when no live heartbeat has that token.
+ * The live heartbeat monitors of ping tokens, locked FOR UPDATE for the rest of the transaction in the order of
+ * their ids (as lockActiveMonitors, so overlapping batches never deadlock), paused ones too (the caller tells
+ * them apart), by token; a token no live heartbeat has is missing.
  */
-export async function lockHeartbeatByToken (tx: Queryable, token: string): Promise<Pick<MonitorRow, 'id' | 'isActive' | 'intervalMinutes' | 'graceMinutes'> | undefined> {
-  const [row] = await tx.select({ id: monitors.id, isActive: monitors.isActive, intervalMinutes: monitors.intervalMinutes, graceMinutes: monitors.graceMinutes })
-    .from(monitors)
-    .where(and(eq(monitors.pingToken, token), liveHeartbeat))
+export async function lockHeartbeatsByTokens (tx: Queryable, tokens: string[]): Promise<Map<string, MonitorRow>> {
+  const rows = await tx.select().from(monitors)
+    .where(and(inArray(monitors.pingToken, tokens), liveHeartbeat))
+    .orderBy(asc(monitors.id))
     .for('update')
-  return row
-}
-
-/** When the heartbeat's next ping is due at the latest (its next_check_at). */
-export async function setHeartbeatDeadline (tx: Queryable, monitorId: string, deadline: Date): Promise<void> {
-  await tx.update(monitors).set({ nextCheckAt: deadline }).where(eq(monitors.id, monitorId))
+  return new Map(rows.map((row) => [row.pingToken!, row]))
 }
 
 /**

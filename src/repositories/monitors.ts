@@ -5,8 +5,8 @@ import { isoTime } from '../db/timestamps.ts'
 import { preparedPerDatabase, preparedSql, selectList } from '../db/prepared.ts'
 import { monitors } from '../db/schema.ts'
 import {
-  maskRequestHeaders, mergeRequestHeaders, MonitorListItemSchema, MonitorSchema,
-  type Monitor, type MonitorListItem, type MonitorWithoutChannels, type NewMonitor, type UpdateMonitor,
+  maskRequestHeaders, mergeRequestHeaders, MonitorSchema,
+  type Monitor, type MonitorWithoutChannels, type NewMonitor, type UpdateMonitor,
 } from '../schemas/monitor.ts'
 import { assertSendableRequest } from '../domain/monitor-request.ts'
 import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.ts'
@@ -15,10 +15,14 @@ import { resolveOpenIncident } from './incidents.ts'
 import { channelIdsColumn, monitorChannelIds, setMonitorChannels } from './monitor-channels.ts'
 import { enqueueIncidentEvent } from './notification-outbox.ts'
 
+// The list lives in its own module (filters, paging); its callers know it by this one.
+export { listMonitorPage, listMonitors } from './monitor-list.ts'
+export { listMonitorPageJson } from './monitor-json.ts'
+
 /** The path of a heartbeat's ping URL, before its token. */
 export const PING_PATH = '/ping/'
 import {
-  assertOwnerFound, foundRows, ownedMonitorRow, ownerRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
+  assertOwnerFound, foundRows, ownedMonitorRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
 } from './owner.ts'
 
 type MonitorRow = typeof monitors.$inferSelect
@@ -64,33 +68,8 @@ export function toMonitor (row: MonitorRow): MonitorWithoutChannels {
 const ownedLive = (userId: string | Placeholder, id: string | Placeholder) =>
   and(eq(monitors.id, id), eq(monitors.userId, userId), isNull(monitors.deletedAt))
 
-// The select lists of the hot reads: the fields of the API's schemas, whose names are the columns'.
-const LIST_FIELDS = Object.keys(MonitorListItemSchema.properties)
+// The select list of the hot read of one monitor: the fields of the API's schema, whose names are the columns'.
 const MONITOR_FIELDS = Object.keys(MonitorSchema.properties)
-
-/**
- * The statement of listMonitors (monitors_user_created_idx, then a sort in memory). Plain SQL whose rows
- * need no mapping by drizzle: for a list of 1,000 monitors drizzle's generic row mapping was a large
- * share of the request's CPU (bench/results.md, "Measurements behind the source"). No row: the owner
- * is gone; one row of nulls: no monitors.
- */
-function listMonitorsQuery (kind: OwnerKind): SQL {
-  return sql`select ${selectList('m', monitors, LIST_FIELDS)}
-    from ${ownerRow(kind)}
-    left join ${monitors} m on m.user_id = o.user_id and m.deleted_at is null
-    order by m.created_at desc, m.id desc`
-}
-const listStatement = perOwnerKind((kind) => preparedSql(`list_monitors_${kind}`, () => listMonitorsQuery(kind)))
-
-export async function listMonitors (db: Database, owner: Owner): Promise<MonitorListItem[]> {
-  // Times arrive as the database's text (drizzle turns the drivers' date parsing off).
-  const rows = rowsOf<MonitorListItem | NullRow<MonitorListItem>>(await listStatement(owner)(db).execute({ owner: ownerValue(owner) }))
-  assertOwnerFound(owner, rows)
-  if (!foundRows(rows)) return []
-  // The rows already carry the API's field names: only the time is converted, in place.
-  for (const row of rows) if (row.last_checked_at !== null) row.last_checked_at = isoTime(row.last_checked_at)
-  return rows
-}
 
 /** The statement of findMonitor: no row, the owner is gone; a row of nulls, no such monitor of theirs. */
 function findMonitorQuery (kind: OwnerKind): SQL {

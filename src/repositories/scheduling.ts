@@ -1,6 +1,6 @@
 // Checker data access: claim due monitors (a lease), the rows a recorded check writes, release leases.
 import type { DnsRecordType, HttpMethod, KeywordMode, MonitorType } from '../domain/vocabulary.ts'
-import { and, desc, eq, isNull, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { rowsOf, type Database, type Queryable } from '../db/client.ts'
 import { preparedSql } from '../db/prepared.ts'
 import { checks, monitors } from '../db/schema.ts'
@@ -31,7 +31,7 @@ export interface ClaimedMonitor {
   leaseUntil: Date
 }
 
-type MonitorRow = typeof monitors.$inferSelect
+export type MonitorRow = typeof monitors.$inferSelect
 
 export interface CheckResult {
   isUp: boolean
@@ -93,12 +93,16 @@ export async function claimDueMonitors (db: Database, now: Date, limit: number, 
   }))
 }
 
-/** The state of an active, live monitor, locked FOR UPDATE for the rest of the transaction; undefined when paused or deleted. */
-export async function lockActiveMonitor (tx: Queryable, monitorId: string): Promise<MonitorRow | undefined> {
-  const [monitor] = await tx.select().from(monitors)
-    .where(and(eq(monitors.id, monitorId), isNull(monitors.deletedAt), eq(monitors.isActive, true)))
+/**
+ * The active, live monitors among `ids`, locked FOR UPDATE in the order of their ids (so two transactions
+ * locking overlapping sets never wait on each other in a cycle); paused and deleted ones are left out.
+ */
+export async function lockActiveMonitors (tx: Queryable, ids: string[]): Promise<Map<string, MonitorRow>> {
+  const rows = await tx.select().from(monitors)
+    .where(and(inArray(monitors.id, ids), isNull(monitors.deletedAt), eq(monitors.isActive, true)))
+    .orderBy(asc(monitors.id))
     .for('update')
-  return monitor
+  return new Map(rows.map((row) => [row.id, row]))
 }
 
 /** Inserts the check; with the id given when the caller needs to know it (the column's default otherwise). */
@@ -114,6 +118,56 @@ export async function saveCheckState (
     Partial<Pick<MonitorRow, 'tlsExpiresAt' | 'tlsIssuer' | 'tlsExpiryToldDays'>>
 ): Promise<void> {
   await tx.update(monitors).set(state).where(eq(monitors.id, monitorId))
+}
+
+/**
+ * Inserts checks that no notification quotes (their ids are the column's default), in one statement with one
+ * parameter: building a multi-row insert's thousands of parameters cost more CPU than the rows (bench/results.md).
+ */
+export async function insertCheckRows (tx: Pick<Database, 'execute'>, rows: Array<{ monitorId: string, result: CheckResult }>): Promise<void> {
+  if (rows.length === 0) return
+  const values = rows.map(({ monitorId, result }) => ({
+    monitor_id: monitorId,
+    is_up: result.isUp,
+    status_code: result.statusCode,
+    response_time_ms: result.responseTimeMs,
+    error_message: result.errorMessage,
+    checked_at: result.checkedAt.toISOString(),
+    ping_body: result.pingBody ?? null,
+  }))
+  await tx.execute(sql`
+    insert into ${checks} (monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body)
+    select monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body
+    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(monitor_id uuid, is_up boolean, status_code smallint,
+      response_time_ms integer, error_message text, checked_at timestamptz, ping_body text)`)
+}
+
+export type CheckState = Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'consecutiveSlow' |
+  'lastCheckedAt' | 'nextCheckAt' | 'tlsExpiresAt' | 'tlsIssuer' | 'tlsExpiryToldDays'>
+
+/** The states of many monitors after their checks (saveCheckState's columns, all of them), in one statement. */
+export async function saveCheckStates (tx: Pick<Database, 'execute'>, states: Array<CheckState & { id: string }>): Promise<void> {
+  if (states.length === 0) return
+  const iso = (at: Date | null) => at?.toISOString() ?? null
+  const values = states.map((s) => ({
+    id: s.id,
+    status: s.status,
+    failures: s.consecutiveFailures,
+    successes: s.consecutiveSuccesses,
+    slow: s.consecutiveSlow,
+    last_checked_at: iso(s.lastCheckedAt),
+    next_check_at: iso(s.nextCheckAt),
+    tls_expires_at: iso(s.tlsExpiresAt),
+    tls_issuer: s.tlsIssuer,
+    told_days: s.tlsExpiryToldDays,
+  }))
+  await tx.execute(sql`
+    update ${monitors} m set status = v.status, consecutive_failures = v.failures, consecutive_successes = v.successes,
+      consecutive_slow = v.slow, last_checked_at = v.last_checked_at, next_check_at = v.next_check_at,
+      tls_expires_at = v.tls_expires_at, tls_issuer = v.tls_issuer, tls_expiry_told_days = v.told_days
+    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id uuid, status text, failures integer, successes integer,
+      slow integer, last_checked_at timestamptz, next_check_at timestamptz, tls_expires_at timestamptz, tls_issuer text, told_days smallint)
+    where m.id = v.id`)
 }
 
 /** The `n`-th newest check of a monitor (1 is the newest). */

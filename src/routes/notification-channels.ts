@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { confirmedCaller } from '../plugins/auth.ts'
 import { errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
+import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { bodyValidator } from '../http/validation.ts'
 import { CHANNEL_TYPES, type ChannelType } from '../domain/vocabulary.ts'
 import { InvalidInputError } from '../domain/errors.ts'
@@ -182,7 +183,7 @@ const channelRoutes: FastifyPluginAsyncTypebox<ChannelRoutesOptions> = async (ap
       response: {
         200: {
           ...DeliveryListEnvelope,
-          headers: { link: Type.String({ description: 'When more deliveries follow: `<url of the next page>; rel="next"`' }) },
+          headers: nextPageLinkHeader('deliveries', '/api/v1/notification-channels/3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d/deliveries?limit=50&before=2026-11-21T09%3A30%3A00.000Z'),
         },
         ...channelErrors(400, 404),
       },
@@ -193,8 +194,7 @@ const channelRoutes: FastifyPluginAsyncTypebox<ChannelRoutesOptions> = async (ap
     const page = await listChannelDeliveries(app.db, confirmedCaller(request), id, query)
     if (!page) throw channelNotFound()
     if (page.nextBefore) {
-      const next = new URLSearchParams({ ...(query.status ? { status: query.status } : {}), limit: String(query.limit), before: page.nextBefore })
-      reply.header('link', `</api/v1/notification-channels/${id}/deliveries?${next}>; rel="next"`)
+      setNextPageLink(reply, `/api/v1/notification-channels/${id}/deliveries`, { status: query.status, limit: query.limit, before: page.nextBefore })
     }
     return { data: page.deliveries }
   })

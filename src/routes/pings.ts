@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
-import { recordPing, PING_BODY_MAX_BYTES } from '../checker/heartbeat.ts'
+import { pingRecorder, PING_BODY_MAX_BYTES } from '../checker/heartbeat.ts'
 import { errorResponse, HttpError } from '../http/error-catalog.ts'
 import { PING_PATH } from '../repositories/monitors.ts'
 
@@ -58,14 +58,18 @@ const pingRoutes: FastifyPluginAsyncTypebox<PingRoutesOptions> = async (app, opt
     addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
   }
   const limit = app.rateLimit(limiterOptions) as unknown as onRequestAsyncHookHandler
+  // Pings that arrive together are recorded in one transaction: the answer waits for the commit, so an `OK`
+  // is a ping that is durably recorded.
+  const record = pingRecorder(app.db)
 
   for (const fail of [false, true]) {
     for (const method of ['GET', 'POST'] as const) {
       app.route({
         method,
         url: `${PING_PATH}:token${fail ? '/fail' : ''}`,
-        // Not the API's limit (per key or address): this route's own, per token.
-        config: { rateLimit: false },
+        // Not the API's limit (per key or address): this route's own, per token. The token is a credential:
+        // the request log names the route instead.
+        config: { rateLimit: false, secretInPath: true },
         onRequest: limit,
         schema: {
           tags: ['heartbeats'],
@@ -78,7 +82,7 @@ const pingRoutes: FastifyPluginAsyncTypebox<PingRoutesOptions> = async (app, opt
         },
         handler: async (request, reply) => {
           const body = Buffer.isBuffer(request.body) ? request.body : undefined
-          const outcome = await recordPing(app.db, request.params.token, { fail, body, at: app.clock() })
+          const outcome = await record({ token: request.params.token, fail, body, at: app.clock() })
           if (outcome === 'unknown') throw new HttpError(404, NOT_FOUND)
           if (outcome === 'paused') throw new HttpError(409, PAUSED)
           return reply.type('text/plain; charset=utf-8').send('OK')

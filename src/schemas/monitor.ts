@@ -295,7 +295,8 @@ export function mergeRequestHeaders (stored: Record<string, string>, update: Rec
 
 /**
  * The record with its heartbeat's ping URL made absolute: the repositories give its path from the server's
- * root, since only the edge knows the address people reach the server at (PUBLIC_URL).
+ * root, since only the edge knows the address people reach the server at (PUBLIC_URL). The API's routes and
+ * the sending of notifications (their webhook payloads) both make it absolute with this.
  */
 export function withAbsolutePingUrl<T extends { ping_url: string | null }> (monitor: T, publicUrl: string): T {
   return monitor.ping_url === null || !monitor.ping_url.startsWith('/') ? monitor : { ...monitor, ping_url: `${publicUrl}${monitor.ping_url}` }

@@ -121,7 +121,7 @@ export interface paths {
         };
         /**
          * List monitors
-         * @description The caller's monitors that are not deleted, newest created first.
+         * @description The caller's monitors that are not deleted, newest created first; without parameters, all of them. `status`, `is_active` and `search` keep only the monitors that match (all of them when combined). With `limit`, a page at a time: when more follow, the answer carries `Link: <...>; rel="next"`, the URL of the next page (the same filters and `limit`, and a `cursor`); the last page has no `Link`.
          */
         get: operations["listMonitors"];
         put?: never;
@@ -173,7 +173,7 @@ export interface paths {
         };
         /**
          * List check results of a monitor
-         * @description At most the last 100 check results, newest first. Page back with `before` set to the oldest `checked_at` seen.
+         * @description At most the last 100 check results, newest first. Page back with `before` set to the oldest `checked_at` seen: when a page is full, the answer carries `Link: <...>; rel="next"`, the URL of the next page (the same `limit`, and that `before`).
          */
         get: operations["listChecks"];
         put?: never;
@@ -193,9 +193,29 @@ export interface paths {
         };
         /**
          * List incidents of a monitor
-         * @description All incidents of the monitor, newest started first; `limit` and `before` page through them.
+         * @description All incidents of the monitor, newest started first; `limit` and `before` page through them: when a page of `limit` is full, the answer carries `Link: <...>; rel="next"`, the URL of the next page (the same `limit`, `before` its oldest `started_at`).
          */
         get: operations["listIncidents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/monitors/{id}/uptime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Uptime and response times of a monitor
+         * @description The share of time the monitor was up (not in a `down` incident; paused time left out), its downtime, checks and response-time percentiles over a range, in all and per UTC hour or day. Read from rollups kept 400 days (hourly ones 35 days) whatever the checks' retention; the current hour and day are computed up to now. Default: the last 30 days (today and the 29 before), by day.
+         */
+        get: operations["getMonitorUptime"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1139,6 +1159,114 @@ export interface components {
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
             is_active?: boolean;
+        };
+        /** UptimeReport */
+        UptimeReport: {
+            summary: {
+                /**
+                 * Format: date-time
+                 * @description Start of the whole range: the first bucket's start to the last one's end
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description End of the whole range: the first bucket's start to the last one's end (exclusive): the next bucket's start, or now for the current one
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                end: string;
+                /**
+                 * @description Share of the time the monitor was not in a `down` incident, in percent, rounded down to 4 decimals. Time paused and before the monitor was created is left out; null when none is left
+                 * @example 99.3055
+                 */
+                uptime_percent: number | null;
+                /**
+                 * @description Seconds in a `down` incident (degraded time is up)
+                 * @example 600
+                 */
+                downtime_seconds: number;
+                /**
+                 * @description Checks (and heartbeat pings or misses) recorded
+                 * @example 1440
+                 */
+                checks: number;
+                /**
+                 * @description Those of them that failed
+                 * @example 3
+                 */
+                failed_checks: number;
+                /** @description Percentiles (nearest rank) of the checks' response times, from a histogram of log-spaced buckets: within 5% of the exact value */
+                response_time_ms: {
+                    /**
+                     * @description Median response time; null without checks
+                     * @example 182.3
+                     */
+                    p50: number | null;
+                    /**
+                     * @description 95th percentile
+                     * @example 182.3
+                     */
+                    p95: number | null;
+                    /**
+                     * @description 99th percentile
+                     * @example 182.3
+                     */
+                    p99: number | null;
+                };
+            };
+            /** @description One per UTC hour or day of the range, oldest first; none before the monitor was created, the last one partial while it lasts */
+            buckets: {
+                /**
+                 * Format: date-time
+                 * @description Start of the bucket
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description End of the bucket (exclusive): the next bucket's start, or now for the current one
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                end: string;
+                /**
+                 * @description Share of the time the monitor was not in a `down` incident, in percent, rounded down to 4 decimals. Time paused and before the monitor was created is left out; null when none is left
+                 * @example 99.3055
+                 */
+                uptime_percent: number | null;
+                /**
+                 * @description Seconds in a `down` incident (degraded time is up)
+                 * @example 600
+                 */
+                downtime_seconds: number;
+                /**
+                 * @description Checks (and heartbeat pings or misses) recorded
+                 * @example 1440
+                 */
+                checks: number;
+                /**
+                 * @description Those of them that failed
+                 * @example 3
+                 */
+                failed_checks: number;
+                /** @description Percentiles (nearest rank) of the checks' response times, from a histogram of log-spaced buckets: within 5% of the exact value */
+                response_time_ms: {
+                    /**
+                     * @description Median response time; null without checks
+                     * @example 182.3
+                     */
+                    p50: number | null;
+                    /**
+                     * @description 95th percentile
+                     * @example 182.3
+                     */
+                    p95: number | null;
+                    /**
+                     * @description 99th percentile
+                     * @example 182.3
+                     */
+                    p99: number | null;
+                };
+            }[];
         };
         /** CreateSiteMonitor */
         CreateSiteMonitor: {
@@ -2514,7 +2642,21 @@ export interface operations {
     };
     listMonitors: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Most monitors to return (1-1000). When more follow, the answer carries `Link: <...>; rel="next"`; without `limit` the list is whole
+                 * @example 50
+                 */
+                limit?: number;
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link` header (opaque; do not build one). Paging is stable: a monitor created or deleted meanwhile moves nothing, so none is skipped or repeated */
+                cursor?: string;
+                /** @description Only monitors with this status */
+                status?: "pending" | "up" | "degraded" | "down" | "paused";
+                /** @description Only active monitors (`true`) or only paused ones (`false`) */
+                is_active?: boolean;
+                /** @description Only monitors whose name or URL contains this text, in any case */
+                search?: string;
+            };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
                 "if-none-match"?: string;
@@ -2531,6 +2673,8 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description When more monitors follow: `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
+                    link?: string;
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
                     etag?: string;
                     [name: string]: unknown;
@@ -2553,6 +2697,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
@@ -3453,6 +3615,8 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description When the page is full (more check results may follow): `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
+                    link?: string;
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
                     etag?: string;
                     [name: string]: unknown;
@@ -3621,6 +3785,8 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description When the page is full (more incidents may follow): `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
+                    link?: string;
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
                     etag?: string;
                     [name: string]: unknown;
@@ -3628,6 +3794,179 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Incident"][];
+                    };
+                };
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such monitor for this caller */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Monitor not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "retry-after": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getMonitorUptime: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the range: rounded down to the start of its UTC hour or day. Default: the start of the UTC day 29 days before `to` (30 days with today)
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                from?: string;
+                /**
+                 * @description End of the range: rounded up to the end of its bucket, and never past now. Default: now
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                to?: string;
+                /** @description Size of the buckets: a UTC `hour` (a range of at most 31 days, within the last 35 days) or a UTC `day` (at most 400 days) */
+                granularity?: "hour" | "day";
+            };
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "if-none-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the monitor
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Uptime and response times of the range, in all and per bucket */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UptimeReport"];
                     };
                 };
             };
@@ -5053,7 +5392,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
                     "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
                     "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    /** @description When more deliveries follow: `<url of the next page>; rel="next"` */
+                    /** @description When more deliveries follow: `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
                     link?: string;
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
                     etag?: string;

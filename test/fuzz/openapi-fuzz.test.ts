@@ -291,11 +291,14 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
         const made = op.path === '/api/v1/monitors' ? 'monitors' : op.path === '/api/v1/notification-channels' ? 'channels' : op.path.endsWith('/test') ? 'deliveries' : undefined
         if (made) ids.alice[made].push(res.json().data.id)
       }
-      // Channels are fewer than monitors and deleted for good: each one deleted is replaced, so the others' routes keep succeeding.
+      // What alice deletes is replaced (its id stays, to be asked for again), so that the routes on the living keep succeeding.
       if (op.method === 'DELETE' && resource === 'channels' && caller === 'alice') {
         const replacement = await channelOf(alice, `alice-hook-${stats.sent}`)
         ids.alice.channels.push(replacement.channelId)
         ids.alice.deliveries.push(replacement.deliveryId)
+      }
+      if (op.method === 'DELETE' && resource === 'monitors' && op.path === '/api/v1/monitors/{id}' && caller === 'alice') {
+        ids.alice.monitors.push((await makeMonitor(app, alice.auth, { name: `alice ${stats.sent}` })).id)
       }
     }
   })

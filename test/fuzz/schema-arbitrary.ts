@@ -146,7 +146,10 @@ export function invalidValue (schema: Schema): fc.Arbitrary<unknown> {
     if (schema.format === 'uuid') choices.push(badUuid)
     if (schema.format === 'date-time') choices.push(badDateTime)
     if (schema.format === 'uri') choices.push(badUrl)
-    if (schema.pattern) choices.push(fc.constantFrom(' ', '\t\n', '\u3000').filter((s) => !new RegExp(schema.pattern, 'u').test(s)))
+    // Only the blanks the pattern refuses: a filter that never passes (a pattern that takes any blank, like
+    // search's "no NUL") would spin the generator forever.
+    const refused = schema.pattern ? [' ', '\t\n', '\u3000', '\u0000'].filter((s) => !new RegExp(schema.pattern, 'u').test(s)) : []
+    if (refused.length > 0) choices.push(fc.constantFrom(...refused))
   }
   return fc.oneof(...choices)
 }

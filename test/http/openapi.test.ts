@@ -56,6 +56,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /api/v1/monitors/{id}',
     'GET /api/v1/monitors/{id}/checks',
     'GET /api/v1/monitors/{id}/incidents',
+    'GET /api/v1/monitors/{id}/uptime',
     'GET /api/v1/notification-channels',
     'GET /api/v1/notification-channels/{id}',
     'GET /api/v1/notification-channels/{id}/deliveries',
@@ -126,7 +127,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor', 'CreateSlackChannel',
     'CreateTcpMonitor', 'CreateTeamsChannel', 'CreateTelegramChannel',
     'CreateWebhookChannel', 'Delivery', 'DeliveryDetail', 'Incident', 'Monitor', 'MonitorListItem', 'NotificationChannel',
-    'NotificationChannelWithSecret', 'NotificationEvent', 'UpdateMonitorRequest', 'UpdateNotificationChannelRequest',
+    'NotificationChannelWithSecret', 'NotificationEvent', 'UpdateMonitorRequest', 'UpdateNotificationChannelRequest', 'UptimeReport',
   ], 'components are named after the schemas (ApiError: `Error` would shadow the language\'s own in a generated SDK)')
   const create = (current.components!.schemas as Record<string, any>).CreateNotificationChannelRequest
   t.equal(create.discriminator.mapping.webhook, '#/components/schemas/CreateWebhookChannel', 'each channel type\'s body is named')

@@ -66,10 +66,10 @@ t.test('an incident closed by a pause or a delete does not claim the monitor is 
   t.equal(deleted.title, 'Homepage: incident closed, the monitor was deleted')
 })
 
-t.test('a degraded incident that opened: what is slow (the cause), since when, for how long so far, the link', async (t) => {
+t.test('a degraded incident that opened: the title says why (the cause); what is slow, since when, for how long so far, the link', async (t) => {
   t.strictSame(humanText(channel, degradedOpened, context), {
     tone: 'degraded',
-    title: 'Homepage is degraded',
+    title: 'Homepage is degraded: response took 9120 ms, degraded after 2000 ms',
     facts: [
       { label: 'What is slow', value: 'response took 9120 ms, degraded after 2000 ms' },
       { label: 'Degraded since', value: '2026-05-01 12:00 UTC' },
@@ -79,6 +79,15 @@ t.test('a degraded incident that opened: what is slow (the cause), since when, f
     items: [],
     link,
   })
+})
+
+t.test('a degraded incident\'s cause is cut short in its title (160 characters), given whole in its facts', async (t) => {
+  const told = degradedEvent('opened')
+  const cause = `response took 9120 ms, ${'very '.repeat(60)}slow`
+  told.event.data.incident = { ...told.event.data.incident!, cause }
+  const text = humanText(channel, { kind: 'event', told }, context)
+  t.equal(text.title, `Homepage is degraded: ${cause.slice(0, 159)}…`)
+  t.equal(text.facts[0].value, cause)
 })
 
 t.test('a degraded incident that resolved: no longer degraded, how long it was slow; ended by going down or a pause, said so', async (t) => {

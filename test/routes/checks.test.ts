@@ -56,6 +56,27 @@ t.test('checks of a monitor', async (t) => {
     t.equal(ids.size, 150, 'no check is skipped or repeated')
   })
 
+  await t.test('a full page carries Link rel="next" (the same limit, before its oldest check); the last page none', async (t) => {
+    const whole = await request(app, auth, { url: `/api/v1/monitors/${monitor.id}/checks` })
+    const oldest = whole.json().data[99].checked_at
+    t.equal(whole.headers.link, `</api/v1/monitors/${monitor.id}/checks?limit=100&before=${encodeURIComponent(oldest)}>; rel="next"`)
+    const seen: string[] = []
+    let next: string | undefined = `/api/v1/monitors/${monitor.id}/checks?limit=50`
+    let pages = 0
+    while (next !== undefined) {
+      const res = await request(app, auth, { url: next })
+      seen.push(...res.json().data.map((c: { id: string }) => c.id))
+      pages++
+      const link = res.headers.link as string | undefined
+      next = link === undefined ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)![1]
+    }
+    t.equal(pages, 4, 'three full pages, then an empty one (a full page cannot know that nothing follows)')
+    t.equal(new Set(seen).size, 150, 'every check once')
+    const last = await request(app, auth, { url: `/api/v1/monitors/${monitor.id}/checks?before=${encodeURIComponent(oldest)}` })
+    t.equal(last.json().data.length, 50)
+    t.notOk(last.headers.link, 'a page that is not full has no Link')
+  })
+
   await t.test('bad query values are 400 naming the parameter', async (t) => {
     for (const [query, message] of [
       ['limit=0', 'querystring/limit must be >= 1'],

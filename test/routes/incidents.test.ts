@@ -47,6 +47,15 @@ t.test('incidents of a monitor', async (t) => {
 
   const page = (await request(app, auth, { url: `/api/v1/monitors/${monitor.id}/incidents?limit=2&before=${encodeURIComponent(data[1].started_at)}` })).json().data
   t.same(page.map((i: { status_code: number }) => i.status_code), [502, 501])
+  t.notOk(res.headers.link, 'without limit the list is whole')
+  const full = await request(app, auth, { url: `/api/v1/monitors/${monitor.id}/incidents?limit=2` })
+  t.equal(full.headers.link, `</api/v1/monitors/${monitor.id}/incidents?limit=2&before=${encodeURIComponent(at(300).toISOString())}>; rel="next"`,
+    'a full page links to the next: the same limit, before its oldest start')
+  const followed = await request(app, auth, { url: /^<([^>]+)>/.exec(full.headers.link as string)![1] })
+  t.same(followed.json().data.map((i: { status_code: number }) => i.status_code), [502, 501])
+  const end = await request(app, auth, { url: `/api/v1/monitors/${monitor.id}/incidents?limit=2&before=${encodeURIComponent(at(100).toISOString())}` })
+  t.equal(end.json().data.length, 1)
+  t.notOk(end.headers.link, 'the last page (not full) has none')
   const limited = await request(app, auth, { url: `/api/v1/monitors/${monitor.id}/incidents?limit=101` })
   t.same(limited.json(), { error: 'querystring/limit must be <= 100' })
 

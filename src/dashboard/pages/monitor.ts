@@ -1,13 +1,13 @@
-// A monitor's page: what it checks and the facts of its kind (monitor-details.ts), uptime over 24 hours and 7 days,
+// A monitor's page: what it checks and the facts of its kind (monitor-details.ts), uptime (monitor-uptime.ts),
 // the response-time chart, incidents and checks; and the edit page with the full form.
 import type { Check } from '../../schemas/check.ts'
 import type { Incident } from '../../schemas/incident.ts'
 import type { Monitor } from '../../schemas/monitor.ts'
 import type { NotificationChannel } from '../../schemas/notification-channel.ts'
-import type { UptimeWindow } from '../../repositories/check-stats.ts'
+import type { MonitorUptimeView } from '../uptime-windows.ts'
 import { responseTimeChart } from '../charts.ts'
 import type { FormFields } from '../form-input.ts'
-import { count, duration, percent, statusBadge, timeTag } from '../format.ts'
+import { count, duration, statusBadge, timeTag } from '../format.ts'
 import type { MonitorType } from '../../domain/vocabulary.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { html, type SafeHtml } from '../html.ts'
@@ -15,11 +15,7 @@ import { page, type PageContext } from './layout.ts'
 import { kindFacts, latestProblem, pingSection, target } from './monitor-details.ts'
 import { KEYWORD_MODE_LABELS, monitorForm } from './monitor-form.ts'
 import { monitorActions, rowActionForm } from './monitors.ts'
-
-function uptimeBox (label: string, w: UptimeWindow): SafeHtml {
-  return html`<div class="stat"><p class="stat-label">${label}</p><p class="stat-value">${percent(w.percent)}</p>
-<p class="muted">${w.checks === 0 ? 'No checks in this period' : `${count(w.up)} of ${count(w.checks)} checks up`}</p></div>`
-}
+import { uptimeSection } from './monitor-uptime.ts'
 
 function incidentRows (incidents: Incident[], now: Date): SafeHtml {
   if (incidents.length === 0) return html`<p class="muted">No incidents: this monitor has not been down.</p>`
@@ -71,7 +67,7 @@ export function monitorPage (context: PageContext, options: {
   monitor: Monitor
   checks: Check[]
   incidents: Incident[]
-  uptime: { day: UptimeWindow, week: UptimeWindow }
+  uptime: MonitorUptimeView
   pageSize: number
   before?: string
   notice?: string
@@ -96,8 +92,7 @@ ${kindFacts(m, context.now)}
 </dl>
 ${pingSection(m)}
 ${assertions(m)}
-<section aria-labelledby="uptime-title"><h2 id="uptime-title">Uptime</h2>
-<div class="stats">${uptimeBox('Last 24 hours', options.uptime.day)}${uptimeBox('Last 7 days', options.uptime.week)}</div></section>
+${uptimeSection(options.uptime)}
 ${m.monitor_type !== 'heartbeat' && html`<section aria-labelledby="chart-title"><h2 id="chart-title">Response time</h2>${responseTimeChart(chartPoints)}</section>`}
 <section aria-labelledby="incidents-title"><h2 id="incidents-title">Incidents</h2>${incidentRows(options.incidents, context.now)}</section>
 <section aria-labelledby="checks-title"><h2 id="checks-title">Checks</h2>

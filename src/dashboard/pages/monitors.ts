@@ -1,4 +1,5 @@
-// The monitors page: every monitor with its status, last check and a sparkline; add, edit, pause, delete.
+// The monitors page: every monitor with its status, last check and a sparkline; a search box and a status filter;
+// add, edit, pause, delete.
 // Built for 1,000 monitors: one row is small, and the per-row actions share one hidden form (one CSRF field).
 import { MONITOR_STATUSES } from '../../domain/vocabulary.ts'
 import type { MonitorListItem } from '../../schemas/monitor.ts'
@@ -50,22 +51,45 @@ ${monitorActions(m)}</td></tr>
 `
 }
 
+/** The list's address with its status filter and search (either may be absent). */
+function listHref (status: Status | undefined, search: string | undefined): string {
+  const query = new URLSearchParams()
+  if (status) query.set('status', status)
+  if (search) query.set('search', search)
+  const text = query.toString()
+  return text ? `/?${text}` : '/'
+}
+
+/** The search box: a GET form of the list, keeping the status filter chosen. */
+function searchForm (filter: Status | undefined, search: string | undefined): SafeHtml {
+  return html`<form class="search" method="get" action="/" role="search">
+<label for="monitor-search">Search monitors</label>
+<input type="search" id="monitor-search" name="search" value="${search ?? ''}" maxlength="2048" placeholder="Name or URL">
+${filter ? html`<input type="hidden" name="status" value="${filter}">` : ''}<button type="submit">Search</button>
+${search ? html`<a href="${listHref(filter, undefined)}">Clear</a>` : ''}
+</form>`
+}
+
 export function monitorsPage (context: PageContext, options: {
+  /** The monitors the search kept (all without one). */
   monitors: MonitorListItem[]
   sparks: Map<string, SparkPoint[]>
   filter?: Status
+  /** What the list was searched for (name or URL, in any case). */
+  search?: string
   notice?: string
   values: FormFields
   error: FieldError | null
   channels: NotificationChannel[]
 }): SafeHtml {
-  const { monitors, sparks, filter, error } = options
+  const { monitors, sparks, filter, search, error } = options
   const counts = Object.fromEntries(MONITOR_STATUSES.map((s) => [s, 0])) as Record<Status, number>
   for (const m of monitors) counts[m.status]++
   const shown = sortMonitors(filter ? monitors.filter((m) => m.status === filter) : monitors)
   const filterLink = (status: Status | undefined, label: string, n: number) =>
-    html`<li><a href="${status ? `/?status=${status}` : '/'}"${filter === status ? html` aria-current="page"` : ''}>${label} <span class="n">${count(n)}</span></a></li>`
-  const adding = monitors.length === 0 || error !== null
+    html`<li><a href="${listHref(status, search)}"${filter === status ? html` aria-current="page"` : ''}>${label} <span class="n">${count(n)}</span></a></li>`
+  const adding = (monitors.length === 0 && !search) || error !== null
+  const what = filter ? `${STATUS_LABELS[filter]} monitors` : 'All monitors'
 
   const body = html`<h1>Monitors</h1>
 <section class="panel" aria-labelledby="add-title">
@@ -73,19 +97,22 @@ export function monitorsPage (context: PageContext, options: {
 ${monitorForm({ id: 'new-monitor', action: '/monitors', submit: 'Add monitor', csrfToken: context.csrfToken, values: options.values, error, collapseAdvanced: true, channels: options.channels })}
 </details>
 </section>
-${monitors.length === 0
+${monitors.length === 0 && !search
   ? html`<p class="empty">No monitors yet: add the first one above.</p>`
-  : html`<nav class="filters" aria-label="Filter by status"><ul>
+  : html`${searchForm(filter, search)}
+<nav class="filters" aria-label="Filter by status"><ul>
 ${filterLink(undefined, 'All', monitors.length)}
 ${BY_ORDER.filter((s) => counts[s] > 0 || filter === s).map((s) => filterLink(s, STATUS_LABELS[s], counts[s]))}
 </ul></nav>
-${rowActionForm(context.csrfToken, filter ? `/?status=${filter}` : '/')}
+${rowActionForm(context.csrfToken, listHref(filter, search))}
 <div class="table-wrap"><table class="monitors">
-<caption class="vh">${filter ? `${STATUS_LABELS[filter]} monitors` : 'All monitors'}, problems first</caption>
+<caption class="vh">${search ? `${what} matching ${search}` : what}, problems first</caption>
 <thead><tr><th scope="col">Status</th><th scope="col">Monitor</th><th scope="col">Last check</th><th scope="col">Response time</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
 <tbody>
 ${shown.map((m) => row(m, sparks.get(m.id), context.now))}
 </tbody></table></div>
-${shown.length === 0 && html`<p class="empty">No monitor is ${filter} right now.</p>`}`}`
+${shown.length === 0 && html`<p class="empty">${search
+  ? html`No monitor${filter ? html` that is ${filter}` : ''} matches “${search}”.`
+  : html`No monitor is ${filter} right now.`}</p>`}`}`
   return page({ title: 'Monitors', context, section: 'monitors', notice: options.notice, body })
 }

@@ -12,7 +12,8 @@ import { defaultMonitorValues, monitorValues, valuesSentAgain } from '../pages/m
 import { editMonitorPage, monitorPage } from '../pages/monitor.ts'
 import { monitorsPage } from '../pages/monitors.ts'
 import { localPath, pageContext, seeOther, sendPage } from '../respond.ts'
-import { recentChecksByMonitor, uptimeSummary } from '../../repositories/check-stats.ts'
+import { recentChecksByMonitor } from '../../repositories/check-stats.ts'
+import { monitorUptimeView } from '../uptime-windows.ts'
 import { listChecks, MAX_CHECKS_PER_PAGE } from '../../repositories/checks.ts'
 import { listIncidents } from '../../repositories/incidents.ts'
 import { listChannels } from '../../repositories/notification-channels.ts'
@@ -30,6 +31,8 @@ const notFound = () => new HttpError(404, 'There is no such monitor, or it is no
 
 const ListQuery = Type.Object({
   status: Type.Optional(StringEnum(MONITOR_STATUSES)),
+  // The search box sends `search=` when empty: that is no search.
+  search: Type.Optional(Type.String({ maxLength: 2048, pattern: '^[^\\u0000]*$' })),
   notice: Type.Optional(Type.String({ maxLength: 40 })),
 })
 const MonitorQuery = Type.Object({
@@ -54,17 +57,20 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
 
   async function renderList (
     request: FastifyRequest, reply: FastifyReply,
-    options: { status?: MonitorStatus, notice?: string, values?: FormFields, error?: FieldError }
+    options: { status?: MonitorStatus, search?: string, notice?: string, values?: FormFields, error?: FieldError }
   ) {
     const userId = userOf(request)
-    // Three queries whatever the number of monitors: the list, every sparkline at once, and the channels.
+    const search = options.search?.trim() || undefined
+    // Three queries whatever the number of monitors: the list (the API's, searched as its `search` does; the
+    // status filter is applied to it here, since the page counts every status), every sparkline at once, the channels.
     const [monitors, sparks, channels] = await Promise.all([
-      listMonitors(app.db, { userId }), recentChecksByMonitor(app.db, userId), listChannels(app.db, userId),
+      listMonitors(app.db, { userId }, { search }), recentChecksByMonitor(app.db, userId), listChannels(app.db, userId),
     ])
     const page = monitorsPage(pageContext(app, request, reply), {
       monitors,
       sparks,
       filter: options.status,
+      search,
       notice: options.notice,
       values: options.values ?? defaultMonitorValues(),
       error: options.error ?? null,
@@ -74,7 +80,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
   }
 
   app.get('/', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) =>
-    renderList(request, reply, { status: request.query.status, notice: request.query.notice }))
+    renderList(request, reply, { status: request.query.status, search: request.query.search, notice: request.query.notice }))
 
   app.post('/monitors', { schema: { hide: true, body: Form } }, async (request, reply) => {
     const result = parseCreateMonitor(request.body, allowPrivateTargets)
@@ -96,7 +102,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     const [checks, incidents, uptime, channels] = await Promise.all([
       listChecks(app.db, monitor.id, { limit: MAX_CHECKS_PER_PAGE, before }),
       listIncidents(app.db, monitor.id, { limit: INCIDENTS_SHOWN }),
-      uptimeSummary(app.db, monitor.id, app.clock()),
+      monitorUptimeView(app.db, userId, monitor.id, app.clock()),
       listChannels(app.db, userId),
     ])
     const page = monitorPage(pageContext(app, request, reply), {

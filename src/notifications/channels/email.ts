@@ -1,7 +1,7 @@
 // Email: a plain-text mail to the channel's addresses. An incident's mails (down or degraded) thread: the "opened"
 // mail's Message-ID is derived from the incident id, and the "resolved" mail answers it (In-Reply-To, "Re:" subject). A test, a
 // digest and a certificate's reminder ("The certificate of ... expires in 7 days") are mails of their own.
-import { humanText, incidentOf, isOpening, incidentKind, plainBody } from '../message.ts'
+import { humanText, incidentOf, isOpening, openingHeadline, plainBody } from '../message.ts'
 import type { ChannelAdapter, ChannelForSending, Message, SendContext } from './types.ts'
 
 const SUBJECT_PREFIX = '[Pingward] '
@@ -26,9 +26,10 @@ function threading (message: Message, title: string, context: SendContext): { su
   const opened = messageId(context, `incident-${parts.incident.id}`)
   // The "opened" mail, or a flap, which tells the whole incident in the incident's one mail.
   if (message.kind === 'flap' || isOpening(told)) return { subject: SUBJECT_PREFIX + title, messageId: opened }
-  // Mail clients thread on References/In-Reply-To and on the subject: the answer keeps the opened mail's subject.
+  // Mail clients thread on References/In-Reply-To and on the subject: the answer keeps the opened mail's subject
+  // (a degraded one's says its cause, which the resolved incident still carries).
   return {
-    subject: `Re: ${SUBJECT_PREFIX}${parts.monitor.name} is ${incidentKind(parts.incident)}`,
+    subject: `Re: ${SUBJECT_PREFIX}${openingHeadline(parts.monitor, parts.incident)}`,
     messageId: messageId(context, `incident-${parts.incident.id}-resolved`),
     inReplyTo: opened,
   }

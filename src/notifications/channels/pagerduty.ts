@@ -59,7 +59,8 @@ export const pagerdutyAdapter: ChannelAdapter = {
     const degraded = incidentKind(incident) === 'degraded'
     return monitorTrigger(url, routingKey, monitor, context, {
       dedupKey: incident.id,
-      summary: `${text.title}: ${incident.cause}`,
+      // A degraded incident's title already says its cause ("Homepage is degraded: response took ...").
+      summary: degraded ? text.title : `${text.title}: ${incident.cause}`,
       severity: degraded ? 'warning' : 'critical',
       timestamp: incident.started_at,
       class: degraded ? 'response time' : 'uptime check',

@@ -38,13 +38,21 @@ function blocks (text: HumanText): unknown[] {
   return out
 }
 
+/**
+ * With blocks, Slack shows `text` only in notifications: the title and the first fact are what a phone shows,
+ * unless the title already says that fact (a degraded incident's headline names its cause).
+ */
+function preview (text: HumanText): string {
+  const first = text.facts[0]?.value
+  return first && !text.title.includes(first) ? `${text.title}: ${first}` : text.title
+}
+
 export const slackAdapter: ChannelAdapter = {
   forPeople: true,
   render: (channel, message, context) => {
     const text = humanText(channel, message, context)
     return jsonPost(configText(channel, 'webhook_url'), {
-      // With blocks, Slack shows `text` only in notifications: the title and the first fact are what a phone shows.
-      text: slackEscape(truncate(`${text.title}${text.facts[0] ? `: ${text.facts[0].value}` : ''}`, SECTION_MAX)),
+      text: slackEscape(truncate(preview(text), SECTION_MAX)),
       blocks: blocks(text),
     })
   },

@@ -316,13 +316,13 @@ t.test('edit, pause, resume and delete, only for the owner', async (t) => {
   t.equal((await browser.get(`/monitors/${monitor.id}`)).statusCode, 404)
 })
 
-t.test('the monitor page: uptime over 24 hours and 7 days, the chart, incidents with durations, checks', async (t) => {
+t.test('the monitor page: time-weighted uptime over five windows and 90 days, the chart, incidents with durations, checks', async (t) => {
   const now = new Date('2026-11-21T12:00:00.000Z')
   const { app } = await buildTestApp(t, { clock: () => now })
   const browser = await signedIn(app)
-  const monitor = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'API', url: 'https://api.example.com' }), now)
   const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000)
-  // Last 24 h: 3 up, 1 down. Before that, within 7 days: 4 down. Older than 7 days: ignored.
+  // Created 8 days and 1 hour ago: down 95 min 3.5 days ago, and for the last 40 min; degraded (which is up) for 40 min.
+  const monitor = await createMonitor(app.db, browser.user.id, withMonitorDefaults({ name: 'API', url: 'https://api.example.com' }), ago(8 * 1440 + 60))
   await insertChecks(app.db, [
     ...[10, 20, 30].map((m) => ({ monitorId: monitor.id, isUp: true, statusCode: 200, responseTimeMs: 100 + m, checkedAt: ago(m) })),
     { monitorId: monitor.id, isUp: false, statusCode: 503, responseTimeMs: 40, checkedAt: ago(40), errorMessage: 'expected status 200, got 503' },
@@ -338,8 +338,16 @@ t.test('the monitor page: uptime over 24 hours and 7 days, the chart, incidents 
   const res = await browser.get(`/monitors/${monitor.id}`)
   t.equal(res.statusCode, 200)
   const body = res.body
-  t.match(body, /Last 24 hours<\/p><p class="stat-value">75\.00%<\/p>\s*<p class="muted">3 of 4 checks up<\/p>/)
-  t.match(body, /Last 7 days<\/p><p class="stat-value">37\.50%<\/p>\s*<p class="muted">3 of 8 checks up<\/p>/)
+  // Time, not checks: 40 of 1440 minutes, 135 of 7 days, 135 of the 8 days and 1 hour since the monitor was created.
+  t.match(body, /Last 24 hours<\/p><p class="stat-value">97\.22%<\/p>\s*<p class="muted">40 min down, 4 checks<\/p>/)
+  t.match(body, /Last 7 days<\/p><p class="stat-value">98\.66%<\/p>\s*<p class="muted">2 h 15 min down, 8 checks<\/p>/)
+  for (const days of [30, 90, 365]) {
+    t.match(body, new RegExp(`Last ${days} days</p><p class="stat-value">98\\.83%</p>\\s*<p class="muted">2 h 15 min down, 9 checks</p>`))
+  }
+  t.match(body, 'aria-label="Uptime per day over the last 90 days: 2 days with downtime"')
+  t.equal(body.match(/<span class="day /g)?.length, 90)
+  t.equal(body.match(/class="day day-none"/g)?.length, 81, 'the days before the monitor existed')
+  t.match(body, '<span class="day day-down" title="2026-11-21: 94.44%, 40 min down"></span>')
   t.match(body, /<svg viewBox="0 0 640 220" role="img" aria-labelledby="rt-title rt-desc">/)
   t.match(body, '9 checks from 2026-11-13 12:00:00 UTC to 2026-11-21 11:50:00 UTC: response time 5 to 10000 ms, 5 down (drawn as squares).')
   t.equal(body.match(/<rect class="down"/g)?.length, 5)
@@ -354,7 +362,7 @@ t.test('the monitor page: uptime over 24 hours and 7 days, the chart, incidents 
   const empty = (await browser.get(`/monitors/${quiet.id}`)).body
   t.match(empty, 'No checks yet: the chart appears after the first check.')
   t.match(empty, 'No incidents: this monitor has not been down.')
-  t.match(empty, /<p class="stat-value">No checks<\/p>/)
+  t.match(empty, /<p class="stat-value">No data<\/p>\s*<p class="muted">Not monitored in this period<\/p>/, 'created this very moment')
 })
 
 t.test('the monitors page: statuses as text, sparklines, filters, problems first', async (t) => {
@@ -382,6 +390,22 @@ t.test('the monitors page: statuses as text, sparklines, filters, problems first
   t.same([...filtered.matchAll(/<td class="name"><a[^>]*>([^<]+)</g)].map((m) => m[1]), ['z down'])
   t.match(filtered, '<a href="/?status=down" aria-current="page">')
   t.equal((await browser.get('/?status=sideways')).statusCode, 400)
+
+  // The search box: the API's search (name or URL, any case), the status filter kept, counts of what it found.
+  t.match(body, '<form class="search" method="get" action="/" role="search">')
+  const searched = (await browser.get('/?search=EXAMPLE.com&status=down')).body
+  t.same([...searched.matchAll(/<td class="name"><a[^>]*>([^<]+)</g)].map((m) => m[1]), ['z down'])
+  t.match(searched, '<input type="search" id="monitor-search" name="search" value="EXAMPLE.com"')
+  t.match(searched, '<input type="hidden" name="status" value="down">')
+  t.match(searched, '<a href="/?status=pending&amp;search=EXAMPLE.com">Pending <span class="n">1</span></a>', 'the status links keep the search')
+  const byName = (await browser.get('/?search=PAUSED')).body
+  t.same([...byName.matchAll(/<td class="name"><a[^>]*>([^<]+)</g)].map((m) => m[1]), ['a paused'])
+  t.match(byName, '<a href="/?search=PAUSED" aria-current="page">All <span class="n">1</span></a>')
+  const none = (await browser.get('/?search=%25nothing%25')).body
+  t.match(none, 'No monitor matches “%nothing%”.')
+  t.notMatch(none, 'No monitors yet')
+  t.same([...(await browser.get('/?search=')).body.matchAll(/<td class="name"><a[^>]*>([^<]+)</g)].map((m) => m[1]).length, 3, 'an empty search is none')
+  t.equal((await browser.get('/?search=a%00b')).statusCode, 400, 'a NUL character, which no name or URL holds, is refused')
 })
 
 /**

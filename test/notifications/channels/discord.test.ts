@@ -3,7 +3,7 @@
 import t from 'tap'
 import { discordAdapter } from '../../../src/notifications/channels/discord.ts'
 import {
-  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
+  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, degradedEvent, degradedOpened, expiring, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
 } from '../support.ts'
 
 const monitorPage = `https://pingward.example.com/monitors/${MONITOR_ID}`
@@ -86,4 +86,34 @@ t.test('a certificate near its expiry: content for the phone, an embed with when
     }],
     allowed_mentions: { parse: [] },
   })
+})
+
+t.test('a degraded incident that opened: the content and the embed\'s title say why; a long name keeps the title within 256', async (t) => {
+  const discord = await standIn(t, { status: 204, answer: '' })
+  const hook = channel('discord', { webhook_url: `${discord.url}/hook` })
+  t.equal(await post(discordAdapter.render(hook, degradedOpened, sendContext())), 204)
+  const long = degradedEvent('opened')
+  long.event.data.monitor = { ...long.event.data.monitor!, name: 'N'.repeat(255) }
+  t.equal(await post(discordAdapter.render(hook, { kind: 'event', told: long }, sendContext())), 204)
+  const [degraded, named] = discord.received.map((request) => JSON.parse(request.body))
+  t.strictSame(degraded, {
+    content: '⚠️ Homepage is degraded: response took 9120 ms, degraded after 2000 ms',
+    embeds: [{
+      title: 'Homepage is degraded: response took 9120 ms, degraded after 2000 ms',
+      url: monitorPage,
+      color: 0xf9ab00,
+      fields: [
+        { name: 'What is slow', value: 'response took 9120 ms, degraded after 2000 ms', inline: true },
+        { name: 'Degraded since', value: '2026-05-01 12:00 UTC', inline: true },
+        { name: 'Slow for', value: '2 min so far', inline: true },
+        { name: 'Checking', value: 'https://example.com/health', inline: false },
+      ],
+      timestamp: '2026-05-01T12:02:05.000Z',
+      footer: { text: 'Pingward' },
+    }],
+    allowed_mentions: { parse: [] },
+  })
+  t.equal(named.embeds[0].title.length, 256, 'the embed title cut to Discord\'s 256')
+  t.match(named.embeds[0].title, /^N{255}…$/)
+  t.equal(named.content, `⚠️ ${'N'.repeat(255)} is degraded: response took 9120 ms, degraded after 2000 ms`, 'content (2,000) takes it whole')
 })

@@ -59,13 +59,13 @@ t.test('the "resolved" mail answers the "opened" one: In-Reply-To, References an
   t.match(second.mail.text, /^Homepage is up again\n\nWhat failed: expected status 200, got 503\nDown from: 2026-05-01 12:00 UTC to 2026-05-01 12:03 UTC\nDown for: 3 min\n/)
 })
 
-t.test('a degraded incident\'s mails thread the same way: "is degraded", then "Re:" it with "no longer degraded"', async (t) => {
+t.test('a degraded incident\'s mails thread the same way: "is degraded" and why, then "Re:" it with "no longer degraded"', async (t) => {
   const [first, second] = await sendAll(t, [degradedOpened, degradedResolved])
   const openedId = `<incident-${DEGRADED_INCIDENT_ID}@pingward.example.com>`
-  t.equal(first.mail.subject, '[Pingward] Homepage is degraded')
+  t.equal(first.mail.subject, '[Pingward] Homepage is degraded: response took 9120 ms, degraded after 2000 ms', 'the subject says why')
   t.equal(first.mail.messageId, openedId)
   t.equal(first.mail.text, [
-    'Homepage is degraded',
+    'Homepage is degraded: response took 9120 ms, degraded after 2000 ms',
     '',
     'What is slow: response took 9120 ms, degraded after 2000 ms',
     'Degraded since: 2026-05-01 12:00 UTC',
@@ -75,7 +75,7 @@ t.test('a degraded incident\'s mails thread the same way: "is degraded", then "R
     `Open in Pingward: https://pingward.example.com/monitors/${MONITOR_ID}`,
     '',
   ].join('\n'))
-  t.equal(second.mail.subject, 'Re: [Pingward] Homepage is degraded')
+  t.equal(second.mail.subject, 'Re: [Pingward] Homepage is degraded: response took 9120 ms, degraded after 2000 ms', 'the opened mail\'s subject')
   t.equal(second.mail.messageId, `<incident-${DEGRADED_INCIDENT_ID}-resolved@pingward.example.com>`)
   t.equal(second.mail.inReplyTo, openedId)
   t.match(second.mail.text, /^Homepage is no longer degraded\n\nWhat was slow: response took 9120 ms, degraded after 2000 ms\nDegraded from: 2026-05-01 12:00 UTC to 2026-05-01 12:03 UTC\nSlow for: 3 min\n/)

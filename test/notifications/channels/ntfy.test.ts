@@ -2,7 +2,7 @@
 // server_url or else NTFY_URL, with its token as a Bearer token, received by a local server standing in for ntfy.
 import t from 'tap'
 import { ntfyAdapter } from '../../../src/notifications/channels/ntfy.ts'
-import { MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, post, sendContext, standIn, stormEvents } from '../support.ts'
+import { MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, degradedOpened, expiring, post, sendContext, standIn, stormEvents } from '../support.ts'
 
 const answer = JSON.stringify({ id: 'sPs71M8A2T', event: 'message', topic: 'pingward-ops' })
 
@@ -85,6 +85,26 @@ t.test('a certificate near its expiry: the default priority, an hourglass, the m
     ].join('\n'),
     priority: 3,
     tags: ['hourglass_flowing_sand'],
+    click: `https://pingward.example.com/monitors/${MONITOR_ID}`,
+  })
+})
+
+t.test('a degraded incident that opened: the title says why; the default priority, a warning sign', async (t) => {
+  const ntfy = await standIn(t, { answer })
+  t.equal(await post(ntfyAdapter.render(channel('ntfy', { topic: 'pingward-ops' }), degradedOpened, sendContext(ntfy.url))), 200)
+  t.strictSame(JSON.parse(ntfy.received[0].body), {
+    topic: 'pingward-ops',
+    title: 'Homepage is degraded: response took 9120 ms, degraded after 2000 ms',
+    message: [
+      'What is slow: response took 9120 ms, degraded after 2000 ms',
+      'Degraded since: 2026-05-01 12:00 UTC',
+      'Slow for: 2 min so far',
+      'Checking: https://example.com/health',
+      '',
+      `Open in Pingward: https://pingward.example.com/monitors/${MONITOR_ID}`,
+    ].join('\n'),
+    priority: 3,
+    tags: ['warning'],
     click: `https://pingward.example.com/monitors/${MONITOR_ID}`,
   })
 })

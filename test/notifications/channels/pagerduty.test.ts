@@ -101,6 +101,17 @@ t.test('a degraded incident triggers a warning keyed by its id; its resolve (by 
   }
 })
 
+t.test('a degraded trigger\'s summary is its title, which says the cause once; a long name keeps it within 1,024 characters', async (t) => {
+  const told = degradedEvent('opened')
+  told.event.data.monitor = { ...told.event.data.monitor!, name: 'N'.repeat(255) }
+  told.event.data.incident = { ...told.event.data.incident!, cause: `response took 9120 ms, ${'very '.repeat(400)}slow` }
+  const outgoing = pagerdutyAdapter.render(service, { kind: 'event', told }, sendContext())
+  const { summary } = outgoing.kind === 'http' && JSON.parse(outgoing.body).payload
+  t.ok(summary.length <= 1024, `${summary.length} characters`)
+  t.equal(summary.match(/response took/g).length, 1, 'the cause once')
+  t.match(summary, /^N{255} is degraded: response took 9120 ms, very/)
+})
+
 t.test('a test triggers an informational alert of its own', async (t) => {
   const pagerduty = await standIn(t, { status: 202, answer })
   t.equal(await post(pagerdutyAdapter.render(service, test, sendContext(pagerduty.url))), 202)

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { slackAdapter } from '../../../src/notifications/channels/slack.ts'
 import {
-  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
+  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, degradedEvent, degradedOpened, degradedResolved, expiring, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
 } from '../support.ts'
 
 const monitorPage = `https://pingward.example.com/monitors/${MONITOR_ID}`
@@ -95,4 +95,34 @@ t.test('a certificate near its expiry: when, who issued it, what is checked, the
       { type: 'section', text: { type: 'mrkdwn', text: `<${monitorPage}|Open in Pingward>` } },
     ],
   })
+})
+
+t.test('a degraded incident that opened: text and header say why, the cause once; resolved, the text adds what was slow', async (t) => {
+  const slack = await standIn(t)
+  const hook = channel('slack', { webhook_url: `${slack.url}/hook` })
+  const long = degradedEvent('opened')
+  long.event.data.monitor = { ...long.event.data.monitor!, name: 'N'.repeat(255) }
+  for (const message of [degradedOpened, degradedResolved, { kind: 'event' as const, told: long }]) {
+    t.equal(await post(slackAdapter.render(hook, message, sendContext())), 200)
+  }
+  const [degraded, resolved, named] = slack.received.map((request) => JSON.parse(request.body))
+  t.strictSame(degraded, {
+    text: 'Homepage is degraded: response took 9120 ms, degraded after 2000 ms',
+    blocks: [
+      { type: 'header', text: { type: 'plain_text', text: ':warning: Homepage is degraded: response took 9120 ms, degraded after 2000 ms', emoji: true } },
+      {
+        type: 'section',
+        fields: [
+          { type: 'mrkdwn', text: '*What is slow*\nresponse took 9120 ms, degraded after 2000 ms' },
+          { type: 'mrkdwn', text: '*Degraded since*\n2026-05-01 12:00 UTC' },
+          { type: 'mrkdwn', text: '*Slow for*\n2 min so far' },
+          { type: 'mrkdwn', text: '*Checking*\nhttps://example.com/health' },
+        ],
+      },
+      { type: 'section', text: { type: 'mrkdwn', text: `<${monitorPage}|Open in Pingward>` } },
+    ],
+  })
+  t.equal(resolved.text, 'Homepage is no longer degraded: response took 9120 ms, degraded after 2000 ms')
+  t.equal(named.text, `${'N'.repeat(255)} is degraded: response took 9120 ms, degraded after 2000 ms`, 'the cause once, even after a long name')
+  t.equal(named.blocks[0].text.text.length, 150, 'the header cut to Slack\'s 150')
 })

@@ -2,7 +2,7 @@
 // and incoming webhooks, received by a local server standing in for Teams.
 import t, { type Test } from 'tap'
 import { teamsAdapter } from '../../../src/notifications/channels/teams.ts'
-import { MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, post, sendContext, standIn, stormEvents } from '../support.ts'
+import { MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, degradedOpened, expiring, post, sendContext, standIn, stormEvents } from '../support.ts'
 
 /** The card inside the documented envelope, once the envelope is proven exact. */
 function card (t: Test, body: string) {
@@ -90,6 +90,25 @@ t.test('a certificate near its expiry: a warning title, when, who issued it, a b
       facts: [
         { title: 'Expires on', value: '2026-05-08 11:59 UTC' },
         { title: 'Issued by', value: 'Let\'s Encrypt, R11' },
+        { title: 'Checking', value: 'https://example.com/health' },
+      ],
+    },
+  ])
+  t.strictSame(content.actions, [{ type: 'Action.OpenUrl', title: 'Open in Pingward', url: `https://pingward.example.com/monitors/${MONITOR_ID}` }])
+})
+
+t.test('a degraded incident that opened: the title says why, in the warning colour; the facts; a button to the monitor', async (t) => {
+  const teams = await standIn(t, { status: 202, answer: '' })
+  t.equal(await post(teamsAdapter.render(channel('teams', { webhook_url: `${teams.url}/hook` }), degradedOpened, sendContext())), 202)
+  const content = card(t, teams.received[0].body)
+  t.strictSame(content.body, [
+    { type: 'TextBlock', text: 'Homepage is degraded: response took 9120 ms, degraded after 2000 ms', size: 'Large', weight: 'Bolder', color: 'Warning', wrap: true },
+    {
+      type: 'FactSet',
+      facts: [
+        { title: 'What is slow', value: 'response took 9120 ms, degraded after 2000 ms' },
+        { title: 'Degraded since', value: '2026-05-01 12:00 UTC' },
+        { title: 'Slow for', value: '2 min so far' },
         { title: 'Checking', value: 'https://example.com/health' },
       ],
     },

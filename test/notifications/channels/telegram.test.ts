@@ -3,7 +3,7 @@
 import t from 'tap'
 import { telegramAdapter } from '../../../src/notifications/channels/telegram.ts'
 import {
-  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, expiring, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
+  MESSAGES_FOR_PEOPLE, MONITOR_ID, channel, degradedOpened, expiring, monitorRecord, openedEvent, post, sendContext, standIn, stormEvents,
 } from '../support.ts'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
@@ -72,6 +72,26 @@ t.test('a certificate near its expiry: when, who issued it, what is checked, the
       '',
       '<b>Expires on:</b> 2026-05-08 11:59 UTC',
       '<b>Issued by:</b> Let\'s Encrypt, R11',
+      '<b>Checking:</b> https://example.com/health',
+      '',
+      `<a href="https://pingward.example.com/monitors/${MONITOR_ID}">Open in Pingward</a>`,
+    ].join('\n'),
+    parse_mode: 'HTML',
+    link_preview_options: { is_disabled: true },
+  })
+})
+
+t.test('a degraded incident that opened: the bold title says why, then what is slow, since when, the link', async (t) => {
+  const bot = await standIn(t, { answer })
+  t.equal(await post(telegramAdapter.render(channel('telegram', { bot_token: TOKEN, chat_id: '42' }), degradedOpened, sendContext(bot.url))), 200)
+  t.strictSame(JSON.parse(bot.received[0].body), {
+    chat_id: '42',
+    text: [
+      '⚠️ <b>Homepage is degraded: response took 9120 ms, degraded after 2000 ms</b>',
+      '',
+      '<b>What is slow:</b> response took 9120 ms, degraded after 2000 ms',
+      '<b>Degraded since:</b> 2026-05-01 12:00 UTC',
+      '<b>Slow for:</b> 2 min so far',
       '<b>Checking:</b> https://example.com/health',
       '',
       `<a href="https://pingward.example.com/monitors/${MONITOR_ID}">Open in Pingward</a>`,

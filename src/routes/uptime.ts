@@ -1,0 +1,50 @@
+// Uptime history route: a monitor's uptime and response times over a range, by hour or day (api-contract section 10).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ownedRead } from '../plugins/auth.ts'
+import { errorResponses, HttpError } from '../http/error-catalog.ts'
+import { MonitorIdParams } from '../schemas/common.ts'
+import { UPTIME_HOURLY_BACK_DAYS, UPTIME_MAX_DAYS, UptimeEnvelope, UptimeQuery, type UptimeQueryString } from '../schemas/uptime.ts'
+import { monitorUptime, type UptimeQuery as Range } from '../repositories/uptime.ts'
+import { monitorNotFound } from './monitors.ts'
+
+const DAY_MS = 86_400_000
+
+/** The query with its defaults (the last 30 days: today and the 29 before), or a 400 naming the field at fault. */
+function uptimeRange (query: UptimeQueryString, now: Date): Range {
+  const granularity = query.granularity ?? 'day'
+  const to = query.to === undefined ? now : new Date(query.to)
+  const from = query.from === undefined ? new Date(Math.floor(to.getTime() / DAY_MS) * DAY_MS - 29 * DAY_MS) : new Date(query.from)
+  if (to <= from) throw new HttpError(400, 'querystring/to must be after from')
+  if (to.getTime() - from.getTime() > UPTIME_MAX_DAYS[granularity] * DAY_MS) {
+    throw new HttpError(400, `querystring/from must be at most ${UPTIME_MAX_DAYS[granularity]} days before to when granularity is ${granularity}`)
+  }
+  if (granularity === 'hour' && from.getTime() < now.getTime() - UPTIME_HOURLY_BACK_DAYS * DAY_MS) {
+    throw new HttpError(400, `querystring/from must be within the last ${UPTIME_HOURLY_BACK_DAYS} days when granularity is hour (use day)`)
+  }
+  return { from, to, granularity }
+}
+
+const uptimeRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/monitors/:id/uptime', {
+    schema: {
+      tags: ['monitors'],
+      summary: 'Uptime and response times of a monitor',
+      description: 'The share of time the monitor was up (not in a `down` incident; paused time left out), its downtime, checks and ' +
+        'response-time percentiles over a range, in all and per UTC hour or day. Read from rollups kept ' +
+        `${UPTIME_MAX_DAYS.day} days (hourly ones ${UPTIME_HOURLY_BACK_DAYS} days) whatever the checks' retention; the current ` +
+        'hour and day are computed up to now. Default: the last 30 days (today and the 29 before), by day.',
+      operationId: 'getMonitorUptime',
+      params: MonitorIdParams,
+      querystring: UptimeQuery,
+      response: { 200: UptimeEnvelope, ...errorResponses(400, 404) },
+    },
+    config: { keyCheckedByQuery: true },
+  }, async (request) => {
+    const now = app.clock()
+    const data = await monitorUptime(app.db, ownedRead(request), request.params.id, uptimeRange(request.query, now), now)
+    if (!data) throw monitorNotFound()
+    return { data }
+  })
+}
+
+export default uptimeRoutes
