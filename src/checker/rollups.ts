@@ -4,31 +4,52 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
 import { buildNextRollup, pruneRollups } from '../repositories/rollups.ts'
+import { pause } from '../runtime/pause.ts'
 
 const EVERY_MS = 60_000
 /** Buckets built per run at most: a long catch-up (a first start over old checks) spreads over several runs. */
 const MAX_PER_RUN = 200
 
+/**
+ * After each bucket the job rests `restRatio` times as long as the bucket took. A first start over a month of
+ * checks is a catch-up of hundreds of buckets, each a scan of an hour's checks (~0.4 s at 10,000 monitors):
+ * built back to back they kept PostgreSQL busy for minutes and put seconds of lateness on the checker
+ * (bench/results.md, "Issue #13 closed"). Resting as long as it builds, the job takes at most half of one
+ * connection's time.
+ */
+const REST_RATIO = 1
+
+export interface RollupRunOptions {
+  /** Rest after each bucket, as a multiple of its build time (0, the default: none). */
+  restRatio?: number
+  /** Ends the run at its next rest (the process is stopping); what is built stays built. */
+  signal?: AbortSignal
+}
+
 /** Builds every bucket that is due (at most MAX_PER_RUN) and prunes old rows; returns how many buckets were built. */
-export async function runRollups (db: Database, clock: Clock): Promise<number> {
+export async function runRollups (db: Database, clock: Clock, options: RollupRunOptions = {}): Promise<number> {
+  const { restRatio = 0, signal } = options
   let built = 0
-  while (built < MAX_PER_RUN && await buildNextRollup(db, clock()) === 'built') {
+  while (built < MAX_PER_RUN && !signal?.aborted) {
+    const started = performance.now()
+    if (await buildNextRollup(db, clock()) !== 'built') break
     built++
-    // Let other queries through between buckets (PGlite runs one statement at a time).
-    await new Promise((resolve) => setImmediate(resolve))
+    // Let other queries through between buckets (PGlite runs one statement at a time), for a while in a catch-up.
+    await pause((performance.now() - started) * restRatio, signal)
   }
-  await pruneRollups(db, clock())
+  if (!signal?.aborted) await pruneRollups(db, clock())
   return built
 }
 
 /** Runs runRollups soon and then every minute until the returned stop function is called. */
 export function startRollups (options: { db: Database, clock: Clock, log: FastifyBaseLogger }): () => Promise<void> {
+  const stopping = new AbortController()
   let current: Promise<unknown> = Promise.resolve()
   let running = false
   const run = () => {
     if (running) return
     running = true
-    current = runRollups(options.db, options.clock)
+    current = runRollups(options.db, options.clock, { restRatio: REST_RATIO, signal: stopping.signal })
       .then((built) => { if (built > 0) options.log.debug({ built }, 'rollups: buckets built') })
       .catch((err) => options.log.warn({ err }, 'rollups: failed, will retry'))
       .finally(() => { running = false })
@@ -38,6 +59,7 @@ export function startRollups (options: { db: Database, clock: Clock, log: Fastif
   return async () => {
     clearTimeout(first)
     clearInterval(timer)
+    stopping.abort()
     await current
   }
 }

@@ -6,6 +6,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.ts'
 import { ClaimLoop, type InFlight } from '../runtime/claim-loop.ts'
 import { claimDueMonitors, nextDueAt, releaseMonitors, type CheckResult, type ClaimedMonitor } from '../repositories/scheduling.ts'
 import { groupCommit } from '../runtime/group-commit.ts'
+import { pause } from '../runtime/pause.ts'
 import { recordChecks, type CheckToRecord } from './record-check.ts'
 import { MONITOR_DEFAULTS } from '../domain/vocabulary.ts'
 import type { CheckTarget, Prober } from './probe.ts'
@@ -191,18 +192,4 @@ function checkTarget (monitor: ClaimedMonitor): CheckTarget {
       degradedAfterMs: monitor.degradedAfterMs,
     }
   }
-}
-
-/** Waits `ms`, or less when the signal aborts first. */
-function pause (ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.resolve()
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal?.addEventListener('abort', done, { once: true })
-  })
 }
