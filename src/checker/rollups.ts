@@ -12,7 +12,7 @@ const MAX_PER_RUN = 200
 
 /**
  * After each bucket the job rests `restRatio` times as long as the bucket took. A first start over a month of
- * checks is a catch-up of hundreds of buckets, each a scan of an hour's checks (~0.4 s at 10,000 monitors):
+ * checks is a catch-up of hundreds of buckets, each a statement over every monitor and an hour's checks (~0.4 s at 10,000):
  * built back to back they kept PostgreSQL busy for minutes and put seconds of lateness on the checker
  * (bench/results.md, "Issue #13 closed"). Resting as long as it builds, the job takes at most half of one
  * connection's time.
