@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Runner } from './database.ts'
 import { freePort } from '../test/support/target-server.ts'
 import { machineCpu, processStats, startNode, waitForHttp, type Child } from './processes.ts'
+import { runProbeAnchor, type ProbeAnchorResult } from './probe-anchor.ts'
 
 export interface CheckerPhaseResult {
   label: string
@@ -100,6 +101,27 @@ async function prepare (db: Runner, target: string, monitors: number, spread: bo
     analyze monitors;
   `)
   return start
+}
+
+/**
+ * Adds monitors (no checks) until bench_monitors holds `total`, dealt round the seeded monitors' users, for a phase
+ * beyond the seed's count; returns what removes them again (the other parts count the seeded monitors).
+ */
+async function addMonitors (db: Runner, total: number): Promise<() => Promise<void>> {
+  const [{ n: seeded }] = await db.query('select count(*)::int as n from bench_monitors')
+  const remove = () => db.exec(`
+    delete from monitors where id in (select id from bench_monitors where idx >= ${seeded});
+    delete from bench_monitors where idx >= ${seeded};`)
+  if (seeded >= total) return async () => {}
+  await db.exec(`
+    with added as (
+      insert into monitors (user_id, name, url, interval_minutes, status, is_active, consecutive_successes, next_check_at, created_at, updated_at)
+      select b.user_id, 'Added monitor ' || g, 'http://127.0.0.1:9/a' || g, 1, 'paused', false, 0, now() + interval '1 day', now(), now()
+      from generate_series(${seeded}, ${total - 1}) g join bench_monitors b on b.idx = g % ${seeded}
+      returning id, user_id, name)
+    insert into bench_monitors (id, user_id, idx) select id, user_id, split_part(name, ' ', 3)::int from added;
+    analyze monitors;`)
+  return remove
 }
 
 async function targetRequests (target: string): Promise<number> {
@@ -211,14 +233,16 @@ export async function steady (
 export interface CheckerResults {
   drain: DrainResult
   phases: CheckerPhaseResult[]
+  /** What one HTTP probe costs blackbox_exporter and Pingward's probe alone, against the same target (issue 17). */
+  anchor?: ProbeAnchorResult
 }
 
 /**
- * The phases BENCH_CHECKER_PHASES names (comma-separated: drain, 1, 2, mixed; all when unset): a shorter run that
- * still gives the capacity (drain) and one worker's steady state (1), for before/after comparisons of one change.
+ * The phases BENCH_CHECKER_PHASES names (comma-separated: drain, 1, 2, mixed, 30k, anchor; all when unset): a shorter run
+ * that still gives the capacity (drain) and one worker's steady state (1), for before/after comparisons of one change.
  */
 function phasesToRun (): Set<string> {
-  const all = ['drain', '1', '2', 'mixed']
+  const all = ['drain', '1', '2', 'mixed', '30k', 'anchor']
   const named = process.env.BENCH_CHECKER_PHASES?.split(',').map((p) => p.trim()).filter(Boolean) ?? all
   if (named.some((p) => !all.includes(p))) throw new Error(`BENCH_CHECKER_PHASES takes a comma-separated list of ${all.join(', ')}`)
   return new Set(named)
@@ -243,6 +267,10 @@ export async function runCheckerBench (options: CheckerBenchOptions): Promise<Ch
       drained = await drain(options, target)
       options.log(`  drain: ${drained.monitors} checks in ${drained.seconds.toFixed(1)} s = ${Math.round(drained.checksPerSecond)} checks/s`)
     }
+    // With no worker running (per-probe CPU is each process's own): blackbox_exporter and Pingward's probe alone.
+    const anchor = run.has('anchor')
+      ? await runProbeAnchor({ target: `${target}/anchor`, probes: 5000, concurrency: 20, logDir: options.logDir, log: options.log })
+      : undefined
     const phases: CheckerPhaseResult[] = []
     for (const workers of [1, 2]) {
       if (!run.has(String(workers))) continue
@@ -253,13 +281,28 @@ export async function runCheckerBench (options: CheckerBenchOptions): Promise<Ch
         `per worker ${result.perWorker.join('/')}, double checks ${result.doubleChecks}`)
       phases.push(result)
     }
-    if (!run.has('mixed')) return { drain: drained, phases }
-    options.log(`  steady state, 1 worker, mixed kinds: ${options.warmupSeconds} s warm-up + ${options.measureSeconds} s measured`)
-    const mixed = await steady(options, target, 1, undefined, { dnsServer: `127.0.0.1:${dnsPort}` })
-    options.log(`  ${mixed.label}: ${mixed.checksPerSecond.toFixed(1)} checks/s, lateness p50/p95/p99 ${mixed.latenessMs.p50}/` +
-      `${mixed.latenessMs.p95}/${mixed.latenessMs.p99} ms, RSS ${mixed.rssMb} MB, ${mixed.cpuSecondsPer1000.toFixed(2)} CPU s/1000 checks, failed ${mixed.failedChecks}`)
-    phases.push(mixed)
-    return { drain: drained, phases }
+    if (run.has('mixed')) {
+      options.log(`  steady state, 1 worker, mixed kinds: ${options.warmupSeconds} s warm-up + ${options.measureSeconds} s measured`)
+      const mixed = await steady(options, target, 1, undefined, { dnsServer: `127.0.0.1:${dnsPort}` })
+      options.log(`  ${mixed.label}: ${mixed.checksPerSecond.toFixed(1)} checks/s, lateness p50/p95/p99 ${mixed.latenessMs.p50}/` +
+        `${mixed.latenessMs.p95}/${mixed.latenessMs.p99} ms, RSS ${mixed.rssMb} MB, ${mixed.cpuSecondsPer1000.toFixed(2)} CPU s/1000 checks, failed ${mixed.failedChecks}`)
+      phases.push(mixed)
+    }
+    if (run.has('30k')) {
+      // Issue 17: one worker keeps up with 30,000 monitors a minute (500 checks/s), lateness p95 <= 2 s.
+      const monitors = 3 * options.monitors
+      options.log(`  steady state, 1 worker, ${monitors} monitors: ${options.warmupSeconds} s warm-up + ${options.measureSeconds} s measured`)
+      const removeAdded = await addMonitors(options.db, monitors)
+      try {
+        const many = await steady({ ...options, monitors }, target, 1)
+        options.log(`  ${many.label}, ${monitors} monitors: ${many.checksPerSecond.toFixed(1)} checks/s (offered ${many.offeredPerSecond.toFixed(1)}), lateness ` +
+          `p50/p95/p99 ${many.latenessMs.p50}/${many.latenessMs.p95}/${many.latenessMs.p99} ms, RSS ${many.rssMb} MB, ${many.cpuSecondsPer1000.toFixed(2)} CPU s/1000 checks`)
+        phases.push(many)
+      } finally {
+        await removeAdded()
+      }
+    }
+    return { drain: drained, phases, anchor }
   } finally {
     await Promise.all([targetChild.stop(), dnsChild.stop()])
   }

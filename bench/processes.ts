@@ -42,14 +42,20 @@ export function startNode (
   script: string, vars: Record<string, string | undefined>,
   options: { logFile?: string, onLine?: (line: string) => void, nodeArgs?: string[] } = {}
 ): Child {
-  const out = options.logFile ? openSync(options.logFile, 'a') : 'pipe'
   const compiled = /^src\/(.+)\.ts$/.exec(script)
   // The reference server with the same flags: the API's ratios compare the code, not V8's settings.
   const flags = compiled || script === 'bench/reference-server.ts' ? PINGWARD_NODE_FLAGS : []
   const args = [...flags, ...(compiled ? [`dist/${compiled[1]}.js`] : ['--import=tsx', script])]
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
-    cwd: ROOT, env: childEnv(vars), stdio: ['ignore', out, out],
-  })
+  return startProcess(process.execPath, [...(options.nodeArgs ?? []), ...args], childEnv(vars), options)
+}
+
+/** Starts any program (a server of someone else's, such as blackbox_exporter) as a Child; output as startNode's. */
+export function startProcess (
+  file: string, args: string[], env: NodeJS.ProcessEnv,
+  options: { logFile?: string, onLine?: (line: string) => void } = {}
+): Child {
+  const out = options.logFile ? openSync(options.logFile, 'a') : 'pipe'
+  const child = spawn(file, args, { cwd: ROOT, env, stdio: ['ignore', out, out] })
   if (options.onLine && child.stdout) {
     let rest = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -1,6 +1,7 @@
 // Formats the benchmark's results as Markdown tables, with the targets of issue 4 checked.
 import { ENDPOINT_LABELS, type ApiResults, type Endpoint, type Run } from './api-bench.ts'
-import type { CheckerResults } from './checker-bench.ts'
+import type { CheckerPhaseResult, CheckerResults } from './checker-bench.ts'
+import type { ProbeAnchorResult } from './probe-anchor.ts'
 import { deliveryTable, type DeliveryResults } from './delivery-bench.ts'
 import { heartbeatTable, type HeartbeatResults } from './heartbeat-bench.ts'
 import { memoryTable, type MemoryRun } from './memory-bench.ts'
@@ -104,8 +105,12 @@ function checkerTable (results: CheckerResults): string[] {
   ]
   for (const p of results.phases) {
     const keepsUp = p.checksPerSecond >= 0.99 * p.offeredPerSecond
+    // Issue 17: 30,000 monitors a minute with p95 <= 2 s; at 10,000, <= 0.7 CPU s per 1,000 checks and RSS <= 200 MB.
+    const many = p.monitors >= 30_000
+    const plain = p.workers === 1 && !many && !p.label.includes('mixed')
     const target = p.workers === 1
-      ? `keeps up: ${verdict(keepsUp)}; p95 <= 5 s: ${verdict(p.latenessMs.p95 <= 5000)}; RSS <= 256 MB: ${verdict(p.rssMb <= 256)}`
+      ? `keeps up: ${verdict(keepsUp)}; p95 <= ${many ? 2 : 5} s: ${verdict(p.latenessMs.p95 <= (many ? 2000 : 5000))}; ` +
+        (plain ? `RSS <= 200 MB: ${verdict(p.rssMb <= 200)}; CPU <= 0.7 s per 1,000: ${verdict(p.cpuSecondsPer1000 <= 0.7)}` : `RSS <= 256 MB: ${verdict(p.rssMb <= 256)}`)
       : `spread: ${verdict(p.perWorker.every((n) => n > 0))}; no double checks: ${verdict(p.doubleChecks === 0)}`
     lines.push(`| ${p.label}, ${int(p.monitors)} monitors | ${p.checksPerSecond.toFixed(1)} (${p.offeredPerSecond.toFixed(1)}) | ` +
       `${p.latenessMs.p50} / ${p.latenessMs.p95} / ${p.latenessMs.p99} / ${p.latenessMs.max} | ${p.rssMb} | ${p.cpuSecondsPer1000.toFixed(2)} | ` +
@@ -115,6 +120,27 @@ function checkerTable (results: CheckerResults): string[] {
     results.phases.map((p) => `${int(p.targetRequests)} requests for ${int(p.recordedChecks)} recorded checks (${p.label})`).join(', ') +
     `; failed checks: ${results.phases.map((p) => p.failedChecks).join(', ')}. Machine CPU busy during the measured windows: ` +
     `${results.phases.map((p) => `${p.machineBusyPercent}%`).join(', ')}.`)
+  if (results.anchor) lines.push('', ...anchorLines(results.anchor, results.phases.find((p) => p.workers === 1 && !p.label.includes('mixed'))))
+  return lines
+}
+
+/** The native prober's CPU per HTTP probe beside Pingward's probe alone and its whole check (issue 17: <= 3x). */
+function anchorLines (anchor: ProbeAnchorResult, steady: CheckerPhaseResult | undefined): string[] {
+  const fullMs = steady?.cpuSecondsPer1000 // CPU s per 1,000 checks = CPU ms per check
+  const lines = [
+    `Cost of one HTTP probe of the same target (${int(anchor.pingwardProbe.probes)} probes, ${anchor.concurrency} at a time, ` +
+      'each on a new connection, CPU of the prober\'s process only):',
+    '',
+    '| prober | CPU ms per probe | failed | x blackbox_exporter |',
+    '|---|---:|---:|---:|',
+  ]
+  const ratio = (ms: number) => anchor.blackbox ? `${(ms / anchor.blackbox.cpuMsPerProbe).toFixed(2)}` : '-'
+  if (anchor.blackbox) lines.push(`| blackbox_exporter (\`${anchor.blackbox.binary}\`, its /probe request included) | ${anchor.blackbox.cpuMsPerProbe.toFixed(3)} | ${anchor.blackbox.failed} | 1.00 |`)
+  lines.push(`| Pingward's probe alone (bench/probe-only.ts) | ${anchor.pingwardProbe.cpuMsPerProbe.toFixed(3)} | ${anchor.pingwardProbe.failed} | ${ratio(anchor.pingwardProbe.cpuMsPerProbe)} |`)
+  if (fullMs !== undefined) lines.push(`| Pingward's whole check (claim, probe, record; the 1-worker steady phase above) | ${fullMs.toFixed(3)} | - | ${ratio(fullMs)} |`)
+  lines.push('', anchor.blackbox
+    ? `Target (a whole check <= 3 x blackbox_exporter's probe): ${fullMs === undefined ? 'not measured (no 1-worker phase)' : verdict(fullMs <= 3 * anchor.blackbox.cpuMsPerProbe)}.`
+    : `No blackbox_exporter on this machine (looked for ${anchor.missing}): \`apt-get install prometheus-blackbox-exporter\`, or BLACKBOX_EXPORTER=<path> to a release binary.`)
   return lines
 }
 

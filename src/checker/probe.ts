@@ -2,9 +2,10 @@
 // redirects, its assertions: status, keyword, response time), a tcp or dns one by their modules. Never throws.
 import type { HttpMethod, KeywordMode } from '../domain/vocabulary.ts'
 import { performance } from 'node:perf_hooks'
-import { Agent, Client, type Dispatcher } from 'undici'
+import { Client, type Dispatcher } from 'undici'
 import { isSecretHeader } from '../domain/monitor-request.ts'
 import { isPrivateAddress } from '../net/address-policy.ts'
+import { originPools } from './origin-pools.ts'
 import { defaultLookup, pinAddress, type Lookup } from './pinned-lookup.ts'
 import { describeNetworkError, oneLine } from './probe-errors.ts'
 import { probeDns, type DnsProbeTarget } from './probe-dns.ts'
@@ -91,9 +92,9 @@ export function createProber (options: ProbeOptions): Prober {
   const now = options.now ?? (() => performance.now())
   // Every request says "connection: close" (reset: true), so no socket outlives its check; undici's own
   // timeouts are pushed beyond the longest check so that the per-check deadline alone decides.
-  const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, connect: { timeout: 61_000 } })
+  const pools = originPools({ headersTimeout: 0, bodyTimeout: 0, connect: { timeout: 61_000 } })
   // HTTPS goes through a client of its own per hop, whose connector sees the certificate of its connection
-  // (undici's agent shows no socket to its caller); every check opens a new connection anyway (reset).
+  // (undici's pool shows no socket to its caller); every check opens a new connection anyway (reset).
   const tlsConnector = verifyingConnector(options.tlsCa)
   const httpsClients = new Set<Client>()
   // tcp and dns checks in flight, which close() waits for (each is bounded by its own time limit).
@@ -145,7 +146,7 @@ export function createProber (options: ProbeOptions): Prober {
         // The origin is the checked IP, so undici never resolves the name again (no DNS-rebinding window);
         // the Host header keeps virtual hosting working and undici derives the TLS servername (SNI) from it.
         const origin = `${url.protocol}//${ip}:${port}`
-        let dispatcher: Dispatcher = agent
+        let dispatcher: Dispatcher = pools.get(origin)
         if (url.protocol === 'https:') {
           const client = new Client(origin, {
             headersTimeout: 0, bodyTimeout: 0, connect: certificateConnector(tlsConnector, (seen) => { certificate ??= seen }),
@@ -278,7 +279,7 @@ export function createProber (options: ProbeOptions): Prober {
     probe,
     async close () {
       closed = true
-      await Promise.all([agent.close(), ...[...httpsClients].map((client) => client.close()), ...others])
+      await Promise.all([pools.close(), ...[...httpsClients].map((client) => client.close()), ...others])
     },
   }
 }

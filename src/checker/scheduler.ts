@@ -21,6 +21,8 @@ export interface CheckerOptions {
   confirmDelayMs: number
   /** Longest sleep of an idle loop: new monitors are noticed within it. */
   pollMs?: number
+  /** How far ahead of their due time monitors are claimed; each probe still starts at its due time (CLAIM_AHEAD_MS). */
+  claimAheadMs?: number
   /** How long stop() lets in-flight probes finish (and be recorded) before abandoning them. */
   stopGraceMs?: number
   /** How long stop() keeps trying to give back the leases of abandoned checks while the database is away. */
@@ -47,6 +49,12 @@ const STOPPING_RETRY_MS = 250
 // 200 ms against 327 without; bench/results.md, "Issue #17: checks recorded in group commits").
 const CHECK_COMMITS = { maxBatch: 250, maxInFlight: 1 }
 const GATHER_MS = 200
+// Claims take the monitors due in the next 250 ms at once and each probe waits for its due time: at 10,000
+// monitors a minute (one due every 6 ms) a claim per due monitor, and the finished probes' wake-ups, each
+// cost statements of their own; claiming ahead makes them ~4 a second (bench/results.md, "Issue #17: claims
+// ahead"). The loop claims again CLAIM_MARGIN_MS before the end of what it holds, time for the claim's round trip.
+const CLAIM_AHEAD_MS = 250
+const CLAIM_MARGIN_MS = 50
 
 interface Probing extends InFlight { monitor: ClaimedMonitor, abort: AbortController }
 
@@ -54,9 +62,16 @@ export class Checker {
   private readonly loop: ClaimLoop<Probing>
   /** Records one check, in the transaction of the results that finish close to it; false when its monitor was paused or deleted. */
   private readonly record: (check: CheckToRecord) => Promise<boolean>
+  /**
+   * Until then the running loop knows nothing more is due: its last claim took everything due up to
+   * CLAIM_MARGIN_MS after it, and wake-ups before it (a finished probe) claim nothing without asking.
+   */
+  private quietUntil = 0
 
   constructor (private readonly options: CheckerOptions) {
     const pollMs = options.pollMs ?? 1000
+    const aheadMs = options.claimAheadMs ?? CLAIM_AHEAD_MS
+    const marginMs = Math.min(CLAIM_MARGIN_MS, aheadMs)
     this.record = groupCommit((checks: CheckToRecord[]) => recordChecks(options.db, checks), {
       ...CHECK_COMMITS,
       gatherMs: () => this.loop.inFlight.size >= options.concurrency ? 0 : GATHER_MS,
@@ -69,14 +84,23 @@ export class Checker {
       failureSleepMs: pollMs * 2,
       onClaim: options.onClaim,
       claim: async (free) => {
-        const claimed = await claimDueMonitors(this.options.db, this.options.clock(), free, LEASE_MS)
+        const now = this.options.clock().getTime()
+        if (now < this.quietUntil) return 0
+        const horizon = now + aheadMs
+        const claimed = await claimDueMonitors(this.options.db, new Date(horizon), free, LEASE_MS) // the lease runs from the horizon
+        // A claim that took fewer than it could took all that is due up to the horizon (SKIP LOCKED leaves out
+        // only what other workers hold).
+        this.quietUntil = claimed.length < free ? horizon - marginMs : 0
         for (const monitor of claimed) this.launch(monitor)
         return claimed.length
       },
-      // Sleeps until the next monitor is due, when that is sooner than a poll.
+      // Sleeps until a claim would find something: the margin before the next monitor is due (or the end of the
+      // quiet time), when that is sooner than a poll.
       idleSleepMs: async () => {
+        const now = this.options.clock().getTime()
+        if (now < this.quietUntil) return Math.min(pollMs, this.quietUntil - now)
         const next = await nextDueAt(this.options.db)
-        return next ? Math.max(0, Math.min(pollMs, next.getTime() - this.options.clock().getTime())) : pollMs
+        return next ? Math.max(0, Math.min(pollMs, next.getTime() - marginMs - now)) : pollMs
       },
     })
   }
@@ -87,12 +111,13 @@ export class Checker {
 
   /** Claims what is due now (up to the free concurrency), starts the probes and returns how many. */
   tick (): Promise<number> {
+    this.quietUntil = 0 // asked from outside the loop: monitors may have been added or rescheduled meanwhile
     return this.loop.tick()
   }
 
   /** Claims, probes and records everything due now; resolves when all of it is recorded (for tests). */
   async runOnce (): Promise<number> {
-    const count = await this.loop.tick()
+    const count = await this.tick()
     await this.loop.settled()
     return count
   }
@@ -101,6 +126,10 @@ export class Checker {
     const abort = new AbortController()
     const stopping = this.loop.stopping
     const work = (async () => {
+      // Claimed ahead: the probe starts at the due time (a stop lets it wait; stop() aborts it only once abandoned).
+      const earlyMs = monitor.dueAt.getTime() - this.options.clock().getTime()
+      if (earlyMs > 0) await pause(earlyMs, abort.signal)
+      if (abort.signal.aborted) return
       const startedAt = this.options.clock()
       const result = await this.options.prober.probe(checkTarget(monitor), abort.signal)
       if (abort.signal.aborted) return

@@ -1,6 +1,8 @@
 // The checker against real local HTTP servers, with an injected clock: schedule, status and incidents.
 import t, { type Test } from 'tap'
+import { eq } from 'drizzle-orm'
 import { Checker } from '../../src/checker/scheduler.ts'
+import { monitors } from '../../src/db/schema.ts'
 import { createProber } from '../../src/checker/probe.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
 import { targetServer } from '../support/target-server.ts'
@@ -207,4 +209,26 @@ t.test('stop() abandons a hanging probe within the grace period and gives its sl
   const again = newChecker()
   t.equal(await again.tick(), 1, 'the abandoned monitor is due again at once')
   await again.stop()
+})
+
+t.test('a monitor due within the claim-ahead time is claimed at once and probed at its due time, not before', async (t) => {
+  const { url } = await targetServer(t, (_req, res) => { res.end('ok') })
+  const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
+  const { auth } = await makeUser(app)
+  const m = await makeMonitor(app, auth, { url })
+  const due = new Date(Date.now() + 1000)
+  await app.db.update(monitors).set({ nextCheckAt: due }).where(eq(monitors.id, m.id))
+  const checker = new Checker({
+    db: app.db,
+    clock: () => new Date(),
+    log: app.log,
+    prober: createProber({ allowPrivateTargets: true }),
+    concurrency: 10,
+    confirmDelayMs: 30_000,
+    claimAheadMs: 10_000,
+  })
+  t.teardown(() => checker.stop())
+  t.equal(await checker.runOnce(), 1, 'claimed a second before it is due')
+  const [check] = (await request(app, auth, { url: `/api/v1/monitors/${m.id}/checks` })).json().data
+  t.ok(new Date(check.checked_at).getTime() >= due.getTime(), `probed at ${check.checked_at}, due ${due.toISOString()}`)
 })
