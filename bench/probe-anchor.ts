@@ -49,20 +49,23 @@ const CONFIG = `modules:
       valid_status_codes: [200]
 `
 
-/** `total` GET requests of `url`, `concurrency` at a time; returns how many did not report probe_success 1. */
-async function probeThrough (url: string, total: number, concurrency: number): Promise<number> {
+/** Runs `task` `total` times, `concurrency` at a time; returns how many times it answered false. */
+export async function inLanes (total: number, concurrency: number, task: () => Promise<boolean>): Promise<number> {
   let started = 0
   let failed = 0
   const lane = async () => {
     while (started < total) {
       started++
-      const text = await (await fetch(url)).text()
-      if (!/^probe_success 1$/m.test(text)) failed++
+      if (!await task()) failed++
     }
   }
   await Promise.all(Array.from({ length: concurrency }, lane))
   return failed
 }
+
+/** `total` GET requests of `url`, `concurrency` at a time; returns how many did not report probe_success 1. */
+const probeThrough = (url: string, total: number, concurrency: number) =>
+  inLanes(total, concurrency, async () => /^probe_success 1$/m.test(await (await fetch(url)).text()))
 
 /** The exporter's CPU over `probes` probes of the target, after a warm-up; its /probe handling included. */
 async function measureBlackbox (binary: string, options: ProbeAnchorOptions): Promise<ProbeCost> {
