@@ -166,7 +166,8 @@ async function sendAndRecord (
       attempts: Math.max(...send.deliveries.map((d) => d.attempts)) + 1,
       createdAt: new Date(Math.min(...send.deliveries.map((d) => d.createdAt.getTime()))),
       now,
-      retryAfterMs: result.retryAfterMs,
+      // A date is as of this delivery's clock, like everything else it decides (a past one: at once, within the bounds).
+      retryAfterMs: result.retryAfter instanceof Date ? result.retryAfter.getTime() - now.getTime() : result.retryAfter,
     }, options.random)
     const code = result.statusCode
     outcome = { retryAt: retryAt ?? now, receiverAway: code === null || code === 408 || code === 429 || code >= 500 }

@@ -39,8 +39,8 @@ export function createHttpSender (options: HttpSenderOptions): HttpSender {
 
   async function send (request: HttpRequest, signal?: AbortSignal): Promise<SendResult> {
     const start = performance.now()
-    const result = (statusCode: number | null, error: string | null, retryAfterMs?: number): SendResult =>
-      ({ ok: error === null, statusCode, durationMs: Math.max(0, Math.round(performance.now() - start)), error, retryAfterMs })
+    const result = (statusCode: number | null, error: string | null, retryAfter?: number | Date): SendResult =>
+      ({ ok: error === null, statusCode, durationMs: Math.max(0, Math.round(performance.now() - start)), error, retryAfter })
     if (closed) return result(null, 'sender closed')
     let url: URL
     try {
@@ -70,7 +70,7 @@ export function createHttpSender (options: HttpSenderOptions): HttpSender {
       const kept = await readStart(response.body)
       const { statusCode } = response
       if (statusCode >= 200 && statusCode < 300) return result(statusCode, null)
-      const retryAfter = parseRetryAfter(response.headers['retry-after'], Date.now())
+      const retryAfter = parseRetryAfter(response.headers['retry-after'])
       const said = kept ? `: ${oneLine(kept, KEPT_BODY_CHARS)}` : ''
       const what = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''
       return result(statusCode, `HTTP ${statusCode}${what}${said}`, retryAfter)
@@ -110,10 +110,10 @@ async function readStart (body: AsyncIterable<Buffer> & { destroy: () => void })
 }
 
 /**
- * A Retry-After header (delay seconds, or an HTTP date read against `nowMs`) as milliseconds from now, at
- * least 0; undefined when absent or unreadable.
+ * A Retry-After header: delay seconds as milliseconds, an HTTP date as that time (the delivery reads it against
+ * its own clock); undefined when absent or unreadable.
  */
-export function parseRetryAfter (value: string | string[] | undefined, nowMs: number): number | undefined {
+export function parseRetryAfter (value: string | string[] | undefined): number | Date | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim()
   if (!text) return undefined
   if (/^\d+$/.test(text)) return Number(text) * 1000
@@ -121,5 +121,5 @@ export function parseRetryAfter (value: string | string[] | undefined, nowMs: nu
   // 21-Oct-15 ..." and "Wed Oct 21 ..."); Date.parse alone would read "-3" as a year.
   if (!/^[a-z]{3,9},?\s/i.test(text)) return undefined
   const at = Date.parse(text)
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs)
+  return Number.isNaN(at) ? undefined : new Date(at)
 }

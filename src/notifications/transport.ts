@@ -11,8 +11,11 @@ export interface SendResult {
   durationMs: number
   /** One line saying what went wrong; null when ok. */
   error: string | null
-  /** The receiver's Retry-After, in ms from now. */
-  retryAfterMs?: number
+  /**
+   * The receiver's Retry-After: ms from its answer (delay seconds), or the time it named (an HTTP date), which
+   * the delivery reads against its own clock.
+   */
+  retryAfter?: number | Date
 }
 
 type EmailOutgoing = Extract<Outgoing, { kind: 'email' }>
