@@ -2,7 +2,7 @@
 // and 7 days by hour, the last 30, 90 and 365 days by UTC day, and the days of the 90-day bar.
 import type { Database } from '../db/client.ts'
 import type { RollupGranularity } from '../domain/vocabulary.ts'
-import { monitorUptime } from '../repositories/uptime.ts'
+import { monitorUptime, uptimeReport } from '../repositories/uptime.ts'
 import type { UptimeReport } from '../schemas/uptime.ts'
 
 const HOUR_MS = 3_600_000
@@ -25,8 +25,8 @@ const WINDOWS: Array<{ label: string, granularity: RollupGranularity, back: (now
 /** The figures of each window of one of the user's monitors (which the caller has found). */
 export async function monitorUptimeView (db: Database, userId: string, monitorId: string, now: Date): Promise<MonitorUptimeView> {
   const reports = await Promise.all(WINDOWS.map(async (w) => {
-    const report = await monitorUptime(db, { userId }, monitorId, { from: new Date(w.back(now.getTime())), to: now, granularity: w.granularity }, now)
-    return report ?? { summary: emptyFigures(now), buckets: [] }
+    const series = await monitorUptime(db, { userId }, monitorId, { from: new Date(w.back(now.getTime())), to: now, granularity: w.granularity }, now)
+    return series ? uptimeReport(series) : { summary: emptyFigures(now), buckets: [] }
   }))
   return {
     windows: WINDOWS.map((w, i) => ({ label: w.label, figures: reports[i].summary })),

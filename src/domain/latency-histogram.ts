@@ -54,37 +54,47 @@ export function addHistogram (into: Float64Array, buckets: readonly number[], co
 
 export interface Percentiles { p50: number | null, p95: number | null, p99: number | null }
 
+/** Percentiles of many histograms, one per index; NaN where a histogram has no times. */
+export interface PercentileColumns { p50: Float64Array, p95: Float64Array, p99: Float64Array }
+
+const one: PercentileColumns = { p50: new Float64Array(1), p95: new Float64Array(1), p99: new Float64Array(1) }
+const orNull = (value: number) => Number.isNaN(value) ? null : value
+
 /**
  * p50, p95 and p99 by nearest rank (the value at rank ceil(p * n)) of a dense histogram: the value of the
  * bucket that holds that rank, so within 5% of the exact percentile. Null when there are no times.
  */
 export function percentiles (histogram: ArrayLike<number>): Percentiles {
-  return sparsePercentiles(null, histogram)
+  percentilesInto(one, 0, null, histogram)
+  return { p50: orNull(one.p50[0]), p95: orNull(one.p95[0]), p99: orNull(one.p99[0]) }
 }
 
 /**
- * The same of a sparse histogram (`buckets` ascending, or null for a dense one: the index is the bucket),
- * without making it dense: a bucket of the uptime report is mostly one stored row. Only the entries from
- * `from` to `to` (exclusive) when given: one row's part of arrays that hold many.
+ * The same into `columns` at `at` (NaN without times), of a sparse histogram (`buckets` ascending, or null
+ * for a dense one: the index is the bucket) without making it dense: a bucket of the uptime report is
+ * mostly one stored row. Only the entries from `from` to `to` (exclusive) when given: one row's part of
+ * arrays that hold many. No objects made: this runs for every bucket of a year's answer.
  */
-export function sparsePercentiles (buckets: ArrayLike<number> | null, counts: ArrayLike<number>, from = 0, to = counts.length): Percentiles {
+export function percentilesInto (columns: PercentileColumns, at: number, buckets: ArrayLike<number> | null, counts: ArrayLike<number>,
+  from = 0, to = counts.length): void {
   let total = 0
   for (let i = from; i < to; i++) total += counts[i]
-  if (total === 0) return { p50: null, p95: null, p99: null }
-  // No arrays made: this runs for every bucket of a year's answer.
-  const [r50, r95, r99] = [Math.ceil(0.5 * total), Math.ceil(0.95 * total), Math.ceil(0.99 * total)]
-  let p50 = 0
-  let p95 = 0
-  let seen = 0
-  for (let i = from; i < to; i++) {
-    if (counts[i] === 0) continue
-    const before = seen
-    seen += counts[i]
-    if (seen < r50) continue
-    const value = BUCKET_VALUES[buckets === null ? i : buckets[i]]
-    if (before < r50 && seen >= r50) p50 = value
-    if (before < r95 && seen >= r95) p95 = value
-    if (seen >= r99) return { p50, p95, p99: value }
+  let [p50, p95, p99] = [NaN, NaN, NaN]
+  if (total > 0) {
+    const [r50, r95, r99] = [Math.ceil(0.5 * total), Math.ceil(0.95 * total), Math.ceil(0.99 * total)]
+    let seen = 0
+    for (let i = from; i < to && seen < r99; i++) {
+      if (counts[i] === 0) continue
+      const before = seen
+      seen += counts[i]
+      if (seen < r50) continue
+      const value = BUCKET_VALUES[buckets === null ? i : buckets[i]]
+      if (before < r50) p50 = value
+      if (before < r95 && seen >= r95) p95 = value
+      if (seen >= r99) p99 = value
+    }
   }
-  return { p50, p95, p99: 0 }
+  columns.p50[at] = p50
+  columns.p95[at] = p95
+  columns.p99[at] = p99
 }

@@ -3,9 +3,9 @@
 import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { preparedSql } from '../db/prepared.ts'
-import { emptyHistogram, percentiles, sparsePercentiles } from '../domain/latency-histogram.ts'
+import { emptyHistogram, percentilesInto, type PercentileColumns } from '../domain/latency-histogram.ts'
 import type { RollupGranularity } from '../domain/vocabulary.ts'
-import type { UptimeFigures, UptimeReport } from '../schemas/uptime.ts'
+import type { UptimeReport } from '../schemas/uptime.ts'
 import { assertOwnerFound, ownedMonitorRow, ownerValue, perOwnerKind, type Owner, type OwnerKind } from './owner.ts'
 import { bucketStart, rollupSelect, STEP_MS } from './rollups.ts'
 
@@ -146,33 +146,50 @@ function parseRows (text: string): Rows {
   return rows
 }
 
-const round = (value: number, places: number) => Math.floor(value * 10 ** places) / 10 ** places
-
-type Period = UptimeReport['summary']
-
-function period (start: string, end: string, checks: number, failed: number, trackedMs: number, downtimeMs: number, latency: UptimeFigures['response_time_ms']): Period {
-  return {
-    start,
-    end,
-    // Rounded down, so that any downtime keeps it below 100.
-    uptime_percent: trackedMs > 0 ? round(100 * (trackedMs - downtimeMs) / trackedMs, 4) : null,
-    downtime_seconds: Math.round(downtimeMs / 1000),
-    checks,
-    failed_checks: failed,
-    response_time_ms: latency,
-  }
+/**
+ * A monitor's uptime over a range, column by column: bucket i's figures at index i, the whole range's at
+ * index `count`. Bucket i starts at `start + i * step` and ends at the next one's start, the last one at
+ * `end`. Columns, not an object per bucket: the API writes them straight into its answer's bytes
+ * (src/http/uptime-json.ts), and a year's 365 objects were a share of the read's garbage.
+ */
+export interface UptimeSeries extends PercentileColumns {
+  count: number
+  start: number
+  step: number
+  end: number
+  checks: Float64Array
+  failed: Float64Array
+  trackedMs: Float64Array
+  downtimeMs: Float64Array
 }
 
-/** ISO texts of whole hours, which repeat from one answer to the next (a year by day has 366 of them). */
-const isoTexts = new Map<number, string>()
-function iso (at: number): string {
-  if (at % 3_600_000 !== 0) return new Date(at).toISOString()
-  let text = isoTexts.get(at)
-  if (text === undefined) {
-    if (isoTexts.size >= 20_000) isoTexts.clear()
-    isoTexts.set(at, text = new Date(at).toISOString())
+/** Start and end (ms) of bucket `i` of a series, or of the whole range when i is `count`. */
+export function bucketBounds (series: UptimeSeries, i: number): [number, number] {
+  if (i === series.count) return [series.start, Math.max(series.start, series.end)]
+  const at = series.start + i * series.step
+  return [at, Math.min(at + series.step, series.end)]
+}
+
+/** The uptime figure of the API: the share of tracked time not down, rounded down (any downtime keeps it below 100). */
+export const uptimePercent = (trackedMs: number, downtimeMs: number): number | null =>
+  trackedMs > 0 ? Math.floor(100 * (trackedMs - downtimeMs) / trackedMs * 1e4) / 1e4 : null
+
+/** The series as the API's report, one object per bucket (the dashboard, tests; the API writes its bytes itself). */
+export function uptimeReport (series: UptimeSeries): UptimeReport {
+  const orNull = (value: number) => Number.isNaN(value) ? null : value
+  const period = (i: number): UptimeReport['summary'] => {
+    const [start, end] = bucketBounds(series, i)
+    return {
+      start: new Date(start).toISOString(),
+      end: new Date(end).toISOString(),
+      uptime_percent: uptimePercent(series.trackedMs[i], series.downtimeMs[i]),
+      downtime_seconds: Math.round(series.downtimeMs[i] / 1000),
+      checks: series.checks[i],
+      failed_checks: series.failed[i],
+      response_time_ms: { p50: orNull(series.p50[i]), p95: orNull(series.p95[i]), p99: orNull(series.p99[i]) },
+    }
   }
-  return text
+  return { summary: period(series.count), buckets: Array.from({ length: series.count }, (_, i) => period(i)) }
 }
 
 export interface UptimeQuery { from: Date, to: Date, granularity: RollupGranularity }
@@ -183,7 +200,7 @@ export interface UptimeQuery { from: Date, to: Date, granularity: RollupGranular
  * undefined when there is no such monitor. Built buckets are read; the others are summed from built
  * hours and, past those, computed from raw rows.
  */
-export async function monitorUptime (db: Database, owner: Owner, monitorId: string, query: UptimeQuery, now: Date): Promise<UptimeReport | undefined> {
+export async function monitorUptime (db: Database, owner: Owner, monitorId: string, query: UptimeQuery, now: Date): Promise<UptimeSeries | undefined> {
   const { granularity } = query
   const step = STEP_MS[granularity]
   const from = bucketStart(query.from.getTime(), granularity)
@@ -197,18 +214,30 @@ export async function monitorUptime (db: Database, owner: Owner, monitorId: stri
   const start = Math.max(from, bucketStart(monitor.created!, granularity))
   const rows = parseRows(monitor.rows ?? '')
   const count = Math.max(0, Math.ceil((end - start) / step))
-  // Per bucket: the sums, and its rows (first[bucket], then next[row]) for its histogram.
-  const [checks, failed, tracked, down] = [new Float64Array(count), new Float64Array(count), new Float64Array(count), new Float64Array(count)]
+  // Per bucket, and the whole range at `count`: the sums; per bucket its rows (first[bucket], then next[row]) for its histogram.
+  const column = () => new Float64Array(count + 1)
+  const series: UptimeSeries = {
+    count,
+    start,
+    step,
+    end,
+    checks: column(),
+    failed: column(),
+    trackedMs: column(),
+    downtimeMs: column(),
+    p50: column(),
+    p95: column(),
+    p99: column(),
+  }
   const [first, next, rowsIn] = [new Int32Array(count).fill(-1), new Int32Array(rows.length), new Int32Array(count)]
   const all = emptyHistogram()
-  const total = { checks: 0, failed: 0, tracked: 0, down: 0 }
   for (let row = 0; row < rows.length; row++) {
     const bucket = Math.floor((rows.start[row] - start) / step)
     if (bucket < 0 || bucket >= count) continue
-    checks[bucket] += rows.checks[row]
-    failed[bucket] += rows.failed[row]
-    tracked[bucket] += rows.tracked[row]
-    down[bucket] += rows.down[row]
+    series.checks[bucket] += rows.checks[row]
+    series.failed[bucket] += rows.failed[row]
+    series.trackedMs[bucket] += rows.tracked[row]
+    series.downtimeMs[bucket] += rows.down[row]
     if (rows.histogramEnd[row] > rows.histogramStart[row]) {
       next[row] = first[bucket]
       first[bucket] = row
@@ -217,27 +246,21 @@ export async function monitorUptime (db: Database, owner: Owner, monitorId: stri
     }
   }
   const merged = emptyHistogram()
-  const buckets: UptimeReport['buckets'] = new Array(count)
   for (let bucket = 0; bucket < count; bucket++) {
-    total.checks += checks[bucket]
-    total.failed += failed[bucket]
-    total.tracked += tracked[bucket]
-    total.down += down[bucket]
-    let latency: UptimeFigures['response_time_ms']
+    series.checks[count] += series.checks[bucket]
+    series.failed[count] += series.failed[bucket]
+    series.trackedMs[count] += series.trackedMs[bucket]
+    series.downtimeMs[count] += series.downtimeMs[bucket]
     const row = first[bucket]
     if (rowsIn[bucket] <= 1) {
-      // Mostly one stored row: its own sparse histogram.
-      latency = row < 0 ? { p50: null, p95: null, p99: null } : sparsePercentiles(rows.buckets, rows.counts, rows.histogramStart[row], rows.histogramEnd[row])
+      // Mostly one stored row: its own sparse histogram (none: no rows, NaN).
+      percentilesInto(series, bucket, rows.buckets, rows.counts, row < 0 ? 0 : rows.histogramStart[row], row < 0 ? 0 : rows.histogramEnd[row])
     } else {
       merged.fill(0)
       for (let r = row; r >= 0; r = next[r]) for (let i = rows.histogramStart[r]; i < rows.histogramEnd[r]; i++) merged[rows.buckets[i]] += rows.counts[i]
-      latency = percentiles(merged)
+      percentilesInto(series, bucket, null, merged)
     }
-    const at = start + bucket * step
-    buckets[bucket] = period(iso(at), iso(Math.min(at + step, end)), checks[bucket], failed[bucket], tracked[bucket], down[bucket], latency)
   }
-  return {
-    summary: period(iso(start), iso(Math.max(start, end)), total.checks, total.failed, total.tracked, total.down, percentiles(all)),
-    buckets,
-  }
+  percentilesInto(series, count, null, all)
+  return series
 }

@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ownedRead } from '../plugins/auth.ts'
 import { errorResponses, HttpError } from '../http/error-catalog.ts'
 import { MonitorIdParams } from '../schemas/common.ts'
-import { UPTIME_HOURLY_BACK_DAYS, UPTIME_MAX_DAYS, UptimeEnvelope, UptimeQuery, type UptimeQueryString } from '../schemas/uptime.ts'
+import { UPTIME_HOURLY_BACK_DAYS, UPTIME_MAX_DAYS, UptimeEnvelope, UptimeQuery, type UptimeQueryString, type UptimeReport } from '../schemas/uptime.ts'
+import { uptimeEnvelopeJson } from '../http/uptime-json.ts'
 import { monitorUptime, type UptimeQuery as Range } from '../repositories/uptime.ts'
 import { monitorNotFound } from './monitors.ts'
 
@@ -39,11 +40,12 @@ const uptimeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: UptimeEnvelope, ...errorResponses(400, 404) },
     },
     config: { keyCheckedByQuery: true },
-  }, async (request) => {
+  }, async (request, reply) => {
     const now = app.clock()
-    const data = await monitorUptime(app.db, ownedRead(request), request.params.id, uptimeRange(request.query, now), now)
-    if (!data) throw monitorNotFound()
-    return { data }
+    const series = await monitorUptime(app.db, ownedRead(request), request.params.id, uptimeRange(request.query, now), now)
+    if (!series) throw monitorNotFound()
+    // Its bytes written from the series, not serialized: the schema above is their contract (test/http/uptime-json.test.ts).
+    return reply.type('application/json; charset=utf-8').send(uptimeEnvelopeJson(series) as unknown as { data: UptimeReport })
   })
 }
 

@@ -55,5 +55,4 @@ export const UptimeReportSchema = Type.Object({
 export const UptimeEnvelope = Envelope(Type.Ref(UptimeReportSchema), 'Uptime and response times of the range, in all and per bucket')
 
 export type UptimeReport = Static<typeof UptimeReportSchema>
-export type UptimeFigures = Omit<UptimeReport['summary'], 'start' | 'end'>
 export type UptimeQueryString = Static<typeof UptimeQuery>

@@ -6,10 +6,16 @@ import { rowsOf } from '../../src/db/client.ts'
 import { runRollups } from '../../src/checker/rollups.ts'
 import { insertChecks, type NewCheck } from '../../src/repositories/checks.ts'
 import { buildNextRollup, DAY_MS, HOUR_MS, rebuildRollups } from '../../src/repositories/rollups.ts'
-import { monitorUptime } from '../../src/repositories/uptime.ts'
+import { monitorUptime, uptimeReport } from '../../src/repositories/uptime.ts'
 import { parseCommand } from '../../src/cli/args.ts'
 import { runCommand, type CliCommand } from '../../src/cli/commands.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
+
+/** The report of monitorUptime's series, as the API's schema shapes it. */
+async function uptime (...args: Parameters<typeof monitorUptime>) {
+  const series = await monitorUptime(...args)
+  return series && uptimeReport(series)
+}
 
 const T0 = Date.parse('2026-11-01T00:00:00.000Z')
 const MINUTE = 60_000
@@ -63,8 +69,8 @@ t.test('two days of a monitor: time-weighted uptime, pauses, percentiles, live a
   now = T0 + 2 * DAY_MS + 30 * MINUTE
   const query = { from: new Date(T0), to: new Date(T0 + 2 * DAY_MS), granularity: 'day' as const }
   const owner = { userId: user.id }
-  const live = await monitorUptime(app.db, owner, monitor.id, query, new Date(now))
-  const hourlyLive = await monitorUptime(app.db, owner, monitor.id, { ...query, granularity: 'hour' }, new Date(now))
+  const live = await uptime(app.db, owner, monitor.id, query, new Date(now))
+  const hourlyLive = await uptime(app.db, owner, monitor.id, { ...query, granularity: 'hour' }, new Date(now))
   t.ok(live)
   const [day1, day2] = live!.buckets
   t.equal(live!.buckets.length, 2)
@@ -90,8 +96,8 @@ t.test('two days of a monitor: time-weighted uptime, pauses, percentiles, live a
   const built = await rollupRows(app)
   t.equal(built.filter((r) => r.granularity === 'hour').length, 48 - 2, 'no row for the hours paused throughout')
   t.equal(built.filter((r) => r.granularity === 'day').length, 2)
-  t.same(await monitorUptime(app.db, owner, monitor.id, query, new Date(now)), live, 'built rows give what raw rows gave')
-  t.same(await monitorUptime(app.db, owner, monitor.id, { ...query, granularity: 'hour' }, new Date(now)), hourlyLive)
+  t.same(await uptime(app.db, owner, monitor.id, query, new Date(now)), live, 'built rows give what raw rows gave')
+  t.same(await uptime(app.db, owner, monitor.id, { ...query, granularity: 'hour' }, new Date(now)), hourlyLive)
 
   // Idempotent: rebuilding gives the same rows.
   t.same(await rebuildRollups(app.db, { from: T0, to: T0 + DAY_MS, keptSince: 0 }), { hours: 24, days: 1 })
@@ -133,13 +139,13 @@ t.test('the current hour and day come from raw rows, up to now; open incidents c
   await runRollups(app.db, () => new Date(now))
   await insertChecks(app.db, [{ monitorId: monitor.id, isUp: false, statusCode: 503, responseTimeMs: 100, checkedAt: new Date(T0 + 11 * HOUR_MS + 30 * MINUTE) }])
   await app.db.execute(sql`insert into incidents (monitor_id, cause, started_at) values (${monitor.id}, 'x', ${new Date(T0 + 11 * HOUR_MS + 30 * MINUTE).toISOString()})`)
-  const report = await monitorUptime(app.db, { userId: user.id }, monitor.id, { from: new Date(now - DAY_MS), to: new Date(now), granularity: 'hour' }, new Date(now))
+  const report = await uptime(app.db, { userId: user.id }, monitor.id, { from: new Date(now - DAY_MS), to: new Date(now), granularity: 'hour' }, new Date(now))
   t.equal(report!.buckets.length, 2, 'none before the monitor was created')
   t.match(report!.summary, { start: '2026-11-01T10:00:00.000Z', end: '2026-11-01T12:00:00.000Z', downtime_seconds: 1800, checks: 1, failed_checks: 1, uptime_percent: 75 })
   for (const value of Object.values(report!.summary.response_time_ms)) t.ok(Math.abs(value! - 100) <= 5, `${value} within 5% of 100`)
-  const day = await monitorUptime(app.db, { userId: user.id }, monitor.id, { from: new Date(T0), to: new Date(T0 + DAY_MS), granularity: 'day' }, new Date(now))
+  const day = await uptime(app.db, { userId: user.id }, monitor.id, { from: new Date(T0), to: new Date(T0 + DAY_MS), granularity: 'day' }, new Date(now))
   t.match(day!.buckets, [{ start: '2026-11-01T00:00:00.000Z', end: '2026-11-01T12:00:00.000Z', downtime_seconds: 1800, uptime_percent: 75 }])
-  t.equal(await monitorUptime(app.db, { userId: user.id }, '3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d', { from: new Date(T0), to: new Date(now), granularity: 'day' }, new Date(now)), undefined)
+  t.equal(await uptime(app.db, { userId: user.id }, '3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d', { from: new Date(T0), to: new Date(now), granularity: 'day' }, new Date(now)), undefined)
 })
 
 t.test('a monitor created paused counts from its resume', async (t) => {
@@ -150,7 +156,7 @@ t.test('a monitor created paused counts from its resume', async (t) => {
   now = T0 + 2 * HOUR_MS + 30 * MINUTE
   t.equal((await request(app, auth, { method: 'PATCH', url: `/api/v1/monitors/${monitor.id}`, payload: { is_active: true } })).statusCode, 200)
   now = T0 + 3 * HOUR_MS
-  const report = await monitorUptime(app.db, { userId: user.id }, monitor.id, { from: new Date(T0), to: new Date(now), granularity: 'hour' }, new Date(now))
+  const report = await uptime(app.db, { userId: user.id }, monitor.id, { from: new Date(T0), to: new Date(now), granularity: 'hour' }, new Date(now))
   t.same(report!.buckets.map((b) => b.uptime_percent), [null, null, 100], 'paused hours are not monitored')
   t.equal(report!.summary.uptime_percent, 100)
   await runRollups(app.db, () => new Date(now + HOUR_MS))
