@@ -1,10 +1,9 @@
 // Heartbeat data access: the monitors pings' tokens name (locked), and the heartbeats
 // whose deadline passed without a ping (claimed one at a time, SKIP LOCKED).
-import { and, asc, eq, inArray, isNull, lte, min } from 'drizzle-orm'
-import type { Database, Queryable } from '../db/client.ts'
+import { and, asc, eq, isNull, lte, min, sql } from 'drizzle-orm'
+import { rowsOf, type Database, type Queryable } from '../db/client.ts'
 import { monitors } from '../db/schema.ts'
-
-type MonitorRow = typeof monitors.$inferSelect
+import { anyOf, MONITOR_COLUMNS, monitorRowOf, type MonitorRow } from './monitor-rows.ts'
 
 const liveHeartbeat = and(isNull(monitors.deletedAt), eq(monitors.monitorType, 'heartbeat'))
 
@@ -13,12 +12,14 @@ const liveHeartbeat = and(isNull(monitors.deletedAt), eq(monitors.monitorType, '
  * their ids (as lockActiveMonitors, so overlapping batches never deadlock), paused ones too (the caller tells
  * them apart), by token; a token no live heartbeat has is missing.
  */
-export async function lockHeartbeatsByTokens (tx: Queryable, tokens: string[]): Promise<Map<string, MonitorRow>> {
-  const rows = await tx.select().from(monitors)
-    .where(and(inArray(monitors.pingToken, tokens), liveHeartbeat))
-    .orderBy(asc(monitors.id))
-    .for('update')
-  return new Map(rows.map((row) => [row.pingToken!, row]))
+export async function lockHeartbeatsByTokens (tx: Pick<Database, 'execute'>, tokens: string[]): Promise<Map<string, MonitorRow>> {
+  const rows = rowsOf(await tx.execute(sql`select ${MONITOR_COLUMNS} from ${monitors} m
+    where m.ping_token = ${anyOf(tokens, 'text')} and m.deleted_at is null and m.monitor_type = 'heartbeat'
+    order by m.id for update`))
+  return new Map(rows.map((row) => {
+    const monitor = monitorRowOf(row)
+    return [monitor.pingToken!, monitor]
+  }))
 }
 
 /**

@@ -1,9 +1,12 @@
 // Checker data access: claim due monitors (a lease), the rows a recorded check writes, release leases.
 import type { DnsRecordType, HttpMethod, KeywordMode, MonitorType } from '../domain/vocabulary.ts'
-import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, desc, eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database, type Queryable } from '../db/client.ts'
 import { preparedSql } from '../db/prepared.ts'
 import { checks, monitors } from '../db/schema.ts'
+import { anyOf, MONITOR_COLUMNS, monitorRowOf, type MonitorRow } from './monitor-rows.ts'
+
+export type { MonitorRow }
 
 /** The types the checker probes: a `heartbeat` is pinged, never claimed. */
 type CheckedMonitorType = Exclude<MonitorType, 'heartbeat'>
@@ -30,8 +33,6 @@ export interface ClaimedMonitor {
   /** The lease: next_check_at while this worker holds the monitor. */
   leaseUntil: Date
 }
-
-export type MonitorRow = typeof monitors.$inferSelect
 
 export interface CheckResult {
   isUp: boolean
@@ -97,12 +98,14 @@ export async function claimDueMonitors (db: Database, now: Date, limit: number, 
  * The active, live monitors among `ids`, locked FOR UPDATE in the order of their ids (so two transactions
  * locking overlapping sets never wait on each other in a cycle); paused and deleted ones are left out.
  */
-export async function lockActiveMonitors (tx: Queryable, ids: string[]): Promise<Map<string, MonitorRow>> {
-  const rows = await tx.select().from(monitors)
-    .where(and(inArray(monitors.id, ids), isNull(monitors.deletedAt), eq(monitors.isActive, true)))
-    .orderBy(asc(monitors.id))
-    .for('update')
-  return new Map(rows.map((row) => [row.id, row]))
+export async function lockActiveMonitors (tx: Pick<Database, 'execute'>, ids: string[]): Promise<Map<string, MonitorRow>> {
+  const rows = rowsOf(await tx.execute(sql`select ${MONITOR_COLUMNS} from ${monitors} m
+    where m.id = ${anyOf(ids, 'uuid')} and m.deleted_at is null and m.is_active
+    order by m.id for update`))
+  return new Map(rows.map((row) => {
+    const monitor = monitorRowOf(row)
+    return [monitor.id, monitor]
+  }))
 }
 
 /** Inserts the check; with the id given when the caller needs to know it (the column's default otherwise). */
