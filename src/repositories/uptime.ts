@@ -30,7 +30,8 @@ export function storedRollupsQuery (granularity: RollupGranularity, p: Record<'m
  * range as one text (`rows`): the stored rows of the granularity, then for a day being built its built
  * hours, then past those the hours computed from raw rows by rollupSelect. A row is
  * `start ms,checks,failed,tracked ms,downtime ms,{buckets},{counts}`, rows separated by `;`: one string
- * for the driver to hand over instead of 365 rows of 7 values (bench/results.md, issue #16).
+ * for the driver to hand over instead of 365 rows of 7 values (bench/results.md, issue #16). The start's
+ * milliseconds by date_part (float8), not extract (numeric): ~10% of the statement's time for a year by day.
  */
 const uptimeStatement = perOwnerKind((kind: OwnerKind) => {
   const build = (granularity: RollupGranularity) => preparedSql(`uptime_${kind}_${granularity}`, () => {
@@ -58,7 +59,7 @@ const uptimeStatement = perOwnerKind((kind: OwnerKind) => {
         select h.*, ${granularity === 'day' ? sql`least(coalesce(day_built, first), hours_to)` : sql`hours_to`} as built_to from h
       )
       select req.id, (extract(epoch from req.created_at) * 1000)::float8 as created, (
-        select string_agg(concat_ws(',', (extract(epoch from x.start) * 1000)::bigint, x.checks, x.failed_checks, x.tracked_ms,
+        select string_agg(concat_ws(',', (date_part('epoch', x.start) * 1000)::bigint, x.checks, x.failed_checks, x.tracked_ms,
           x.downtime_ms, x.hist_buckets, x.hist_counts), ';')
         from (
           ${storedRollupsQuery(granularity, { monitorId: sql`req.id`, start: sql`req.first`, end: sql`req.built_to` })}
