@@ -94,56 +94,57 @@ let scratch: Rows | undefined
 /**
  * Parses `rows` (see uptimeStatement) in one pass over its characters, without splitting it into strings, into
  * arrays shared by every read (valid until the next call: the read uses them before it awaits anything).
+ * Arrays taken apart into locals and no pass to count the rows first: twice as fast as before (bench/results.md).
  */
 function parseRows (text: string): Rows {
-  let n = text.length === 0 ? 0 : 1
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 59) n++
-  // Every histogram entry takes at least 2 characters in each array: ',' or '{' and a digit.
-  const entries = Math.ceil(text.length / 4)
-  if (scratch === undefined || scratch.start.length < n || scratch.buckets.length < entries) {
-    const [rowsMax, entriesMax] = [Math.max(n, 512), Math.max(entries, 16_384)]
+  // A row takes at least 15 characters ("0,0,0,0,0,{},{}"), a histogram entry at least 2 in each array.
+  const [rowsMax, entriesMax] = [Math.ceil((text.length + 1) / 15), Math.ceil(text.length / 4)]
+  if (scratch === undefined || scratch.start.length < rowsMax || scratch.buckets.length < entriesMax) {
+    const [rowsSize, entriesSize] = [Math.max(rowsMax, 512), Math.max(entriesMax, 16_384)]
     scratch = {
       length: 0,
-      start: new Float64Array(rowsMax),
-      checks: new Float64Array(rowsMax),
-      failed: new Float64Array(rowsMax),
-      tracked: new Float64Array(rowsMax),
-      down: new Float64Array(rowsMax),
-      histogramStart: new Int32Array(rowsMax),
-      histogramEnd: new Int32Array(rowsMax),
-      buckets: new Int32Array(entriesMax),
-      counts: new Float64Array(entriesMax),
+      start: new Float64Array(rowsSize),
+      checks: new Float64Array(rowsSize),
+      failed: new Float64Array(rowsSize),
+      tracked: new Float64Array(rowsSize),
+      down: new Float64Array(rowsSize),
+      histogramStart: new Int32Array(rowsSize),
+      histogramEnd: new Int32Array(rowsSize),
+      buckets: new Int32Array(entriesSize),
+      counts: new Float64Array(entriesSize),
     }
   }
   const rows = scratch
-  rows.length = n
-  const fields = [rows.start, rows.checks, rows.failed, rows.tracked, rows.down]
+  const { start, checks, failed, tracked, down, histogramStart, histogramEnd, buckets, counts } = rows
   let at = 0
-  let bucketsAt = 0
-  let countsAt = 0
-  for (let row = 0; row < n; row++) {
-    // Five numbers, each followed by ','.
-    for (const field of fields) {
-      let value = 0
-      for (let c = text.charCodeAt(at); c >= 48 && c <= 57; c = text.charCodeAt(++at)) value = value * 10 + c - 48
-      field[row] = value
-      at++
-    }
-    rows.histogramStart[row] = bucketsAt
-    // '{1,2,3}' or '{}', twice: the buckets, then their counts; then ';'.
-    for (let array = 0; array < 2; array++) {
-      at++
-      while (text.charCodeAt(at) !== 125) {
-        let value = 0
-        for (let c = text.charCodeAt(at); c >= 48 && c <= 57; c = text.charCodeAt(++at)) value = value * 10 + c - 48
-        if (array === 0) rows.buckets[bucketsAt++] = value
-        else rows.counts[countsAt++] = value
-        if (text.charCodeAt(at) === 44) at++
-      }
-      at += 2
-    }
-    rows.histogramEnd[row] = bucketsAt
+  let entry = 0
+  let row = 0
+  /** The whole number at `at`; the character after it (',', '}' or ';') is skipped. */
+  const number = (): number => {
+    let value = 0
+    for (let c = text.charCodeAt(at); c >= 48 && c <= 57; c = text.charCodeAt(++at)) value = value * 10 + c - 48
+    at++
+    return value
   }
+  for (; at < text.length; row++) {
+    start[row] = number()
+    checks[row] = number()
+    failed[row] = number()
+    tracked[row] = number()
+    down[row] = number()
+    histogramStart[row] = entry
+    // '{1,2,3}' or '{}': the buckets; then ',' and their counts in the same form; then ';' or the end.
+    at++
+    if (text.charCodeAt(at) === 125) at++
+    else while (text.charCodeAt(at - 1) !== 125) buckets[entry++] = number()
+    at += 2
+    let count = histogramStart[row]
+    if (text.charCodeAt(at) === 125) at++
+    else while (text.charCodeAt(at - 1) !== 125) counts[count++] = number()
+    histogramEnd[row] = entry
+    at++
+  }
+  rows.length = row
   return rows
 }
 
