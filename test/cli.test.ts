@@ -139,6 +139,9 @@ t.test('users and keys through the command line, and a key it made works in the 
     t.equal(write.statusCode, 403, 'a read key may not write')
     const user = await findUserByEmail(app.db, 'ops@example.com')
     t.equal(user?.id, userId)
+    // The key's last use is written after the answer (a background write): on PostgreSQL, on a connection of its
+    // own, so the list below could read before it (a CI run did).
+    await app.backgroundWrites.settled()
     const [record] = await listApiKeys(app.db, userId)
     t.equal(record.scope, 'read')
     t.equal(record.name, 'ci')
