@@ -11,6 +11,7 @@ import { uptimeEnvelopeJson } from '../../src/http/uptime-json.ts'
 import { uptimeReport, type UptimeSeries } from '../../src/repositories/uptime.ts'
 import { UptimeEnvelope, UptimeReportSchema } from '../../src/schemas/uptime.ts'
 import { deref, type Schema } from '../fuzz/schema-arbitrary.ts'
+import { seededRandom } from '../support/seeded-random.ts'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 const doc = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Schema
@@ -21,16 +22,6 @@ const typebox = ajv.addSchema(UptimeReportSchema).compile(UptimeEnvelope)
 
 const HOUR = 3_600_000
 const DAY = 86_400_000
-
-/** A seeded generator (mulberry32), so that a failure can be repeated. */
-function random (seed: number) {
-  return () => {
-    seed = (seed + 0x6D2B79F5) | 0
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** A series of `count` buckets of `step` from `start` to `end`, its figures drawn from `next`. */
 function series (count: number, start: number, step: number, end: number, next: () => number): UptimeSeries {
@@ -61,7 +52,7 @@ t.test('the bytes are those of Fastify\'s serializer, and valid against the sche
   fastify.get('/', { schema: { response: { 200: UptimeEnvelope } } }, async () => ({ data: report }))
   t.teardown(() => fastify.close())
 
-  const next = random(16)
+  const next = seededRandom(16)
   const start = Date.parse('2025-11-25T00:00:00.000Z')
   const cases: Array<[string, UptimeSeries]> = [
     ['a year by day, today partial', series(365, start, DAY, start + 364 * DAY + 4 * HOUR + 37_123, next)],

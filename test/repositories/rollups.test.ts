@@ -10,6 +10,7 @@ import { monitorUptime, uptimeReport } from '../../src/repositories/uptime.ts'
 import { parseCommand } from '../../src/cli/args.ts'
 import { runCommand, type CliCommand } from '../../src/cli/commands.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
+import { seededRandom } from '../support/seeded-random.ts'
 
 /** The report of monitorUptime's series, as the API's schema shapes it. */
 async function uptime (...args: Parameters<typeof monitorUptime>) {
@@ -19,16 +20,6 @@ async function uptime (...args: Parameters<typeof monitorUptime>) {
 
 const T0 = Date.parse('2026-11-01T00:00:00.000Z')
 const MINUTE = 60_000
-
-/** A seeded generator (mulberry32), so that a failure can be repeated. */
-function random (seed: number) {
-  return () => {
-    seed = (seed + 0x6D2B79F5) | 0
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Nearest-rank percentile of the exact values. */
 const exact = (sorted: number[], p: number) => sorted[Math.max(1, Math.ceil(p * sorted.length)) - 1]
@@ -43,7 +34,7 @@ t.test('two days of a monitor: time-weighted uptime, pauses, percentiles, live a
   const { app } = await buildTestApp(t, { clock: () => new Date(now) })
   const { user, auth } = await makeUser(app)
   const monitor = await makeMonitor(app, auth)
-  const next = random(42)
+  const next = seededRandom(42)
   // Two days of checks every minute, long-tailed response times; paused from 30:00 to 32:00 (no checks then).
   const pause = { from: T0 + 30 * HOUR_MS, to: T0 + 32 * HOUR_MS }
   const rows: NewCheck[] = []
