@@ -1,24 +1,17 @@
 // The uptime answer's hand-written bytes (src/http/uptime-json.ts): the very bytes Fastify's serializer makes of
 // the same report with the route's schema, and valid against that schema and the OpenAPI document, for series of
 // every shape (empty, partial last bucket, no times, no tracked time, large sums, every histogram value).
-import { readFileSync } from 'node:fs'
 import t from 'tap'
 import Fastify from 'fastify'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
 import { HISTOGRAM_LOWER_BOUNDS, bucketValue } from '../../src/domain/latency-histogram.ts'
 import { uptimeEnvelopeJson } from '../../src/http/uptime-json.ts'
 import { uptimeReport, type UptimeSeries } from '../../src/repositories/uptime.ts'
 import { UptimeEnvelope, UptimeReportSchema } from '../../src/schemas/uptime.ts'
-import { deref, type Schema } from '../fuzz/schema-arbitrary.ts'
 import { seededRandom } from '../support/seeded-random.ts'
+import { ajv, documentedGetAnswer, typeboxAnswer } from '../support/response-validators.ts'
 
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
-const doc = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Schema
-const ajv = new Ajv2020({ strict: false, allErrors: true })
-addFormats(ajv)
-const documented = ajv.compile(deref(doc.paths['/api/v1/monitors/{id}/uptime'].get.responses['200'].content['application/json'].schema, doc))
-const typebox = ajv.addSchema(UptimeReportSchema).compile(UptimeEnvelope)
+const documented = documentedGetAnswer('/api/v1/monitors/{id}/uptime')
+const typebox = typeboxAnswer(UptimeEnvelope, UptimeReportSchema)
 
 const HOUR = 3_600_000
 const DAY = 86_400_000

@@ -1,26 +1,19 @@
 // The monitor list as JSON made by the database (src/repositories/monitor-json.ts): its bytes valid against the
 // response schema (the OpenAPI document's and the TypeBox one), the same monitors, order, cursors and bytes as
 // the object path (listMonitorPage, JSON.stringify), for monitors of every kind and state, whole, filtered and paged.
-import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
 import { eq, sql } from 'drizzle-orm'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
 import { monitors } from '../../src/db/schema.ts'
 import { ApiKeyGoneError } from '../../src/domain/errors.ts'
 import { MonitorListEnvelope, MonitorListItemSchema } from '../../src/schemas/monitor.ts'
 import { listMonitorPage, listMonitorPageJson } from '../../src/repositories/monitors.ts'
 import type { MonitorListParams } from '../../src/schemas/monitor-list.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
-import { deref, type Schema } from '../fuzz/schema-arbitrary.ts'
+import { documentedGetAnswer, typeboxAnswer } from '../support/response-validators.ts'
 
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
-const doc = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Schema
-const ajv = new Ajv2020({ strict: false, allErrors: true })
-addFormats(ajv)
 // The answer as the document declares it, and as the route's TypeBox schema does.
-const documented = ajv.compile(deref(doc.paths['/api/v1/monitors'].get.responses['200'].content['application/json'].schema, doc))
-const typebox = ajv.addSchema(MonitorListItemSchema).compile(MonitorListEnvelope)
+const documented = documentedGetAnswer('/api/v1/monitors')
+const typebox = typeboxAnswer(MonitorListEnvelope, MonitorListItemSchema)
 
 t.test('the list as JSON from SQL: valid, and what the object path gives', async (t) => {
   let now = new Date('2026-11-21T09:00:00.000Z')
