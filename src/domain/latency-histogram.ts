@@ -60,13 +60,17 @@ export interface PercentileColumns { p50: Float64Array, p95: Float64Array, p99: 
 const one: PercentileColumns = { p50: new Float64Array(1), p95: new Float64Array(1), p99: new Float64Array(1) }
 const orNull = (value: number) => Number.isNaN(value) ? null : value
 
+/** The percentiles at index `at` of columns (null where NaN). */
+export const percentilesAt = (columns: PercentileColumns, at: number): Percentiles =>
+  ({ p50: orNull(columns.p50[at]), p95: orNull(columns.p95[at]), p99: orNull(columns.p99[at]) })
+
 /**
  * p50, p95 and p99 by nearest rank (the value at rank ceil(p * n)) of a dense histogram: the value of the
  * bucket that holds that rank, so within 5% of the exact percentile. Null when there are no times.
  */
 export function percentiles (histogram: ArrayLike<number>): Percentiles {
   percentilesInto(one, 0, null, histogram)
-  return { p50: orNull(one.p50[0]), p95: orNull(one.p95[0]), p99: orNull(one.p99[0]) }
+  return percentilesAt(one, 0)
 }
 
 /**

@@ -22,7 +22,8 @@ function iso (ms: number): string {
 const number = (value: number | null): string => value === null || Number.isNaN(value) ? 'null' : '' + value
 
 /** One period of UptimeReport (src/schemas/uptime.ts), its fields in the schema's order. */
-function period (series: UptimeSeries, i: number, start: number, end: number): string {
+function period (series: UptimeSeries, i: number): string {
+  const [start, end] = bucketBounds(series, i)
   return '{"start":"' + iso(start) + '","end":"' + iso(end) +
     '","uptime_percent":' + number(uptimePercent(series.trackedMs[i], series.downtimeMs[i])) +
     ',"downtime_seconds":' + Math.round(series.downtimeMs[i] / 1000) +
@@ -36,9 +37,7 @@ function period (series: UptimeSeries, i: number, start: number, end: number): s
  * them (bench/results.md); every character is ASCII, so latin1 is UTF-8 here.
  */
 export function uptimeEnvelopeJson (series: UptimeSeries): Buffer {
-  let json = '{"data":{"summary":' + period(series, series.count, ...bucketBounds(series, series.count)) + ',"buckets":['
-  for (let i = 0, start = series.start; i < series.count; i++, start += series.step) {
-    json += (i > 0 ? ',' : '') + period(series, i, start, Math.min(start + series.step, series.end))
-  }
+  let json = '{"data":{"summary":' + period(series, series.count) + ',"buckets":['
+  for (let i = 0; i < series.count; i++) json += (i > 0 ? ',' : '') + period(series, i)
   return Buffer.from(json + ']}}', 'latin1')
 }

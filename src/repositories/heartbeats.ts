@@ -13,9 +13,9 @@ const liveHeartbeat = and(isNull(monitors.deletedAt), eq(monitors.monitorType, '
  * them apart), by token; a token no live heartbeat has is missing.
  */
 export async function lockHeartbeatsByTokens (tx: Pick<Database, 'execute'>, tokens: string[]): Promise<Map<string, MonitorRow>> {
-  const rows = rowsOf(await tx.execute(sql`select ${MONITOR_COLUMNS} from ${monitors} m
-    where m.ping_token = ${anyOf(tokens, 'text')} and m.deleted_at is null and m.monitor_type = 'heartbeat'
-    order by m.id for update`))
+  const rows = rowsOf(await tx.execute(sql`select ${MONITOR_COLUMNS} from ${monitors}
+    where ${monitors.pingToken} = ${anyOf(tokens, 'text')} and ${liveHeartbeat}
+    order by ${monitors.id} for update`))
   return new Map(rows.map((row) => {
     const monitor = monitorRowOf(row)
     return [monitor.pingToken!, monitor]

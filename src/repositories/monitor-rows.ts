@@ -13,8 +13,8 @@ const COLUMNS = Object.entries(getTableColumns(monitors)).map(([field, column]) 
   decode: (value: unknown) => column.mapFromDriverValue(value),
 }))
 
-/** `m."id", m."user_id", ...`: every column of the monitors table aliased `m`. */
-export const MONITOR_COLUMNS: SQL = sql.raw(COLUMNS.map(({ name }) => `m."${name}"`).join(', '))
+/** `"id", "user_id", ...`: every column of the monitors table (a statement reading it alone, unaliased). */
+export const MONITOR_COLUMNS: SQL = sql.raw(COLUMNS.map(({ name }) => `"${name}"`).join(', '))
 
 /** A row of MONITOR_COLUMNS as the driver gives it (keyed by column name), as MonitorRow. */
 export function monitorRowOf (row: Record<string, unknown>): MonitorRow {

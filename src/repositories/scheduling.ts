@@ -99,9 +99,9 @@ export async function claimDueMonitors (db: Database, now: Date, limit: number, 
  * locking overlapping sets never wait on each other in a cycle); paused and deleted ones are left out.
  */
 export async function lockActiveMonitors (tx: Pick<Database, 'execute'>, ids: string[]): Promise<Map<string, MonitorRow>> {
-  const rows = rowsOf(await tx.execute(sql`select ${MONITOR_COLUMNS} from ${monitors} m
-    where m.id = ${anyOf(ids, 'uuid')} and m.deleted_at is null and m.is_active
-    order by m.id for update`))
+  const rows = rowsOf(await tx.execute(sql`select ${MONITOR_COLUMNS} from ${monitors}
+    where ${monitors.id} = ${anyOf(ids, 'uuid')} and ${monitors.deletedAt} is null and ${monitors.isActive}
+    order by ${monitors.id} for update`))
   return new Map(rows.map((row) => {
     const monitor = monitorRowOf(row)
     return [monitor.id, monitor]

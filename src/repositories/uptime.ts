@@ -3,7 +3,7 @@
 import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { preparedSql } from '../db/prepared.ts'
-import { emptyHistogram, percentilesInto, type PercentileColumns } from '../domain/latency-histogram.ts'
+import { emptyHistogram, percentilesAt, percentilesInto, type PercentileColumns } from '../domain/latency-histogram.ts'
 import type { RollupGranularity } from '../domain/vocabulary.ts'
 import type { UptimeReport } from '../schemas/uptime.ts'
 import { assertOwnerFound, ownedMonitorRow, ownerValue, perOwnerKind, type Owner, type OwnerKind } from './owner.ts'
@@ -178,7 +178,6 @@ export const uptimePercent = (trackedMs: number, downtimeMs: number): number | n
 
 /** The series as the API's report, one object per bucket (the dashboard, tests; the API writes its bytes itself). */
 export function uptimeReport (series: UptimeSeries): UptimeReport {
-  const orNull = (value: number) => Number.isNaN(value) ? null : value
   const period = (i: number): UptimeReport['summary'] => {
     const [start, end] = bucketBounds(series, i)
     return {
@@ -188,7 +187,7 @@ export function uptimeReport (series: UptimeSeries): UptimeReport {
       downtime_seconds: Math.round(series.downtimeMs[i] / 1000),
       checks: series.checks[i],
       failed_checks: series.failed[i],
-      response_time_ms: { p50: orNull(series.p50[i]), p95: orNull(series.p95[i]), p99: orNull(series.p99[i]) },
+      response_time_ms: percentilesAt(series, i),
     }
   }
   return { summary: period(series.count), buckets: Array.from({ length: series.count }, (_, i) => period(i)) }
