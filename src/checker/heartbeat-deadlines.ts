@@ -1,6 +1,5 @@
 // Missed heartbeats: in every checker process, heartbeat monitors whose deadline (next_check_at) passed without
 // a ping get a failed check, go down and open their incident at once, told as `heartbeat.missed`.
-import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/client.ts'
 import { heartbeatDeadline } from '../domain/monitor-types.ts'
@@ -32,8 +31,7 @@ export async function recordMissedHeartbeat (db: Database, now: Date): Promise<b
     if (!monitor) return false
     const grace = monitor.graceMinutes ?? 0
     const result = { isUp: false, statusCode: null, responseTimeMs: 0, errorMessage: missedMessage(monitor.intervalMinutes, grace), checkedAt: now }
-    const checkId = randomUUID()
-    await insertCheck(tx, monitor.id, result, checkId)
+    const checkId = await insertCheck(tx, monitor.id, result)
     const state = {
       status: 'down' as const,
       consecutiveFailures: monitor.consecutiveFailures + 1,

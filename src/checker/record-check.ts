@@ -4,7 +4,6 @@
 // notification (tlsExpiryReminder() rules). Many checks share one transaction of a few statements; a monitor
 // whose checks change an incident or tell something is recorded check by check. The repositories only read
 // and write rows.
-import { randomUUID } from 'node:crypto'
 import type { Database } from '../db/client.ts'
 import type { IncidentKind } from '../domain/vocabulary.ts'
 import { openIncident, resolveOpenIncident, type IncidentRow } from '../repositories/incidents.ts'
@@ -125,15 +124,14 @@ const stateOf = (row: MonitorRow): CheckState & { id: string } => ({
 async function recordEventfulCheck (tx: Database, monitor: MonitorRow, entry: CheckToRecord): Promise<MonitorRow> {
   const { monitorId, result } = entry
   const { outcome, reminder, row } = decide(monitor, entry)
-  // The check's id is made here only when a notification will quote it; otherwise the column's default.
-  const checkId = outcome.incident || outcome.degradation || reminder?.tell ? randomUUID() : undefined
-  await insertCheck(tx, monitorId, result, checkId)
+  // The notifications quote the check by the id its column made (time-ordered, schema.ts).
+  const checkId = await insertCheck(tx, monitorId, result)
   const { id: _, ...state } = stateOf(row)
   await saveCheckState(tx, monitorId, state)
   const told = () => ({
     userId: monitor.userId,
     monitor: toMonitor(row),
-    check: toCheck({ id: checkId!, monitorId, ...result }),
+    check: toCheck({ id: checkId, monitorId, ...result }),
     at: result.checkedAt,
   })
   // Each incident change is told in this transaction (the outbox).

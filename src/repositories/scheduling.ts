@@ -108,10 +108,12 @@ export async function lockActiveMonitors (tx: Pick<Database, 'execute'>, ids: st
   }))
 }
 
-/** Inserts the check; with the id given when the caller needs to know it (the column's default otherwise). */
-export async function insertCheck (tx: Queryable, monitorId: string, result: CheckResult, id?: string): Promise<void> {
+/** Inserts the check; answers its id (the column's default), for the notifications that quote it. */
+export async function insertCheck (tx: Queryable, monitorId: string, result: CheckResult): Promise<string> {
   const { isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody } = result
-  await tx.insert(checks).values({ id, monitorId, isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody })
+  const [row] = await tx.insert(checks).values({ monitorId, isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody })
+    .returning({ id: checks.id })
+  return row.id
 }
 
 /** The monitor's status, counters, last check and next check after a recorded check. */
@@ -124,8 +126,9 @@ export async function saveCheckState (
 }
 
 /**
- * Inserts checks that no notification quotes (their ids are the column's default), in one statement with one
- * parameter: building a multi-row insert's thousands of parameters cost more CPU than the rows (bench/results.md).
+ * Inserts checks that no notification quotes (their ids are the column's default, not read back), in one
+ * statement with one parameter: building a multi-row insert's thousands of parameters cost more CPU than the
+ * rows (bench/results.md).
  */
 export async function insertCheckRows (tx: Pick<Database, 'execute'>, rows: Array<{ monitorId: string, result: CheckResult }>): Promise<void> {
   if (rows.length === 0) return

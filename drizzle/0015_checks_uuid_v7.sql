@@ -1,0 +1,1 @@
+ALTER TABLE "checks" ALTER COLUMN "id" SET DEFAULT encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(floor(date_part('epoch', clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid;
