@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
-import { buildNextRollup, pruneRollups } from '../repositories/rollups.ts'
+import { buildNextRollup, pruneRollups, vacuumRollups } from '../repositories/rollups.ts'
 import { pause } from '../runtime/pause.ts'
 
 const EVERY_MS = 60_000
@@ -26,18 +26,24 @@ export interface RollupRunOptions {
   signal?: AbortSignal
 }
 
-/** Builds every bucket that is due (at most MAX_PER_RUN) and prunes old rows; returns how many buckets were built. */
+/**
+ * Builds every bucket that is due (at most MAX_PER_RUN) and prunes old rows, then vacuums the rollups when it
+ * built a day (vacuumRollups); returns how many buckets were built.
+ */
 export async function runRollups (db: Database, clock: Clock, options: RollupRunOptions = {}): Promise<number> {
   const { restRatio = 0, signal } = options
-  let built = 0
+  let [built, days] = [0, 0]
   while (built < MAX_PER_RUN && !signal?.aborted) {
     const started = performance.now()
-    if (await buildNextRollup(db, clock()) !== 'built') break
+    const result = await buildNextRollup(db, clock())
+    if (result === 'idle' || result === 'busy') break
     built++
+    if (result === 'day') days++
     // Let other queries through between buckets (PGlite runs one statement at a time), for a while in a catch-up.
     await pause((performance.now() - started) * restRatio, signal)
   }
   if (!signal?.aborted) await pruneRollups(db, clock())
+  if (days > 0 && !signal?.aborted) await vacuumRollups(db)
   return built
 }
 

@@ -303,6 +303,11 @@ export const monitorRollups = pgTable('monitor_rollups', {
   downtimeMs: integer('downtime_ms').notNull(),
   histBuckets: smallint('hist_buckets').array().notNull(),
   histCounts: integer('hist_counts').array().notNull(),
+  // A day row as the uptime read sends it to the API (src/repositories/uptime.ts), kept by the database:
+  // writing a year's arrays as text was most of the read's time in PostgreSQL (bench/results.md). The format is
+  // rollup_row_text() of drizzle/0016_rollup_day_text.sql; hour rows are written out by the read itself.
+  rowText: text('row_text').generatedAlwaysAs(sql.raw(`case when granularity = 'day' then
+    rollup_day_text(start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts) end`)),
 }, (t) => [
   primaryKey({ columns: [t.monitorId, t.granularity, t.start] }),
   // The retention's range: the oldest rows of a granularity, whatever their monitor.

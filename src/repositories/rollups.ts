@@ -158,9 +158,9 @@ async function rollupProgress (db: Pick<Database, 'execute'>, lock = false): Pro
 /**
  * Builds the next bucket that is due, in one transaction that holds the progress rows (another process
  * skips them and answers 'busy'): a day once its 24 hours are built, else an hour ROLLUP_LAG_MS after
- * its end. The first build starts at the hour of the oldest check or monitor (at most the day rows' retention ago).
+ * its end. Answers the granularity built, or 'idle' when nothing is due. The first build starts at the hour of the oldest check or monitor (at most the day rows' retention ago).
  */
-export async function buildNextRollup (db: Database, now: Date): Promise<'built' | 'idle' | 'busy'> {
+export async function buildNextRollup (db: Database, now: Date): Promise<RollupGranularity | 'idle' | 'busy'> {
   return db.transaction(async (tx) => {
     let progress = await rollupProgress(tx, true)
     if (progress.hour === undefined && progress.day === undefined) {
@@ -179,12 +179,12 @@ export async function buildNextRollup (db: Database, now: Date): Promise<'built'
     if (day + DAY_MS <= hour) {
       await buildDayRollups(tx, day)
       await advance('day', day + DAY_MS)
-      return 'built'
+      return 'day'
     }
     if (hour + HOUR_MS + ROLLUP_LAG_MS > now.getTime()) return 'idle'
     await buildHourRollups(tx, hour)
     await advance('hour', hour + HOUR_MS)
-    return 'built'
+    return 'hour'
   })
 }
 
@@ -195,4 +195,14 @@ export async function pruneRollups (db: Pick<Database, 'execute'>, now: Date): P
     where (granularity = 'hour' and start < ${cutoff(ROLLUP_RETENTION_DAYS.hour)}::timestamptz)
        or (granularity = 'day' and start < ${cutoff(ROLLUP_RETENTION_DAYS.day)}::timestamptz)`)
   return Array.isArray(result) ? (result as { count?: number }).count ?? 0 : (result as { affectedRows?: number }).affectedRows ?? 0
+}
+
+/**
+ * Marks the pages of new day rows all-visible (and refreshes the table's statistics), so that the uptime read
+ * takes them from its covering index alone (src/repositories/uptime.ts): until then every row of a page not
+ * so marked is fetched from the table too. Autovacuum would come only after inserts of a fifth of the table,
+ * weeks of days. Only what changed since the last vacuum is scanned. Outside any transaction (VACUUM's rule).
+ */
+export async function vacuumRollups (db: Pick<Database, 'execute'>): Promise<void> {
+  await db.execute(sql`vacuum (analyze) monitor_rollups`)
 }

@@ -11,15 +11,19 @@ import { bucketStart, rollupSelect, STEP_MS } from './rollups.ts'
 
 const STEP_SQL: Record<RollupGranularity, SQL> = { hour: sql.raw("interval '1 hour'"), day: sql.raw("interval '1 day'") }
 
+/** A rollup row as the read's text (rollup_row_text of drizzle/0016_rollup_day_text.sql; see uptimeStatement). */
+const ROW_TEXT = sql.raw('rollup_row_text(start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts)')
+
 /**
- * The statement of the stored rows of a monitor in a range: an index range read of at most a bucket per row
- * (test/repositories/rollups-explain.test.ts). Day rows are read from the covering index of day rows only
- * (drizzle/0014_rollup_days_covering.sql) without their table: the job writes a day of every monitor at once,
- * so a monitor's year of rows lies on 365 pages of the table (8 ms a year, read from the OS's cache) and
- * on some 15 of the index. The granularity is a literal so that a prepared statement's plan can use it.
+ * The statement of the stored rows of a monitor in a range, as their text (`row`): an index range read of at
+ * most a bucket per row (test/repositories/rollups-explain.test.ts). Day rows are read from the covering index
+ * of day rows only (drizzle/0016_rollup_day_text.sql), which holds each row's text, without their table: the
+ * job writes a day of every monitor at once, so a monitor's year of rows lies on 365 pages of the table (8 ms a
+ * year, read from the OS's cache) and on some 15 of the index. The granularity is a literal so that a prepared
+ * statement's plan can use it.
  */
 export function storedRollupsQuery (granularity: RollupGranularity, p: Record<'monitorId' | 'start' | 'end', SQL | string | Placeholder>) {
-  return sql`select start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts from monitor_rollups
+  return sql`select ${granularity === 'day' ? sql.raw('row_text') : ROW_TEXT} as row from monitor_rollups
     where monitor_id = ${p.monitorId}::uuid and granularity = ${sql.raw(`'${granularity}'`)}
       and start >= ${p.start}::timestamptz and start < ${p.end}::timestamptz`
 }
@@ -29,9 +33,8 @@ export function storedRollupsQuery (granularity: RollupGranularity, p: Record<'m
  * exists, the deleted-key rule of docs/architecture.md), how far the rollups are built, and the rows of the
  * range as one text (`rows`): the stored rows of the granularity, then for a day being built its built
  * hours, then past those the hours computed from raw rows by rollupSelect. A row is
- * `start ms,checks,failed,tracked ms,downtime ms,{buckets},{counts}`, rows separated by `;`: one string
- * for the driver to hand over instead of 365 rows of 7 values (bench/results.md, issue #16). The start's
- * milliseconds by date_part (float8), not extract (numeric): ~10% of the statement's time for a year by day.
+ * `start ms,checks,failed,tracked ms,downtime ms,{buckets},{counts}` (rollup_row_text), rows separated by
+ * `;`: one string for the driver to hand over instead of 365 rows of 7 values (bench/results.md, issue #16).
  */
 const uptimeStatement = perOwnerKind((kind: OwnerKind) => {
   const build = (granularity: RollupGranularity) => preparedSql(`uptime_${kind}_${granularity}`, () => {
@@ -59,13 +62,12 @@ const uptimeStatement = perOwnerKind((kind: OwnerKind) => {
         select h.*, ${granularity === 'day' ? sql`least(coalesce(day_built, first), hours_to)` : sql`hours_to`} as built_to from h
       )
       select req.id, (extract(epoch from req.created_at) * 1000)::float8 as created, (
-        select string_agg(concat_ws(',', (date_part('epoch', x.start) * 1000)::bigint, x.checks, x.failed_checks, x.tracked_ms,
-          x.downtime_ms, x.hist_buckets, x.hist_counts), ';')
+        select string_agg(x.row, ';')
         from (
           ${storedRollupsQuery(granularity, { monitorId: sql`req.id`, start: sql`req.first`, end: sql`req.built_to` })}
           ${hours}
           union all
-          select start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts from (${live}) l
+          select ${ROW_TEXT} from (${live}) l
         ) x
       ) as rows
       from req`
