@@ -24,13 +24,20 @@ const dialect = new PgDialect()
 export interface PreparedSql {
   /** The rows as the driver gives them: an array (postgres.js) or {rows} (PGlite); see rowsOf(). */
   execute: (values: Record<string, unknown>) => Promise<unknown>
+  /**
+   * The rows as arrays of the columns' bytes (UTF-8 text; null for a null): what postgres.js received, not
+   * decoded into strings, for a large text that is sent on as it is (a list's JSON).
+   */
+  executeRaw: (values: Record<string, unknown>) => Promise<Array<Array<Buffer | null>>>
 }
 
 // What drizzle's PGlite session passes with every query: date and time types stay text, as on postgres.js
 // (where drizzle sets this on the client). The type OIDs, so that PGlite is not loaded to name them.
 const PGLITE_TEXT_TIMES = { parsers: Object.fromEntries([1082, 1114, 1184, 1186].map((oid) => [oid, (value: string) => value])) }
 
-type Client = { unsafe: (text: string, params: unknown[]) => Promise<unknown> } | { query: (text: string, params: unknown[], options: object) => Promise<unknown> }
+type Client = { unsafe: (text: string, params: unknown[]) => Promise<unknown> & { raw: () => Promise<unknown> } } |
+  { query: (text: string, params: unknown[], options: object) => Promise<unknown> }
+type RawRows = Array<Array<Buffer | null>>
 
 /**
  * Plain SQL (drizzle's sql`` with sql.placeholder()s) turned into text once per database, and run on
@@ -48,9 +55,21 @@ export function preparedSql (name: string, build: () => SQL): (db: Database) => 
     })
     const client = (db as unknown as { $client: Client }).$client
     const valuesOf = (values: Record<string, unknown>) => names.map((placeholder) => values[placeholder])
-    return 'unsafe' in client
-      ? { execute: (values) => client.unsafe(text, valuesOf(values)) }
-      : { execute: (values) => client.query(text, valuesOf(values), PGLITE_TEXT_TIMES) }
+    if ('unsafe' in client) {
+      return {
+        execute: (values) => client.unsafe(text, valuesOf(values)),
+        executeRaw: async (values) => await client.unsafe(text, valuesOf(values)).raw() as RawRows,
+      }
+    }
+    // PGlite gives strings (it runs in this process, nothing to save): as bytes, for the same answer.
+    const rawOptions = { ...PGLITE_TEXT_TIMES, rowMode: 'array' }
+    return {
+      execute: (values) => client.query(text, valuesOf(values), PGLITE_TEXT_TIMES),
+      executeRaw: async (values) => {
+        const { rows } = await client.query(text, valuesOf(values), rawOptions) as { rows: unknown[][] }
+        return rows.map((row) => row.map((value) => value === null ? null : Buffer.from(String(value))))
+      },
+    }
   })
 }
 

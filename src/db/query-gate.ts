@@ -47,11 +47,15 @@ export class QueryGate {
     }
   }
 
-  /** The query as drizzle uses it (awaited, or .values() then awaited), run through the gate. */
-  wrap<T> (query: PromiseLike<T> & { values: () => unknown }): PromiseLike<T> & { values: () => PromiseLike<T> } {
+  /** The query as drizzle uses it (awaited, or .values() then awaited; .raw() for bytes), run through the gate. */
+  wrap<T> (query: PromiseLike<T> & { values: () => unknown, raw: () => unknown }): PromiseLike<T> & { values: () => PromiseLike<T>, raw: () => PromiseLike<T> } {
     const gated = {
       values: () => {
         query.values()
+        return gated
+      },
+      raw: () => {
+        query.raw()
         return gated
       },
       then: <A, B>(onfulfilled?: ((value: T) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null) =>

@@ -8,6 +8,8 @@ import {
   MONITOR_DEFAULTS,
   MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, ROLLUP_GRANULARITIES,
 } from '../domain/vocabulary.ts'
+import { MonitorListItemSchema } from '../schemas/monitor.ts'
+import { rowJsonSql } from './row-json.ts'
 
 // Millisecond precision, so a timestamp read back as JSON can be sent again as a `before` cursor.
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 })
@@ -148,6 +150,9 @@ export const monitors = pgTable('monitors', {
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
   deletedAt: ts('deleted_at'),
+  // The row as an item of the monitor list's JSON, kept by the database on every write, so that a list is
+  // texts joined (src/repositories/monitor-json.ts); not read otherwise (monitor-rows.ts, MONITOR_ROW_COLUMNS).
+  listJson: text('list_json').notNull().generatedAlwaysAs(sql.raw(rowJsonSql(MonitorListItemSchema))),
 }, (t) => [
   index('monitors_user_created_idx').on(t.userId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
   // What the checker claims (every kind but heartbeats, which are pinged), and the deadlines of heartbeats:

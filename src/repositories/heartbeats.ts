@@ -3,7 +3,7 @@
 import { and, asc, eq, isNull, lte, min, sql } from 'drizzle-orm'
 import { rowsOf, type Database, type Queryable } from '../db/client.ts'
 import { monitors } from '../db/schema.ts'
-import { anyOf, MONITOR_COLUMNS, monitorRowOf, type MonitorRow } from './monitor-rows.ts'
+import { anyOf, MONITOR_COLUMNS, monitorRowColumns, monitorRowOf, type MonitorRow } from './monitor-rows.ts'
 
 const liveHeartbeat = and(isNull(monitors.deletedAt), eq(monitors.monitorType, 'heartbeat'))
 
@@ -28,7 +28,7 @@ export async function lockHeartbeatsByTokens (tx: Pick<Database, 'execute'>, tok
  * under the lock, so a ping that moved it is seen. Undefined when none is due.
  */
 export async function lockMissedHeartbeat (tx: Queryable, now: Date): Promise<MonitorRow | undefined> {
-  const [row] = await tx.select().from(monitors)
+  const [row] = await tx.select(monitorRowColumns).from(monitors)
     .where(and(liveHeartbeat, eq(monitors.isActive, true), lte(monitors.nextCheckAt, now)))
     .orderBy(asc(monitors.nextCheckAt))
     .limit(1)

@@ -1,12 +1,11 @@
 // A monitor's columns from an API body: each kind sets its own fields, and the others' columns hold their
 // "not this kind" values, so that a row never carries another kind's settings (a keyword on a tcp monitor).
 import { randomBytes } from 'node:crypto'
-import type { monitors } from '../db/schema.ts'
 import { MONITOR_TYPE_FIELDS, isFieldOfType } from '../domain/monitor-types.ts'
 import { MONITOR_DEFAULTS, type MonitorType } from '../domain/vocabulary.ts'
 import type { NewMonitor, UpdateMonitor } from '../schemas/monitor.ts'
+import type { MonitorRow } from './monitor-rows.ts'
 
-type MonitorRow = typeof monitors.$inferSelect
 type Flat = Required<UpdateMonitor>
 
 /** The value of a kind's own field on a monitor of another kind: the column's default, or null. */

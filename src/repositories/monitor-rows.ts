@@ -4,10 +4,17 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm'
 import { monitors } from '../db/schema.ts'
 
-export type MonitorRow = typeof monitors.$inferSelect
+/**
+ * The columns of a whole monitor row, as drizzle selects and returns them (`select(monitorRowColumns)`): every
+ * column but list_json, the row's JSON for the list alone (src/db/row-json.ts), a few hundred bytes that no
+ * other read wants.
+ */
+export const monitorRowColumns = (({ listJson: _, ...columns }) => columns)(getTableColumns(monitors))
+
+export type MonitorRow = Omit<typeof monitors.$inferSelect, 'listJson'>
 
 /** Each column: its field in MonitorRow, its name in SQL, and drizzle's own decoder of its driver value. */
-const COLUMNS = Object.entries(getTableColumns(monitors)).map(([field, column]) => ({
+const COLUMNS = Object.entries(monitorRowColumns).map(([field, column]) => ({
   field,
   name: column.name,
   decode: (value: unknown) => column.mapFromDriverValue(value),

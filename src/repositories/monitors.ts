@@ -11,6 +11,7 @@ import {
 import { assertSendableRequest } from '../domain/monitor-request.ts'
 import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.ts'
 import { columnsOf, kindChangeColumns, newMonitorColumns } from './monitor-columns.ts'
+import { monitorRowColumns, type MonitorRow } from './monitor-rows.ts'
 import { resolveOpenIncident } from './incidents.ts'
 import { channelIdsColumn, monitorChannelIds, setMonitorChannels } from './monitor-channels.ts'
 import { enqueueIncidentEvent } from './notification-outbox.ts'
@@ -24,8 +25,6 @@ export const PING_PATH = '/ping/'
 import {
   assertOwnerFound, foundRows, ownedMonitorRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
 } from './owner.ts'
-
-type MonitorRow = typeof monitors.$inferSelect
 
 /**
  * Where a heartbeat is pinged, from the server's root: the edge puts the public address before it
@@ -132,7 +131,7 @@ const insertStatement = preparedPerDatabase((db) => db.insert(monitors).values({
   nextCheckAt: asIs('nextCheckAt'),
   createdAt: asIs('now'),
   updatedAt: asIs('now'),
-}).returning().prepare('insert_monitor'))
+}).returning(monitorRowColumns).prepare('insert_monitor'))
 
 export async function createMonitor (db: Database, userId: string, input: NewMonitor, now: Date): Promise<Monitor> {
   if (input.monitor_type === 'site') assertSendableRequest(input)
@@ -152,7 +151,7 @@ export async function createMonitor (db: Database, userId: string, input: NewMon
   }
   // With channels: the monitor and its opt-ins together, or neither (a channel that is not the user's).
   return db.transaction(async (tx) => {
-    const [row] = await tx.insert(monitors).values({ ...values, nextCheckAt, createdAt: now, updatedAt: now }).returning()
+    const [row] = await tx.insert(monitors).values({ ...values, nextCheckAt, createdAt: now, updatedAt: now }).returning(monitorRowColumns)
     await setMonitorChannels(tx, userId, row.id, input.notification_channel_ids)
     return { ...toMonitor(row), notification_channel_ids: await monitorChannelIds(tx, row.id) }
   })
@@ -178,7 +177,7 @@ export async function updateMonitor (
   db: Database, userId: string, id: string, input: UpdateMonitor, now: Date
 ): Promise<Monitor | undefined> {
   return db.transaction(async (tx) => {
-    const [current] = await tx.select().from(monitors).where(ownedLive(userId, id)).for('update')
+    const [current] = await tx.select(monitorRowColumns).from(monitors).where(ownedLive(userId, id)).for('update')
     if (!current) return undefined
     if (input.request_headers !== undefined) input = { ...input, request_headers: mergeRequestHeaders(current.requestHeaders, input.request_headers) }
     const type = input.monitor_type ?? current.monitorType
@@ -219,7 +218,7 @@ export async function updateMonitor (
       const next = current.lastCheckedAt.getTime() + input.interval_minutes * 60_000
       changes.nextCheckAt = new Date(Math.max(next, now.getTime()))
     }
-    const [row] = await tx.update(monitors).set(changes).where(eq(monitors.id, id)).returning()
+    const [row] = await tx.update(monitors).set(changes).where(eq(monitors.id, id)).returning(monitorRowColumns)
     if (channelsChange) await setMonitorChannels(tx, userId, id, input.notification_channel_ids!)
     const monitor = toMonitor(row)
     if (pausing) await resolveAndNotify(tx, monitor, userId, now)
@@ -239,7 +238,7 @@ export async function deleteMonitor (db: Database, userId: string, id: string, n
     const [deleted] = await tx.update(monitors)
       .set({ deletedAt: now, updatedAt: now, nextCheckAt: null })
       .where(ownedLive(userId, id))
-      .returning()
+      .returning(monitorRowColumns)
     if (!deleted) return false
     await resolveAndNotify(tx, toMonitor(deleted), userId, now)
     return true

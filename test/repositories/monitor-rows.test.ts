@@ -6,6 +6,7 @@ import { eq, inArray } from 'drizzle-orm'
 import { monitors } from '../../src/db/schema.ts'
 import { lockHeartbeatsByTokens } from '../../src/repositories/heartbeats.ts'
 import { lockActiveMonitors } from '../../src/repositories/scheduling.ts'
+import { monitorRowColumns } from '../../src/repositories/monitor-rows.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
 
 t.test('the locks give drizzle\'s rows, and only the live ones', async (t) => {
@@ -38,7 +39,7 @@ t.test('the locks give drizzle\'s rows, and only the live ones', async (t) => {
   }).where(eq(monitors.id, site.id))
 
   const ids = [site.id, dns.id, tcp.id, heartbeat.id, paused.id, deleted.id, '3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d']
-  const expected = await app.db.select().from(monitors).where(inArray(monitors.id, [site.id, dns.id, tcp.id, heartbeat.id]))
+  const expected = await app.db.select(monitorRowColumns).from(monitors).where(inArray(monitors.id, [site.id, dns.id, tcp.id, heartbeat.id]))
   t.equal(expected.length, 4)
   const locked = await app.db.transaction((tx) => lockActiveMonitors(tx, ids))
   t.same([...locked.keys()], [site.id, dns.id, tcp.id, heartbeat.id].sort(), 'the live, active ones, in the order of their ids')
@@ -49,10 +50,10 @@ t.test('the locks give drizzle\'s rows, and only the live ones', async (t) => {
   t.same((await app.db.transaction((tx) => lockActiveMonitors(tx, []))).size, 0)
 
   // A heartbeat's token; a paused heartbeat is given too (the caller tells it apart); any other text finds nothing.
-  const [beatRow] = await app.db.select().from(monitors).where(eq(monitors.id, heartbeat.id))
+  const [beatRow] = await app.db.select(monitorRowColumns).from(monitors).where(eq(monitors.id, heartbeat.id))
   const token = beatRow.pingToken!
   const pausedBeat = await makeMonitor(app, auth, { name: 'Paused beat', monitor_type: 'heartbeat', url: undefined, is_active: false })
-  const [pausedRow] = await app.db.select().from(monitors).where(eq(monitors.id, pausedBeat.id))
+  const [pausedRow] = await app.db.select(monitorRowColumns).from(monitors).where(eq(monitors.id, pausedBeat.id))
   const byToken = await app.db.transaction((tx) => lockHeartbeatsByTokens(tx, [token, pausedRow.pingToken!, 'x"}{,\\\'', site.id]))
   t.same([...byToken.keys()].sort(), [token, pausedRow.pingToken].sort())
   t.strictSame(byToken.get(token), beatRow)
