@@ -92,7 +92,7 @@ async function startServer (name: ServerName, options: ApiBenchOptions, seeded: 
       ...options.database,
       PORT: String(port),
       REFERENCE_KEY_ID: seeded.readKeyId,
-      REFERENCE_WRITE_USER_ID: seeded.writeUserId,
+      REFERENCE_WRITE_KEY_ID: seeded.writeKeyId,
       ...(options.pageUser ? { REFERENCE_PAGE_KEY_ID: options.pageUser.keyId } : {}),
     }, { logFile, nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, 'reference')}`] : [] })
   const base = `http://127.0.0.1:${port}`

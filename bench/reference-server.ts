@@ -1,6 +1,6 @@
 // The reference server: bare Fastify routes that run Pingward's SQL through postgres.js (or PGlite) and
 // answer the same bytes, with no auth, rate limit, ORM, validation or logging. Env: PORT, DATABASE_URL or
-// DATA_DIR, REFERENCE_KEY_ID (the key the reads start from), REFERENCE_WRITE_USER_ID (creates),
+// DATA_DIR, REFERENCE_KEY_ID (the key the reads start from), REFERENCE_WRITE_KEY_ID (creates),
 // REFERENCE_PAGE_KEY_ID (the key of the user whose list is paged, GET /monitors?limit=50).
 import Fastify from 'fastify'
 import postgres from 'postgres'
@@ -65,7 +65,7 @@ const monitorJson = (r: Row) => ({
 
 async function main (): Promise<void> {
   const keyId = process.env.REFERENCE_KEY_ID!
-  const writeUserId = process.env.REFERENCE_WRITE_USER_ID!
+  const writeKeyId = process.env.REFERENCE_WRITE_KEY_ID!
   const pageKeyId = process.env.REFERENCE_PAGE_KEY_ID ?? keyId
   let query: (text: string, params: unknown[]) => Promise<Row[]>
   let close: () => Promise<void>
@@ -117,7 +117,8 @@ async function main (): Promise<void> {
     return reply.type(json).send(JSON.stringify({ data: rows[0].id === null ? [] : rows.map(listItemJson) }))
   })
   app.post<{ Body: CreateBody }>('/api/v1/monitors', async (request, reply) => {
-    const [row] = await query(INSERT_SQL, insertParams(writeUserId, request.body, new Date()))
+    const [row] = await query(INSERT_SQL, insertParams(writeKeyId, request.body, new Date()))
+    if (!row) return reply.code(401).type(json).send('{"error":"Unauthorized"}')
     return reply.code(201).header('location', `/api/v1/monitors/${row.id}`).type(json).send(JSON.stringify({ data: monitorJson(row) }))
   })
 

@@ -46,10 +46,9 @@ export const PAGE_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m
     ) m on true`
 export const pageParams = (keyId: string): unknown[] => [keyId, PAGE_LIMIT + 1]
 
-const MONITOR_COLUMNS = '"id", "user_id", "name", "url", "monitor_type", "method", "expected_status", "interval_minutes", "is_active", "timeout_seconds", "failure_threshold", "recovery_threshold", "keyword", "keyword_mode", "degraded_after_ms", "request_headers", "request_body", "dns_record_type", "dns_expected", "grace_minutes", "ping_token", "tls_expires_at", "tls_issuer", "tls_expiry_told_days", "status", "last_checked_at", "next_check_at", "consecutive_failures", "consecutive_successes", "consecutive_slow", "created_at", "updated_at", "deleted_at"'
-
-/** POST /monitors (the body's defaults filled in, as Pingward's validation does). */
-export const INSERT_SQL = `insert into "monitors" (${MONITOR_COLUMNS}) values (default, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, default, default, default, $21, default, $22, default, default, default, $23, $24, default) returning ${MONITOR_COLUMNS}`
+/** POST /monitors (the body's defaults filled in, as Pingward's validation does), from the key's row: no row, the key is gone. */
+export const INSERT_SQL = `insert into "monitors" as m (user_id, name, url, monitor_type, method, expected_status, interval_minutes, is_active, timeout_seconds, failure_threshold, recovery_threshold, keyword, keyword_mode, degraded_after_ms, request_headers, request_body, dns_record_type, dns_expected, grace_minutes, ping_token, status, next_check_at, created_at, updated_at) select o.user_id, $1::text, $2::text, $3::text, $4::text, $5::smallint, $6::integer, $7::boolean, $8::smallint, $9::smallint, $10::smallint, $11::text, $12::text, $13::integer, $14::jsonb, $15::text, $16::text, $17::text[], $18::smallint, $19::text, $20::text, $21::timestamp (3) with time zone, $22::timestamp (3) with time zone, $23::timestamp (3) with time zone ${OWNER.replace('$1', '$24')}
+    returning m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.request_body, m.dns_record_type, m.dns_expected, m.grace_minutes, m.ping_token as ping_url, m.tls_expires_at, m.tls_issuer, '[]'::json as notification_channel_ids, m.created_at, m.updated_at`
 
 export interface CreateBody {
   name: string
@@ -64,21 +63,21 @@ export interface CreateBody {
   recovery_threshold?: number
 }
 
-export function insertParams (userId: string, body: CreateBody, now: Date): unknown[] {
+export function insertParams (keyId: string, body: CreateBody, now: Date): unknown[] {
   // The reference has no validation to apply the schema's defaults: it takes the same values directly.
   const d = MONITOR_DEFAULTS
   const active = body.is_active ?? d.is_active
   const at = now.toISOString()
   return [
-    userId, body.name.trim(), body.url, body.monitor_type ?? d.monitor_type, body.method ?? d.method, body.expected_status ?? d.expected_status,
+    body.name.trim(), body.url, body.monitor_type ?? d.monitor_type, body.method ?? d.method, body.expected_status ?? d.expected_status,
     body.interval_minutes ?? d.interval_minutes, active, body.timeout_seconds ?? d.timeout_seconds, body.failure_threshold ?? d.failure_threshold,
     body.recovery_threshold ?? d.recovery_threshold,
     // The HTTP assertions' defaults (none of them set by the benchmark's body); the headers as an object, which
-    // the reference's driver serializes to jsonb (a string would be stored as a JSON string).
+    // the reference's driver serializes to jsonb (Pingward's, whose drizzle client sends jsonb as given, gets JSON text).
     d.keyword, d.keyword_mode, d.degraded_after_ms, d.request_headers, d.request_body,
     // A site monitor's columns of the other kinds (dns_record_type, dns_expected, grace_minutes, ping_token).
     null, null, null, null,
-    active ? 'pending' : 'paused', active ? at : null, at, at,
+    active ? 'pending' : 'paused', active ? at : null, at, at, keyId,
   ]
 }
 

@@ -91,8 +91,8 @@ async function postgresDatabase (adminUrl: string, scale: Scale, reuse: boolean)
     const runner = postgresRunner(url)
     try {
       const [meta] = await runner.query('select scale, seeded from bench_meta')
-      // A database seeded before the reads checked their key has no readKeyId: it is seeded again.
-      if (meta?.scale === scale.name && JSON.stringify(meta.seeded).includes('readKeyId')) {
+      // A database seeded before the statements checked their key has no readKeyId or writeKeyId: it is seeded again.
+      if (meta?.scale === scale.name && JSON.stringify(meta.seeded).includes('writeKeyId')) {
         const handle = await openDatabase({ DATABASE_URL: url, DATA_DIR: 'unused' })
         await migrate(handle, url).finally(() => handle.close())
         log(`reusing ${DB_NAME} (seeded at scale ${scale.name})`)
@@ -162,7 +162,7 @@ async function main (): Promise<void> {
       '# which starts, one at a time:',
       `npm run build   # then Pingward runs as \`${NODE}dist/<entry>.js\` (processes.ts)`,
       `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATABASE_URL=<.../${DB_NAME}> ${NODE}dist/server.js`,
-      `PORT=<free> DATABASE_URL=<.../${DB_NAME}> REFERENCE_KEY_ID=<id> REFERENCE_WRITE_USER_ID=<id> ${NODE}--import=tsx bench/reference-server.ts`,
+      `PORT=<free> DATABASE_URL=<.../${DB_NAME}> REFERENCE_KEY_ID=<id> REFERENCE_WRITE_KEY_ID=<id> ${NODE}--import=tsx bench/reference-server.ts`,
       `node --import=tsx bench/load.ts '{"connections":${scale.api.connections},"durationSeconds":${scale.api.durationSeconds},...}'   # autocannon, a process of its own`,
       'PORT=<free> node --import=tsx bench/target-server.ts',
       'PORT=<free> node --import=tsx bench/notification-receiver.ts   # webhook receiver and target of the delivery benchmark',

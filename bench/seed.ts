@@ -22,6 +22,7 @@ export interface Seeded {
   /** A user of its own for POST /monitors, so creates do not grow the list that is read. */
   writeUserId: string
   writeKey: string
+  writeKeyId: string
   /** The read user's monitors, each with checksPerMonitor checks. */
   monitorIds: string[]
 }
@@ -64,7 +65,7 @@ async function seedUsersAndMonitors (db: SqlRunner, scale: Scale, now: Date): Pr
       [userId, 'bench', hashApiKey(key), keyPrefix(key), 'write'])
     keys.push({ key, id: row.id })
   }
-  return { readUserId: read.id, readKey: keys[0].key, readKeyId: keys[0].id, writeUserId: write.id, writeKey: keys[1].key }
+  return { readUserId: read.id, readKey: keys[0].key, readKeyId: keys[0].id, writeUserId: write.id, writeKey: keys[1].key, writeKeyId: keys[1].id }
 }
 
 /**

@@ -37,7 +37,7 @@ export async function verifyReferenceSql (url: string, seeded: Seeded): Promise<
     ]
     let createdId = ''
     const inserted = await capture(async () => {
-      createdId = (await createMonitor(db, seeded.writeUserId, withMonitorDefaults(POST_BODY as CreateMonitor), new Date())).id
+      createdId = (await createMonitor(db, { keyId: seeded.writeKeyId }, withMonitorDefaults(POST_BODY as CreateMonitor), new Date())).id
     })
     await deleteMonitor(db, seeded.writeUserId, createdId, new Date())
     expected.push(['POST /monitors', INSERT_SQL, inserted])

@@ -40,20 +40,27 @@ type Client = { unsafe: (text: string, params: unknown[]) => Promise<unknown> & 
 type RawRows = Array<Array<Buffer | null>>
 
 /**
- * Plain SQL (drizzle's sql`` with sql.placeholder()s) turned into text once per database, and run on
- * drizzle's own client (db.$client: on PostgreSQL the preparing, gated one of client.ts) without its
- * prepared-query layers (placeholders, tracing spans, cache, nested promises): on the API's hottest
- * reads both the text's building and those layers were a measurable share of each request
+ * Plain SQL (drizzle's sql`` with sql.placeholder()s) turned into text once, and run on drizzle's own
+ * client (on PostgreSQL the preparing, gated one of client.ts; in a transaction, the transaction's)
+ * without its prepared-query layers (placeholders, tracing spans, cache, nested promises): on the API's
+ * hottest reads both the text's building and those layers were a measurable share of each request
  * (bench/results.md, "Measurements behind the source").
  */
 export function preparedSql (name: string, build: () => SQL): (db: Database) => PreparedSql {
-  return preparedPerDatabase((db) => {
+  let query: { text: string, names: string[] } | undefined
+  const built = () => {
+    if (query) return query
     const { sql: text, params } = dialect.sqlToQuery(build())
     const names = params.map((param) => {
       if (!is(param, Placeholder)) throw new Error(`${name}: every value must be a sql.placeholder()`)
       return param.name
     })
-    const client = (db as unknown as { $client: Client }).$client
+    return (query = { text, names })
+  }
+  return preparedPerDatabase((db) => {
+    const { text, names } = built()
+    // The session's client: the database's (db.$client), or the connection a transaction holds.
+    const client = (db as unknown as { session: { client: Client } }).session.client
     const valuesOf = (values: Record<string, unknown>) => names.map((placeholder) => values[placeholder])
     if ('unsafe' in client) {
       return {

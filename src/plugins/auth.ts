@@ -29,9 +29,9 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /**
-     * Every read of the route goes through ownedRead(request), whose statements check that the key still
-     * exists: the plugin does not look a remembered key up again first. Only these routes may call
-     * ownedRead(), and they may not call confirmedCaller(): both are compile errors.
+     * Every statement of the route (its reads, or POST /monitors' create) goes through keyOwner(request) and
+     * checks itself that the key still exists: the plugin does not look a remembered key up again first.
+     * Only these routes may call keyOwner(), and they may not call confirmedCaller(): both are compile errors.
      */
     keyCheckedByQuery?: true
   }
@@ -55,7 +55,7 @@ export default fp(async (app) => {
   /**
    * Keys found valid, by key. A key's user, scope and expiry never change; only its deletion does, which
    * a remembered key cannot see. So a remembered key decides the rate-limit bucket and the scope, and
-   * a route uses it only when its statements check the key themselves (keyCheckedByQuery, ownedRead):
+   * a route uses it only when its statements check the key themselves (keyCheckedByQuery, keyOwner):
    * every other route looks the key up again first. A deleted key is refused on its very next request
    * (test/routes/deleted-key.test.ts proves it for every route of the API).
    */
@@ -128,19 +128,19 @@ export default fp(async (app) => {
 type RouteRequest<Config> = FastifyRequest & { routeOptions: { config: Config } }
 
 /**
- * The owner for the reads of a keyCheckedByQuery route: the request's key, which every owner-scoped
+ * The owner for the statements of a keyCheckedByQuery route: the request's key, which every owner-scoped
  * statement checks itself (no row: ApiKeyGoneError, answered 401). A compile error on any other route.
  */
-export function ownedRead (request: RouteRequest<{ keyCheckedByQuery: true }>): KeyOwner {
+export function keyOwner (request: RouteRequest<{ keyCheckedByQuery: true }>): KeyOwner {
   if (request.routeOptions.config.keyCheckedByQuery !== true) {
-    throw new Error(`ownedRead() on ${request.routeOptions.method} ${request.routeOptions.url}, which is not keyCheckedByQuery`)
+    throw new Error(`keyOwner() on ${request.routeOptions.method} ${request.routeOptions.url}, which is not keyCheckedByQuery`)
   }
   return { keyId: request.principal!.keyId }
 }
 
 /** The error a keyCheckedByQuery route gets for calling confirmedCaller(). */
 type NotOnKeyCheckedRoutes<Config> = Config extends { keyCheckedByQuery: true }
-  ? { 'a keyCheckedByQuery route reads through ownedRead(request), never the caller\'s user id': never }
+  ? { 'a keyCheckedByQuery route works through keyOwner(request), never the caller\'s user id': never }
   : unknown
 
 /**

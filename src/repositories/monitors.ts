@@ -1,8 +1,8 @@
 // Monitor data access for the API: list, read, create, update and soft-delete, scoped to one user.
-import { and, eq, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, eq, getTableColumns, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { isoTime } from '../db/timestamps.ts'
-import { preparedPerDatabase, preparedSql, selectList } from '../db/prepared.ts'
+import { preparedSql, selectList } from '../db/prepared.ts'
 import { monitors } from '../db/schema.ts'
 import {
   maskRequestHeaders, mergeRequestHeaders, MonitorSchema,
@@ -23,7 +23,7 @@ export { listMonitorPageJson } from './monitor-json.ts'
 /** The path of a heartbeat's ping URL, before its token. */
 export const PING_PATH = '/ping/'
 import {
-  assertOwnerFound, foundRows, ownedMonitorRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
+  assertOwnerFound, foundRows, ownedMonitorRow, ownerRow, ownerUserId, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
 } from './owner.ts'
 
 /**
@@ -77,12 +77,8 @@ function findMonitorQuery (kind: OwnerKind): SQL {
 }
 const findStatement = perOwnerKind((kind) => preparedSql(`find_monitor_${kind}`, () => findMonitorQuery(kind)))
 
-export async function findMonitor (db: Database, owner: Owner, id: string): Promise<Monitor | undefined> {
-  const rows = rowsOf<Monitor | NullRow<Monitor>>(await findStatement(owner)(db).execute({ owner: ownerValue(owner), id }))
-  assertOwnerFound(owner, rows)
-  if (!foundRows(rows)) return undefined
-  // The row already carries the API's field names: only the times are converted, in place.
-  const row = rows[0]
+/** A row of the API's fields (a read's or a create's select list) made the API's record, in place. */
+function apiMonitor (row: Monitor): Monitor {
   if (row.last_checked_at !== null) row.last_checked_at = isoTime(row.last_checked_at)
   row.created_at = isoTime(row.created_at)
   row.updated_at = isoTime(row.updated_at)
@@ -90,6 +86,13 @@ export async function findMonitor (db: Database, owner: Owner, id: string): Prom
   if (row.tls_expires_at !== null) row.tls_expires_at = isoTime(row.tls_expires_at)
   row.ping_url = pingPath(row.ping_url)
   return row
+}
+
+export async function findMonitor (db: Database, owner: Owner, id: string): Promise<Monitor | undefined> {
+  const rows = rowsOf<Monitor | NullRow<Monitor>>(await findStatement(owner)(db).execute({ owner: ownerValue(owner), id }))
+  assertOwnerFound(owner, rows)
+  // The row already carries the API's field names: only the times and the rest are converted, in place.
+  return foundRows(rows) ? apiMonitor(rows[0]) : undefined
 }
 
 const existsStatement = perOwnerKind((kind) => preparedSql(`monitor_exists_${kind}`, () => sql`select m.id
@@ -103,57 +106,55 @@ export async function monitorExists (db: Database, owner: Owner, id: string): Pr
 }
 
 const ph = sql.placeholder
-// In an insert a bare placeholder's value goes through the column's mapping (a Date for times, never null);
-// wrapped in sql`` it goes as is, like the placeholders of a where clause: times as ISO text, or null.
-const asIs = (name: string) => sql`${ph(name)}`
-const insertStatement = preparedPerDatabase((db) => db.insert(monitors).values({
-  userId: ph('userId'),
-  name: ph('name'),
-  url: asIs('url'),
-  monitorType: ph('monitorType'),
-  method: ph('method'),
-  expectedStatus: ph('expectedStatus'),
-  intervalMinutes: ph('intervalMinutes'),
-  isActive: ph('isActive'),
-  timeoutSeconds: ph('timeoutSeconds'),
-  failureThreshold: ph('failureThreshold'),
-  recoveryThreshold: ph('recoveryThreshold'),
-  keyword: asIs('keyword'),
-  keywordMode: ph('keywordMode'),
-  degradedAfterMs: asIs('degradedAfterMs'),
-  requestHeaders: ph('requestHeaders'),
-  requestBody: asIs('requestBody'),
-  dnsRecordType: asIs('dnsRecordType'),
-  dnsExpected: asIs('dnsExpected'),
-  graceMinutes: asIs('graceMinutes'),
-  pingToken: asIs('pingToken'),
-  status: ph('status'),
-  nextCheckAt: asIs('nextCheckAt'),
-  createdAt: asIs('now'),
-  updatedAt: asIs('now'),
-}).returning(monitorRowColumns).prepare('insert_monitor'))
+/** The columns a create sets from its values (the others take their defaults; the user comes from the owner). */
+const CREATED_COLUMNS = [
+  'name', 'url', 'monitorType', 'method', 'expectedStatus', 'intervalMinutes', 'isActive', 'timeoutSeconds', 'failureThreshold',
+  'recoveryThreshold', 'keyword', 'keywordMode', 'degradedAfterMs', 'requestHeaders', 'requestBody', 'dnsRecordType', 'dnsExpected',
+  'graceMinutes', 'pingToken', 'status', 'nextCheckAt',
+] as const satisfies ReadonlyArray<keyof typeof monitors.$inferInsert>
 
-export async function createMonitor (db: Database, userId: string, input: NewMonitor, now: Date): Promise<Monitor> {
+/**
+ * The insert of a monitor for the owner, from its owner row: no row, the owner's key is gone, in the same
+ * statement (POST /monitors sends no key lookup of its own, as the reads do not). An INSERT ... SELECT
+ * types its values by their casts, not by the columns, so each placeholder carries its column's type.
+ */
+function insertMonitorQuery (kind: OwnerKind): SQL {
+  const columns = getTableColumns(monitors)
+  const typed = (placeholder: string, column: keyof typeof columns) => sql`${ph(placeholder)}::${sql.raw(columns[column].getSQLType())}`
+  const names = ['userId', ...CREATED_COLUMNS, 'createdAt', 'updatedAt'].map((column) => columns[column as keyof typeof columns].name)
+  const values = [sql`o.user_id`, ...CREATED_COLUMNS.map((column) => typed(column, column)), typed('now', 'createdAt'), typed('now', 'updatedAt')]
+  return sql`insert into ${monitors} as m (${sql.raw(names.join(', '))}) select ${sql.join(values, sql`, `)} from ${ownerRow(kind)}
+    returning ${selectList('m', monitors, MONITOR_FIELDS, { notification_channel_ids: '\'[]\'::json', ping_url: 'm.ping_token' })}`
+}
+const insertStatement = perOwnerKind((kind) => preparedSql(`insert_monitor_${kind}`, () => insertMonitorQuery(kind)))
+
+/** Creates the owner's monitor (ApiKeyGoneError when the owner's key is gone). */
+export async function createMonitor (db: Database, owner: Owner, input: NewMonitor, now: Date): Promise<Monitor> {
   if (input.monitor_type === 'site') assertSendableRequest(input)
   const active = input.is_active
-  const at = now.toISOString()
-  const values = {
-    userId,
-    ...newMonitorColumns(input),
-    name: input.name.trim(),
-    status: active ? 'pending' as const : 'paused' as const,
-  }
+  const columns = newMonitorColumns(input)
   // A new monitor is due at once, so its first check comes within seconds; a heartbeat, when its first ping is late.
   const nextCheckAt = !active ? null : input.monitor_type === 'heartbeat' ? heartbeatDeadline(now, input.interval_minutes, input.grace_minutes) : now
-  if (input.notification_channel_ids.length === 0) {
-    const [row] = await insertStatement(db).execute({ ...values, nextCheckAt: nextCheckAt?.toISOString() ?? null, now: at })
-    return { ...toMonitor(row), notification_channel_ids: [] }
+  const values = {
+    ...columns,
+    name: input.name.trim(),
+    requestHeaders: JSON.stringify(columns.requestHeaders),
+    status: active ? 'pending' : 'paused',
+    nextCheckAt: nextCheckAt?.toISOString() ?? null,
+    now: now.toISOString(),
+    owner: ownerValue(owner),
   }
+  const insert = async (tx: Database): Promise<Monitor> => {
+    const rows = rowsOf<Monitor>(await insertStatement(owner)(tx).execute(values))
+    assertOwnerFound(owner, rows)
+    return apiMonitor(rows[0])
+  }
+  if (input.notification_channel_ids.length === 0) return insert(db)
   // With channels: the monitor and its opt-ins together, or neither (a channel that is not the user's).
   return db.transaction(async (tx) => {
-    const [row] = await tx.insert(monitors).values({ ...values, nextCheckAt, createdAt: now, updatedAt: now }).returning(monitorRowColumns)
-    await setMonitorChannels(tx, userId, row.id, input.notification_channel_ids)
-    return { ...toMonitor(row), notification_channel_ids: await monitorChannelIds(tx, row.id) }
+    const monitor = await insert(tx)
+    await setMonitorChannels(tx, await ownerUserId(tx, owner), monitor.id, input.notification_channel_ids)
+    return { ...monitor, notification_channel_ids: await monitorChannelIds(tx, monitor.id) }
   })
 }
 

@@ -1,15 +1,17 @@
-// Whose data a read returns: a user's (the dashboard), or the user's whose API key made the request.
+// Whose data a statement reads or writes: a user's (the dashboard), or the user's whose API key made the request.
 import { sql, type SQL } from 'drizzle-orm'
+import { rowsOf, type Database } from '../db/client.ts'
+import { preparedSql } from '../db/prepared.ts'
 import { apiKeys, monitors } from '../db/schema.ts'
 import { ApiKeyGoneError } from '../domain/errors.ts'
 
 /**
- * The owner of the rows a read may return. The API passes the request's key, not its user: the statement
+ * The owner of the rows a read may return (or a create may write). The API passes the request's key, not its user: the statement
  * itself finds the key's user, so a key deleted a moment ago (by any instance, the CLI or the dashboard)
  * finds nothing on its very next request, whatever the auth plugin has cached, and the request costs one
  * round trip instead of a separate key lookup, which was a large share of a read's CPU
  * (bench/results.md, "Measurements behind the source"). An API route gets its owner only from
- * ownedRead(request) (src/plugins/auth.ts); the dashboard passes the user of its session, which it
+ * keyOwner(request) (src/plugins/auth.ts); the dashboard passes the user of its session, which it
  * looks up on every request.
  */
 export type Owner = { userId: string } | KeyOwner
@@ -51,7 +53,20 @@ export function perOwnerKind<T> (build: (kind: OwnerKind) => T): (owner: Owner) 
   }
 }
 
-/** Throws ApiKeyGoneError when a read starting from ownerRow() found no owner row. */
+const keyUserStatement = preparedSql('key_user', () => sql`select o.user_id from ${ownerRow('key')}`)
+
+/**
+ * The owner's user id: a key's user, looked up in `db` (in the caller's transaction, if any), or
+ * ApiKeyGoneError. For work of several statements that needs the user (idempotency keys, a monitor's channels).
+ */
+export async function ownerUserId (db: Database, owner: Owner): Promise<string> {
+  if ('userId' in owner) return owner.userId
+  const rows = rowsOf<{ user_id: string }>(await keyUserStatement(db).execute({ owner: owner.keyId }))
+  assertOwnerFound(owner, rows)
+  return rows[0].user_id
+}
+
+/** Throws ApiKeyGoneError when a statement starting from ownerRow() found no owner row. */
 export function assertOwnerFound (owner: Owner, rows: readonly unknown[]): void {
   if (rows.length === 0 && 'keyId' in owner) throw new ApiKeyGoneError(owner.keyId)
 }

@@ -1,6 +1,6 @@
 // Check result routes: the newest results of one of the caller's monitors.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ownedRead } from '../plugins/auth.ts'
+import { keyOwner } from '../plugins/auth.ts'
 import { errorResponses } from '../http/error-catalog.ts'
 import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { MonitorIdParams, PageQuery } from '../schemas/common.ts'
@@ -30,7 +30,7 @@ const checkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { id } = request.params
     // Validation applied the default limit.
     const limit = request.query.limit!
-    const data = await listOwnedChecks(app.db, ownedRead(request), id, request.query)
+    const data = await listOwnedChecks(app.db, keyOwner(request), id, request.query)
     if (!data) throw monitorNotFound()
     // A full page: older checks may follow (the next page says; an empty one has no Link).
     if (data.length === limit) setNextPageLink(reply, `/api/v1/monitors/${id}/checks`, { limit, before: data[limit - 1].checked_at })

@@ -1,6 +1,6 @@
 // Incident routes: every incident of one of the caller's monitors.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ownedRead } from '../plugins/auth.ts'
+import { keyOwner } from '../plugins/auth.ts'
 import { errorResponses } from '../http/error-catalog.ts'
 import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { MonitorIdParams, PageQuery } from '../schemas/common.ts'
@@ -30,7 +30,7 @@ const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { id } = request.params
     const { limit } = request.query
-    if (!await monitorExists(app.db, ownedRead(request), id)) throw monitorNotFound()
+    if (!await monitorExists(app.db, keyOwner(request), id)) throw monitorNotFound()
     const data = await listIncidents(app.db, id, request.query)
     // Without a limit the list is whole; a full page may have older incidents after it.
     if (limit !== undefined && data.length === limit) {

@@ -1,7 +1,7 @@
 // Monitor routes: list, read, create, update and soft-delete the caller's monitors.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { confirmedCaller, ownedRead } from '../plugins/auth.ts'
+import { confirmedCaller, keyOwner } from '../plugins/auth.ts'
 import { ERROR_CATALOG, errorResponses, HttpError } from '../http/error-catalog.ts'
 import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
@@ -11,6 +11,7 @@ import {
 } from '../schemas/monitor.ts'
 import { MonitorListQuery } from '../schemas/monitor-list.ts'
 import { createMonitor, deleteMonitor, findMonitor, listMonitorPageJson, updateMonitor } from '../repositories/monitors.ts'
+import { ownerUserId } from '../repositories/owner.ts'
 import { idempotencyKeyOf, requestFingerprint, runOnce, type StoredResponse } from '../services/idempotency.ts'
 
 /** The envelope and the brackets around the list's items, `{"data":[...]}`. */
@@ -61,7 +62,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     config: { keyCheckedByQuery: true },
   }, async (request, reply) => {
     const { query } = request
-    const page = await listMonitorPageJson(app.db, ownedRead(request), query)
+    const page = await listMonitorPageJson(app.db, keyOwner(request), query)
     if (page.nextCursor !== undefined) {
       setNextPageLink(reply, '/api/v1/monitors', {
         status: query.status, is_active: query.is_active, search: query.search, limit: query.limit, cursor: page.nextCursor,
@@ -85,7 +86,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     },
     config: { keyCheckedByQuery: true },
   }, async (request) => {
-    const monitor = await findMonitor(app.db, ownedRead(request), request.params.id)
+    const monitor = await findMonitor(app.db, keyOwner(request), request.params.id)
     if (!monitor) throw monitorNotFound()
     return { data: withAbsolutePingUrl(monitor, publicUrl) }
   })
@@ -112,13 +113,15 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
         ...errorResponses(400, 403, 409, 413, 415, 422),
       },
     },
+    // Its statements check the key, as the reads do: a create without channels or Idempotency-Key is one statement.
+    config: { keyCheckedByQuery: true },
   }, async (request, reply) => {
     assertTargetAllowed('url' in request.body ? request.body.url : undefined, allowPrivateTargets)
-    const userId = confirmedCaller(request)
+    const owner = keyOwner(request)
     // Validation applied the schema's defaults (useDefaults): every field is there.
     const input = request.body as NewMonitor
     const create = async (db: typeof app.db): Promise<StoredResponse> => {
-      const monitor = withAbsolutePingUrl(await createMonitor(db, userId, input, app.clock()), publicUrl)
+      const monitor = withAbsolutePingUrl(await createMonitor(db, owner, input, app.clock()), publicUrl)
       return { status: 201, headers: { location: `/api/v1/monitors/${monitor.id}` }, body: { data: monitor } }
     }
     const header = request.headers['idempotency-key']
@@ -126,6 +129,8 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     if (header === undefined) {
       response = await create(app.db)
     } else {
+      // Idempotency keys are the user's (a key's retry may come with another of the user's API keys).
+      const userId = await ownerUserId(app.db, owner)
       const fingerprint = requestFingerprint(request.method, '/api/v1/monitors', input)
       const outcome = await runOnce(app.db, userId, idempotencyKeyOf(header), fingerprint, app.clock(), create)
       if (outcome.kind === 'other-request') throw new HttpError(422, ERROR_CATALOG[422].example)

@@ -1,6 +1,6 @@
 // Uptime history route: a monitor's uptime and response times over a range, by hour or day (api-contract section 10).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ownedRead } from '../plugins/auth.ts'
+import { keyOwner } from '../plugins/auth.ts'
 import { errorResponses, HttpError } from '../http/error-catalog.ts'
 import { MonitorIdParams } from '../schemas/common.ts'
 import { UPTIME_HOURLY_BACK_DAYS, UPTIME_MAX_DAYS, UptimeEnvelope, UptimeQuery, type UptimeQueryString, type UptimeReport } from '../schemas/uptime.ts'
@@ -42,7 +42,7 @@ const uptimeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { keyCheckedByQuery: true },
   }, async (request, reply) => {
     const now = app.clock()
-    const series = await monitorUptime(app.db, ownedRead(request), request.params.id, uptimeRange(request.query, now), now)
+    const series = await monitorUptime(app.db, keyOwner(request), request.params.id, uptimeRange(request.query, now), now)
     if (!series) throw monitorNotFound()
     // Its bytes written from the series, not serialized: the schema above is their contract (test/http/uptime-json.test.ts).
     return reply.type('application/json; charset=utf-8').send(uptimeEnvelopeJson(series) as unknown as { data: UptimeReport })

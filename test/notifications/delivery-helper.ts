@@ -34,7 +34,7 @@ let users = 0
 
 export async function deliverySetup (db: Database) {
   const user = await createUser(db, `deliveries${++users}-${randomBytes(3).toString('hex')}@example.com`)
-  const monitor = await createMonitor(db, user.id,
+  const monitor = await createMonitor(db, { userId: user.id },
     withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health', failure_threshold: 1 }), new Date())
 
   async function channel (url: string, values: {

@@ -12,7 +12,7 @@ import { listMonitors } from '../../src/repositories/monitors.ts'
 import { listChannels } from '../../src/repositories/notification-channels.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { MonitorIdParams } from '../../src/schemas/common.ts'
-import { buildTestApp, createTestDatabase, makeKey, makeMonitor, makeUser, request, testConfig, type Teardown } from '../helper.ts'
+import { buildTestApp, createTestDatabase, makeKey, makeMonitor, makeUser, request, testConfig, validMonitor, type Teardown } from '../helper.ts'
 import { targetServer } from '../support/target-server.ts'
 
 // The API routes that need no key; every other route under /api/v1 must refuse a deleted one.
@@ -157,6 +157,31 @@ t.test('a deleted key gets 401 on every route of the API', async (t) => {
   }
 })
 
+t.test('POST /monitors with channels or an Idempotency-Key refuses a deleted key too, and creates nothing', async (t) => {
+  const { app } = await buildTestApp(t)
+  const owner = await makeUser(app)
+  const channel = await request(app, owner.auth, {
+    method: 'POST', url: '/api/v1/notification-channels', payload: { name: 'hook', type: 'webhook', config: { url: 'https://hooks.example.com/x' } },
+  })
+  const bodies: Array<[string, Record<string, unknown>, Record<string, string>]> = [
+    ['with a channel', validMonitor({ notification_channel_ids: [channel.json().data.id] }), {}],
+    ['with an Idempotency-Key', validMonitor(), { 'idempotency-key': '"retry-1"' }],
+    ['with both', validMonitor({ notification_channel_ids: [channel.json().data.id] }), { 'idempotency-key': '"retry-2"' }],
+  ]
+  for (const [what, payload, headers] of bodies) {
+    const key = await makeKey(app, owner.user.id, 'write')
+    const post = () => request(app, key.auth, { method: 'POST', url: '/api/v1/monitors', payload, headers })
+    t.equal((await post()).statusCode, 201, `${what}: created with the key`)
+    const before = await ownerState(app, owner)
+    await deleteApiKey(app.db, key.keyId)
+    // The same request again: a retry that would be a replay, or a new create.
+    const res = await post()
+    t.equal(res.statusCode, 401, `${what}: the deleted key is refused`)
+    t.same(res.json(), { error: 'Unauthorized' })
+    t.equal(await ownerState(app, owner), before, `${what}: nothing created`)
+  }
+})
+
 /** An app with one route more, of the kind this test exists to catch: its read does not check the key. */
 async function appWithUncheckedRoute (t: Teardown): Promise<FastifyInstance> {
   const { handle } = await createTestDatabase(t)
@@ -164,7 +189,7 @@ async function appWithUncheckedRoute (t: Teardown): Promise<FastifyInstance> {
   t.teardown(() => app.close())
   await app.register(async (api) => {
     api.addHook('preParsing', app.requireApiKey)
-    // Marked as reading through ownedRead(), but its read goes straight to the monitor's incidents.
+    // Marked as reading through keyOwner(), but its read goes straight to the monitor's incidents.
     api.get<{ Params: { id: string } }>('/monitors/:id/unchecked-incidents', {
       schema: { params: MonitorIdParams }, config: { keyCheckedByQuery: true },
     }, async (request) => ({ data: await listIncidents(app.db, request.params.id, {}) }))

@@ -87,7 +87,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     if (!result.ok) return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: result.error })
     let monitor
     try {
-      monitor = await createMonitor(app.db, userOf(request), result.value, app.clock())
+      monitor = await createMonitor(app.db, { userId: userOf(request) }, result.value, app.clock())
     } catch (err) {
       return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: refusal(err) })
     }
