@@ -188,10 +188,36 @@ export async function steady (
     await Promise.all(workers.map((w) => w.child.stop()))
   }
   await sleep(500)
-  const from = new Date(windowStart).toISOString()
-  const to = new Date(windowEnd).toISOString()
-  // Each check's due time: the previous check of the monitor plus the interval, or the prepared first due time.
-  const [row] = await options.db.query(`
+  const row = await latenessIn(options.db, start, new Date(windowStart), new Date(windowEnd))
+  const windowSeconds = options.measureSeconds
+  const cpu = cpuEnd.reduce((a, b) => a + b, 0) - cpuStart.reduce((a, b) => a + b, 0)
+  const perWorker = workers.map((w) => w.stats.filter((s) => s.time > windowStart && s.time <= windowEnd + 5000).reduce((a, s) => a + s.checks, 0))
+  return {
+    label: `${workerCount} worker${workerCount === 1 ? '' : 's'}${mixed ? ', mixed kinds (site with assertions, tcp, dns)' : ''}`,
+    workers: workerCount,
+    monitors: options.monitors,
+    checksPerSecond: row.n / windowSeconds,
+    offeredPerSecond: options.monitors / 60,
+    latenessMs: row.latenessMs,
+    rssMb: Math.round(rssMax / 1024 / 1024),
+    cpuSecondsPer1000: cpu / (row.n / 1000),
+    perWorker,
+    doubleChecks: row.doubles,
+    failedChecks: row.failed,
+    targetRequests: (await targetRequests(target)) - requests0,
+    recordedChecks: row.recorded,
+    machineBusyPercent: Math.round(100 * (machineEnd.busy - machineStart.busy) / Math.max(1, machineEnd.total - machineStart.total)),
+    windowSeconds,
+  }
+}
+
+/**
+ * The lateness of the checks recorded from `from` to `to` (of monitors in bench_due, checked since `start`): each
+ * check's due time is the previous check of the monitor plus the interval, or its prepared first due time. Also
+ * the checks counted over the whole phase: those in the window, doubles (two within 30 s), failed and recorded.
+ */
+export async function latenessIn (db: Runner, start: Date, from: Date, to: Date) {
+  const [row] = await db.query(`
     with c as (
       select k.monitor_id, k.checked_at, k.is_up,
              lag(k.checked_at) over (partition by k.monitor_id order by k.checked_at) as previous
@@ -206,27 +232,14 @@ export async function steady (
            count(*) filter (where previous is not null and checked_at - previous < interval '30 seconds')::int as doubles,
            count(*) filter (where not is_up)::int as failed,
            count(*)::int as recorded
-    from l`, [start.toISOString(), from, to])
-  const windowSeconds = options.measureSeconds
-  const cpu = cpuEnd.reduce((a, b) => a + b, 0) - cpuStart.reduce((a, b) => a + b, 0)
-  const perWorker = workers.map((w) => w.stats.filter((s) => s.time > windowStart && s.time <= windowEnd + 5000).reduce((a, s) => a + s.checks, 0))
+    from l`, [start.toISOString(), from.toISOString(), to.toISOString()])
   const p = (row.p ?? [0, 0, 0]).map(Number)
   return {
-    label: `${workerCount} worker${workerCount === 1 ? '' : 's'}${mixed ? ', mixed kinds (site with assertions, tcp, dns)' : ''}`,
-    workers: workerCount,
-    monitors: options.monitors,
-    checksPerSecond: row.n / windowSeconds,
-    offeredPerSecond: options.monitors / 60,
+    n: row.n as number,
     latenessMs: { p50: Math.round(p[0]), p95: Math.round(p[1]), p99: Math.round(p[2]), max: Math.round(row.max ?? 0) },
-    rssMb: Math.round(rssMax / 1024 / 1024),
-    cpuSecondsPer1000: cpu / (row.n / 1000),
-    perWorker,
-    doubleChecks: row.doubles,
-    failedChecks: row.failed,
-    targetRequests: (await targetRequests(target)) - requests0,
-    recordedChecks: row.recorded,
-    machineBusyPercent: Math.round(100 * (machineEnd.busy - machineStart.busy) / Math.max(1, machineEnd.total - machineStart.total)),
-    windowSeconds,
+    doubles: row.doubles as number,
+    failed: row.failed as number,
+    recorded: row.recorded as number,
   }
 }
 

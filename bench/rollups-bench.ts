@@ -9,6 +9,7 @@ import { rebuildRollups } from '../src/repositories/rollups.ts'
 import { createPostgresDatabase, databaseUrl, postgresRunner, type Runner } from './database.ts'
 import { processStats, runLoad, startNode, waitForHttp } from './processes.ts'
 import type { LoadResult } from './load.ts'
+import { measureLatenessDuringBuild, type BuildLateness } from './rollup-lateness.ts'
 
 export interface RollupBenchOptions {
   adminUrl: string
@@ -21,6 +22,8 @@ export interface RollupBenchOptions {
   logDir: string
   /** Keep a database seeded by an earlier run with as many monitors on the same day (the year's seed takes minutes). */
   reuse?: boolean
+  /** The checker's lateness before and while its job builds the day (no measurement without). */
+  lateness?: { warmupSeconds: number, baselineSeconds: number }
   /** Directory for a --cpu-prof profile of the API server, when profiling. */
   cpuProfDir?: string
   log: (line: string) => void
@@ -34,6 +37,7 @@ export interface RollupResults {
   builtMonitors: number
   builtChecks: number
   buildSeconds: number
+  lateness?: BuildLateness
 }
 
 const DAY_MS = 86_400_000
@@ -57,6 +61,7 @@ export async function runRollupBench (options: RollupBenchOptions): Promise<Roll
     // One day of checks at 1/min for builtMonitors, then its 24 hours and the day built as the job builds them.
     const day = today - 2 * DAY_MS
     let buildSeconds = 0
+    let lateness: BuildLateness | undefined
     if (builtIds.length > 0) {
       options.log(`  rollups: inserting ${(options.builtMonitors * 1440).toLocaleString('en-US')} checks`)
       await db.query('delete from checks')
@@ -73,6 +78,12 @@ export async function runRollupBench (options: RollupBenchOptions): Promise<Roll
       }
       buildSeconds = Number(process.hrtime.bigint() - started) / 1e9
       options.log(`  rollups: one day of ${options.builtMonitors} monitors built in ${buildSeconds.toFixed(1)} s`)
+      if (options.lateness) {
+        options.log(`  rollups: one worker checking the ${options.builtMonitors} monitors, before and while its job builds the day`)
+        lateness = await measureLatenessDuringBuild({ url, db, monitorIds: builtIds, day, ...options.lateness, logDir: options.logDir, log: options.log })
+        const p95 = (l: BuildLateness['baseline']) => `p50/p95/p99 ${l.latenessMs.p50}/${l.latenessMs.p95}/${l.latenessMs.p99} ms (${l.n} checks)`
+        options.log(`  rollups: lateness before ${p95(lateness.baseline)}, during the build ${p95(lateness.during)}; build ${lateness.buildWallSeconds.toFixed(1)} s of wall time`)
+      }
     }
     return {
       monitors: options.monitors,
@@ -81,6 +92,7 @@ export async function runRollupBench (options: RollupBenchOptions): Promise<Roll
       builtMonitors: options.builtMonitors,
       builtChecks: options.builtMonitors * 1440,
       buildSeconds,
+      lateness,
     }
   } finally {
     await db.close()
@@ -162,6 +174,15 @@ async function measureReads (url: string, key: string, ids: string[], today: num
   }
 }
 
+function latenessLine (l: BuildLateness, monitors: number): string {
+  const of = (x: BuildLateness['baseline']) => `${x.latenessMs.p50} / ${x.latenessMs.p95} / ${x.latenessMs.p99} / ${x.latenessMs.max} ms (${x.n.toLocaleString('en-US')} checks)`
+  const change = Math.round(100 * (l.during.latenessMs.p95 / l.baseline.latenessMs.p95 - 1))
+  const moved = l.baseline.latenessMs.p95 === 0 ? '' : `, p95 ${change >= 0 ? '+' : ''}${change}%`
+  return `One checker worker at ${monitors.toLocaleString('en-US')} monitors a minute, lateness p50 / p95 / p99 / max: ${of(l.baseline)} before, ` +
+    `${of(l.during)} while its rollups job built that day again (${l.buildWallSeconds.toFixed(1)} s of wall time, resting as long as it builds)${moved} ` +
+    '(target: p95 moved by <= 10%).'
+}
+
 /** The report's lines of this part. */
 export function rollupReport (r: RollupResults): string[] {
   return [
@@ -171,6 +192,7 @@ export function rollupReport (r: RollupResults): string[] {
       `p50/p99 ${r.read.latencyMs.p50}/${r.read.latencyMs.p99} ms, non-2xx ${r.read.non2xx}, ${Math.round(r.serverCpuUsPerRequest)} µs of server CPU per request.`,
     `One day of rollups from ${r.builtChecks.toLocaleString('en-US')} checks (${r.builtMonitors.toLocaleString('en-US')} monitors at 1/min): ` +
       `${r.buildSeconds.toFixed(1)} s (target <= 60 s for 14.4 M).`,
+    ...(r.lateness ? [latenessLine(r.lateness, r.builtMonitors)] : []),
   ]
 }
 

@@ -43,7 +43,8 @@ const SCALES = {
     deliveries: { flipping: 1_000, channelsPerMonitor: 3, pairs: 2 },
     heartbeats: { monitors: 10_000, connections: 50, warmupSeconds: 5, durationSeconds: 30 },
     // Issue 16: a year of rollups of 10,000 monitors read; a day of 14.4 M checks (10,000 monitors at 1/min) built.
-    rollups: { monitors: 10_000, builtMonitors: 10_000, connections: 50, warmupSeconds: 5, durationSeconds: 10 },
+    // The checker's lateness while its job builds that day: 30 s warm-up, 60 s before the build as the baseline.
+    rollups: { monitors: 10_000, builtMonitors: 10_000, connections: 50, warmupSeconds: 5, durationSeconds: 10, lateness: { warmupSeconds: 30, baselineSeconds: 60 } },
     pglite: { name: 'pglite', users: 2, monitors: 100, bigUserMonitors: 100, checksPerMonitor: 1_000, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 5, durationSeconds: 10, rounds: 2 },
     // Four rounds of checks measured, after the first two.
@@ -57,7 +58,7 @@ const SCALES = {
     checker: { warmupSeconds: 10, measureSeconds: 30 },
     deliveries: { flipping: 200, channelsPerMonitor: 3, pairs: 1 },
     heartbeats: { monitors: 10_000, connections: 50, warmupSeconds: 2, durationSeconds: 10 },
-    rollups: { monitors: 1_000, builtMonitors: 1_000, connections: 50, warmupSeconds: 1, durationSeconds: 5 },
+    rollups: { monitors: 1_000, builtMonitors: 1_000, connections: 50, warmupSeconds: 1, durationSeconds: 5, lateness: { warmupSeconds: 10, baselineSeconds: 20 } },
     pglite: { name: 'pglite-small', users: 2, monitors: 20, bigUserMonitors: 20, checksPerMonitor: 100, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
     memory: { monitors: 100, warmupSeconds: 20, measureSeconds: 70 },
