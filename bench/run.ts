@@ -280,11 +280,13 @@ async function main (): Promise<void> {
       'from run to run; the ratios of servers measured in alternation in the same run are the figures that count.',
     'Pingward runs as operators run it: LOG_LEVEL=info (one log line per request, to a file), the rate limiter on (RATE_LIMIT_MAX at its ' +
       'maximum so that it counts every request but refuses none), the key checked in the database on every request: the reads of ' +
-      'GET routes start from the key\'s row in the same statement (src/repositories/owner.ts), so a deleted key is refused on its next request.',
+      'GET routes and the insert of POST /monitors start from the key\'s row in the same statement (src/repositories/owner.ts), so a ' +
+      'deleted key is refused on its next request.',
     'The reference server runs the same SQL text (checked at the start of the run against what the repositories send, key check included) ' +
       'through postgres.js with prepared statements and the same pool and query gate, answers the same bytes (compared at the start of ' +
-      'the run), and has no auth, rate limit, ORM, validation or logging. POST /monitors sends one statement more in Pingward (its key ' +
-      'lookup) than in the reference.',
+      'the run), and has no auth, rate limit, ORM, validation or logging. For GET /monitors (whole and paged) it is the conventional ' +
+      'server of issue #17 (rows -> objects -> JSON, the statement of the object path, src/repositories/monitor-list.ts), where ' +
+      'Pingward answers the JSON its database makes (src/repositories/monitor-json.ts).',
     'Lateness is the probe\'s start minus its due time, from the database: the previous check plus the interval, or the prepared first due time.',
     'Server CPU µs/req is the server process\'s CPU time divided by the requests it answered; machine CPU (every round\'s table) includes ' +
       'PostgreSQL, the load generator and everything else running.',
