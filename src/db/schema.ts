@@ -11,6 +11,14 @@ import {
 import { MonitorListItemSchema } from '../schemas/monitor.ts'
 import { rowJsonSql } from './row-json.ts'
 
+/**
+ * How many of the list item's first fields monitors.list_head holds: id, name, url, monitor_type, which only
+ * the API changes. PostgreSQL recomputes a stored generated column only when a column it reads is written:
+ * the checker's and the pings' updates (status, last_checked_at) leave it alone. The whole item kept so cost
+ * each of those updates a third more (bench/results.md, issue #17).
+ */
+export const MONITOR_LIST_HEAD_FIELDS = 4
+
 // Millisecond precision, so a timestamp read back as JSON can be sent again as a `before` cursor.
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 })
 
@@ -150,9 +158,9 @@ export const monitors = pgTable('monitors', {
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
   deletedAt: ts('deleted_at'),
-  // The row as an item of the monitor list's JSON, kept by the database on every write, so that a list is
-  // texts joined (src/repositories/monitor-json.ts); not read otherwise (monitor-rows.ts, MONITOR_ROW_COLUMNS).
-  listJson: text('list_json').notNull().generatedAlwaysAs(sql.raw(rowJsonSql(MonitorListItemSchema))),
+  // The start of the row's item in the monitor list's JSON, kept by the database, so that a list is mostly texts
+  // joined (src/repositories/monitor-json.ts writes the rest); not read otherwise (monitor-rows.ts).
+  listHead: text('list_head').notNull().generatedAlwaysAs(sql.raw(rowJsonSql(MonitorListItemSchema, { part: 'head', headFields: MONITOR_LIST_HEAD_FIELDS }))),
 }, (t) => [
   index('monitors_user_created_idx').on(t.userId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
   // What the checker claims (every kind but heartbeats, which are pinged), and the deadlines of heartbeats:

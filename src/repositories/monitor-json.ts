@@ -1,20 +1,26 @@
-// The monitor list as the JSON text of the API's answer, joined by the database from each monitor's stored item
-// (monitors.list_json, src/db/row-json.ts; PostgreSQL and PGlite alike): no JavaScript object per row, nothing
-// parsed and serialized again (issue #17, bench/results.md).
+// The monitor list as the JSON text of the API's answer, joined by the database from each monitor's stored head
+// and the rest of its item (monitors.list_head, src/db/row-json.ts; PostgreSQL and PGlite alike): no JavaScript
+// object per row, nothing parsed and serialized again (issue #17, bench/results.md).
 import { sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { preparedSql } from '../db/prepared.ts'
-import { monitors } from '../db/schema.ts'
+import { MONITOR_LIST_HEAD_FIELDS, monitors } from '../db/schema.ts'
+import { rowJsonSql } from '../db/row-json.ts'
+import { MonitorListItemSchema } from '../schemas/monitor.ts'
 import type { MonitorListParams } from '../schemas/monitor-list.ts'
 import { encodeCursor, listRequest, pageScan, SORT_US, statementsByShape, type ListShape } from './monitor-list.ts'
 import { assertOwnerFound, ownerRow, perOwnerKind, type Owner, type OwnerKind } from './owner.ts'
+
+/** A monitor's list item (alias `alias`): its stored head, then the fields the checker and the pings change. */
+const itemJson = (alias: string): SQL =>
+  sql.raw(`${alias}.list_head || ${rowJsonSql(MonitorListItemSchema, { part: 'tail', headFields: MONITOR_LIST_HEAD_FIELDS, alias })}`)
 
 /**
  * The whole list: the items' JSON joined in the list's order by one aggregate. No row: the owner is gone;
  * a null `items`: no monitors.
  */
 function listJsonQuery (kind: OwnerKind): SQL {
-  return sql`select string_agg(m.list_json, ',' order by m.created_at desc, m.id desc) filter (where m.id is not null) as items
+  return sql`select string_agg(${itemJson('m')}, ',' order by m.created_at desc, m.id desc) filter (where m.id is not null) as items
     from ${ownerRow(kind)}
     left join ${monitors} m on m.user_id = o.user_id and m.deleted_at is null
     group by o.user_id`
@@ -29,7 +35,7 @@ const listStatement = perOwnerKind((kind) => preparedSql(`list_monitors_json_${k
  */
 function pageJsonQuery (kind: OwnerKind, shape: ListShape): SQL {
   const size = sql`${sql.placeholder('size')}::bigint`
-  const columns = sql`k.list_json as item, ${SORT_US} as sort_us, k.id, row_number() over (order by k.created_at desc, k.id desc) as n`
+  const columns = sql`${itemJson('k')} as item, ${SORT_US} as sort_us, k.id, row_number() over (order by k.created_at desc, k.id desc) as n`
   // Without a limit every row is the page's, and none follows.
   const next = (column: string) => shape.limit
     ? sql`case when count(m.n) > ${size} then max(${sql.raw(column)}) filter (where m.n = ${size}) end`

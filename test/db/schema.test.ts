@@ -1,12 +1,14 @@
 // Columns the database makes (src/db/schema.ts). Check ids as version 7 UUIDs: the insert's time in milliseconds
 // first, so that new rows fill the end of the primary key; both record paths (many quiet checks in one insert,
 // an eventful check with its notification) use them, and a notification quotes the id the row has. A monitor's
-// list item (list_json), kept current by every write and the same whatever the session's time zone.
+// list item (the stored list_head and the rest), current after every write and the same whatever the session's time zone.
 import t from 'tap'
 import { asc, eq, sql } from 'drizzle-orm'
 import { checks, monitors, notificationEvents } from '../../src/db/schema.ts'
 import { recordChecks } from '../../src/checker/record-check.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
+import type { Database } from '../../src/db/client.ts'
+import { listMonitorPageJson } from '../../src/repositories/monitor-json.ts'
 
 /** The UUID's first 48 bits (its time in ms), its version nibble and its variant bits. */
 function fieldsOf (id: string) {
@@ -60,15 +62,18 @@ t.test('check ids are version 7 UUIDs in the order of their inserts', async (t) 
   t.equal((opened.payload as { data: { check: { id: string } } }).data.check.id, failed.id, 'the notification quotes the row\'s id')
 })
 
-t.test('a monitor\'s list_json follows its writes, whatever the session\'s time zone', async (t) => {
+t.test('a monitor\'s list item (its stored head, then the rest) follows its writes, whatever the session\'s time zone', async (t) => {
   const { app } = await buildTestApp(t)
-  const { auth } = await makeUser(app)
+  const { auth, user } = await makeUser(app)
   const monitor = await makeMonitor(app, auth, { name: 'Zoned "shop"' })
-  /** The stored item, and the same fields of the monitor as the API's object path answers them. */
+  /** The list's item, and the same fields of the monitor as the API's object path answers them. */
+  const listed = async (db: Database) => JSON.parse(`[${(await listMonitorPageJson(db, { userId: user.id })).items.toString()}]`)[0]
   const compare = async (label: string) => {
-    const [{ listJson }] = await app.db.select({ listJson: monitors.listJson }).from(monitors).where(eq(monitors.id, monitor.id))
+    const [{ listHead }] = await app.db.select({ listHead: monitors.listHead }).from(monitors).where(eq(monitors.id, monitor.id))
+    const text = (await listMonitorPageJson(app.db, { userId: user.id })).items.toString()
     const { data } = (await request(app, auth, { url: `/api/v1/monitors/${monitor.id}` })).json()
-    const item = JSON.parse(listJson)
+    const [item] = JSON.parse(`[${text}]`)
+    t.ok(text.startsWith(listHead), `${label}: the item starts with the stored head`)
     t.same(item, Object.fromEntries(Object.keys(item).map((key) => [key, data[key]])), `${label}: the API's values`)
     t.same(Object.keys(item), ['id', 'name', 'url', 'monitor_type', 'status', 'is_active', 'interval_minutes', 'last_checked_at'], `${label}: its fields`)
     return item
@@ -78,10 +83,11 @@ t.test('a monitor\'s list_json follows its writes, whatever the session\'s time 
   t.equal((await compare('checked')).status, 'up')
   t.equal((await request(app, auth, { method: 'PATCH', url: `/api/v1/monitors/${monitor.id}`, payload: { is_active: false, name: 'Renamed' } })).statusCode, 200)
   t.match(await compare('paused and renamed'), { status: 'paused', is_active: false, name: 'Renamed' })
-  // Written in a session far from UTC, at a time whose local day is another: the text is still UTC's.
+  // Written and read in a session far from UTC, at a time whose local day is another: the text is still UTC's.
   await app.db.transaction(async (tx) => {
     await tx.execute(sql`set local timezone = 'Pacific/Kiritimati'`)
     await tx.update(monitors).set({ lastCheckedAt: new Date('2026-11-21T23:30:00.123Z') }).where(eq(monitors.id, monitor.id))
+    t.equal((await listed(tx)).last_checked_at, '2026-11-21T23:30:00.123Z', 'listed at UTC+14')
   })
   t.equal((await compare('written at UTC+14')).last_checked_at, '2026-11-21T23:30:00.123Z')
 })
