@@ -58,10 +58,14 @@ function othersAbsent (type: MonitorType): UpdateMonitor {
   return absent as UpdateMonitor
 }
 
-/** A validated create body as a whole row's columns (the variant of its kind, other kinds' columns absent). */
+/**
+ * A validated create body as a whole row's columns (the variant of its kind, other kinds' columns absent).
+ * Object.assign, not spreads: V8 (Node 20) copies an object spread after other properties many times slower,
+ * most of a create's own JavaScript (bench/results.md, issue #17).
+ */
 export function newMonitorColumns (input: NewMonitor) {
-  const columns = columnsOf({ ...othersAbsent(input.monitor_type), ...input } as UpdateMonitor)
-  return { ...columns, pingToken: input.monitor_type === 'heartbeat' ? newPingToken() : null }
+  const columns = columnsOf(Object.assign(othersAbsent(input.monitor_type), input) as UpdateMonitor)
+  return Object.assign(columns, { pingToken: input.monitor_type === 'heartbeat' ? newPingToken() : null })
 }
 
 /**

@@ -31,6 +31,16 @@ t.test('a validator is compiled on its first call; its errors are there after ea
   t.equal(validate({ n: 1 }), true)
   t.equal(validate.errors, null)
   t.equal(validate({ n: 'x\u0000' }), false, 'a body is checked for unstorable text too')
+  const text = compile({ schema: Type.Object({ name: Type.String(), headers: Type.Record(Type.String(), Type.String()) }), httpPart: 'body' })
+  t.equal(text({ name: 'ok', headers: { 'a/b~c': 'fine' } }), true, 'storable text passes')
+  t.equal(text({ name: 'ok', headers: { 'a/b~c': 'x\u0000y' } }), false)
+  t.same(text.errors, [{ keyword: 'x-storable-text', instancePath: '/headers/a~1b~0c', schemaPath: '', params: {}, message: 'must not contain NUL characters' }],
+    'a NUL in a nested value, named by its path')
+  t.equal(text({ name: 'ok', headers: { 'k\ud800': 'v' } }), false)
+  t.same(text.errors?.[0], { keyword: 'x-storable-text', instancePath: '/headers/k\ud800', schemaPath: '', params: {}, message: 'must be well-formed Unicode (a lone surrogate is not)' },
+    'a lone surrogate in a key')
+  t.equal(text({ name: '\udfff', headers: {} }), false, 'a lone low surrogate in a value')
+  t.equal(text({ name: '\ud83d\ude00', headers: {} }), true, 'a surrogate pair is a character')
   const query = compile({ schema: Type.Object({ limit: Type.Integer() }), httpPart: 'querystring' })
   const input = { limit: '7' }
   t.equal(query(input), true)
