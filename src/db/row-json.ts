@@ -1,5 +1,5 @@
-// A row's JSON text as the API writes it, as SQL over the row's columns: its first fields kept by the table in a
-// generated column, the rest written by the read (monitors.list_head + the list's tail, issue #17).
+// A row's JSON text as the API writes it, as SQL over the row's columns, for the generated columns that keep each
+// monitor's list item (monitors.list_head and list_tail, issue #17).
 import type { TObject } from '@sinclair/typebox'
 
 type FieldSchema = { type?: string | string[], format?: string, enum?: unknown[] }
@@ -12,26 +12,21 @@ const needsNoEscape = (field: FieldSchema) => field.format === 'uuid' ||
   (Array.isArray(field.enum) && field.enum.every((value) => value === null || (typeof value === 'string' && JSON.stringify(value) === `"${value}"`)))
 
 /**
- * `to_char`'s picture of the API's times, toISOString's: UTC, milliseconds (cut, as Date cuts the database's
- * microseconds, not rounded), `Z`. `at time zone 'UTC'` makes it whatever the session's TimeZone.
+ * The JSON of one field's value: `quote` + `sql` + `quote`; `sql` is null when the column is. A generated column
+ * takes immutable functions only, so an escaped string goes through json_string_text() (to_json is stable, though
+ * for text it depends on no setting) and a time through iso_time_text() (to_char's picture of toISOString: UTC,
+ * milliseconds cut as Date cuts them, `Z`, whatever the session's TimeZone): drizzle/0017 and 0018.
  */
-const ISO_PICTURE = '\'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\''
-
-/**
- * The JSON of one field's value: `quote` + `sql` + `quote`; `sql` is null when the column is. In a generated
- * column (`stored`) an escaped string goes through json_string_text() (drizzle/0017_monitors_list_head.sql):
- * to_json is not immutable, which a generated column requires, though for text it depends on no setting.
- */
-function valueJson (column: string, field: FieldSchema, stored: boolean): { sql: string, quote: string } {
+function valueJson (column: string, field: FieldSchema): { sql: string, quote: string } {
   const types = Array.isArray(field.type) ? field.type : [field.type]
-  if (types.includes('string') && field.format === 'date-time' && !stored) return { sql: `to_char(${column} at time zone 'UTC', ${ISO_PICTURE})`, quote: '"' }
-  if (types.includes('string') && field.format !== 'date-time') {
+  if (types.includes('string') && field.format === 'date-time') return { sql: `iso_time_text(${column})`, quote: '"' }
+  if (types.includes('string')) {
     if (needsNoEscape(field)) return { sql: `${column}::text`, quote: '"' }
-    return { sql: stored ? `json_string_text(${column})` : `to_json(${column})::text`, quote: '' }
+    return { sql: `json_string_text(${column})`, quote: '' }
   }
   if (types.includes('integer')) return { sql: `${column}::text`, quote: '' }
   if (types.includes('boolean')) return { sql: `case ${column} when true then 'true' when false then 'false' end`, quote: '' }
-  throw new Error(`rowJsonSql: no JSON of the database for ${column} (${JSON.stringify(field.type)}${stored ? ', in a generated column' : ''})`)
+  throw new Error(`rowJsonSql: no JSON of the database for ${column} (${JSON.stringify(field.type)})`)
 }
 
 export interface RowJsonPart {
@@ -39,8 +34,6 @@ export interface RowJsonPart {
   part: 'head' | 'tail'
   /** How many of the schema's first fields the head holds. */
   headFields: number
-  /** The alias the tail's columns are read from (a head is over the bare columns of its own row). */
-  alias?: string
 }
 
 /**
@@ -48,12 +41,12 @@ export interface RowJsonPart {
  * `headFields` fields, the tail the others and `}`, so that head || tail is the whole text. Each field of `schema`
  * by its name, from the column of the same name. Strings are what JSON.stringify makes of them (to_json
  * escapes as it does; a uuid or a vocabulary's word needs no escaping); integers and booleans as JSON writes
- * them; a `date-time` as the API writes times (only in a tail); a null column `null`. Built by concatenation:
- * row_to_json or json_build_object of the same fields cost the database more (and the latter is not compact),
+ * them; a `date-time` as the API writes times; a null column `null`. Built by concatenation: row_to_json or
+ * json_build_object of the same fields cost the database more (and the latter is not compact),
  * bench/results.md, issue #17. The schema stays the contract: the test validates these bytes against it and
  * compares them with the object path's (test/repositories/monitor-json.test.ts).
  */
-export function rowJsonSql (schema: TObject, { part, headFields, alias }: RowJsonPart): string {
+export function rowJsonSql (schema: TObject, { part, headFields }: RowJsonPart): string {
   const fields = Object.entries(schema.properties)
   const [first, last] = part === 'head' ? [0, headFields] : [headFields, fields.length]
   // Text between the values (keys, quotes) is gathered into one literal each.
@@ -62,7 +55,7 @@ export function rowJsonSql (schema: TObject, { part, headFields, alias }: RowJso
   for (const [index, [name, field]] of fields.entries()) {
     if (index < first || index >= last) continue
     text += `${index === 0 ? '' : ','}${JSON.stringify(name)}:`
-    const value = valueJson(alias ? `${alias}.${name}` : name, field as FieldSchema, part === 'head')
+    const value = valueJson(name, field as FieldSchema)
     if (Array.isArray(field.type) && field.type.includes('null')) {
       parts.push(literal(text), `coalesce(${value.quote ? `'${value.quote}' || ${value.sql} || '${value.quote}'` : value.sql}, 'null')`)
       text = ''

@@ -13,9 +13,10 @@ import { rowJsonSql } from './row-json.ts'
 
 /**
  * How many of the list item's first fields monitors.list_head holds: id, name, url, monitor_type, which only
- * the API changes. PostgreSQL recomputes a stored generated column only when a column it reads is written:
- * the checker's and the pings' updates (status, last_checked_at) leave it alone. The whole item kept so cost
- * each of those updates a third more (bench/results.md, issue #17).
+ * the API changes; list_tail holds the others (status, is_active, interval_minutes, last_checked_at). PostgreSQL
+ * recomputes a stored generated column only when a column it reads is written: the checker's and the pings'
+ * updates recompute the tail, a few cheap expressions, and leave the head and its JSON escaping alone
+ * (bench/results.md, issue #17).
  */
 export const MONITOR_LIST_HEAD_FIELDS = 4
 
@@ -158,9 +159,10 @@ export const monitors = pgTable('monitors', {
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
   deletedAt: ts('deleted_at'),
-  // The start of the row's item in the monitor list's JSON, kept by the database, so that a list is mostly texts
-  // joined (src/repositories/monitor-json.ts writes the rest); not read otherwise (monitor-rows.ts).
+  // The row's item in the monitor list's JSON, head || tail, kept by the database so that a list is stored texts
+  // joined (src/repositories/monitor-json.ts); not read otherwise (monitor-rows.ts).
   listHead: text('list_head').notNull().generatedAlwaysAs(sql.raw(rowJsonSql(MonitorListItemSchema, { part: 'head', headFields: MONITOR_LIST_HEAD_FIELDS }))),
+  listTail: text('list_tail').notNull().generatedAlwaysAs(sql.raw(rowJsonSql(MonitorListItemSchema, { part: 'tail', headFields: MONITOR_LIST_HEAD_FIELDS }))),
 }, (t) => [
   index('monitors_user_created_idx').on(t.userId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
   // What the checker claims (every kind but heartbeats, which are pinged), and the deadlines of heartbeats:

@@ -1,19 +1,16 @@
-// The monitor list as the JSON text of the API's answer, joined by the database from each monitor's stored head
-// and the rest of its item (monitors.list_head, src/db/row-json.ts; PostgreSQL and PGlite alike): no JavaScript
-// object per row, nothing parsed and serialized again (issue #17, bench/results.md).
+// The monitor list as the JSON text of the API's answer, joined by the database from each monitor's stored item
+// (monitors.list_head and list_tail, src/db/row-json.ts; PostgreSQL and PGlite alike): no JavaScript object per
+// row, nothing parsed and serialized again (issue #17, bench/results.md).
 import { sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { preparedSql } from '../db/prepared.ts'
-import { MONITOR_LIST_HEAD_FIELDS, monitors } from '../db/schema.ts'
-import { rowJsonSql } from '../db/row-json.ts'
-import { MonitorListItemSchema } from '../schemas/monitor.ts'
+import { monitors } from '../db/schema.ts'
 import type { MonitorListParams } from '../schemas/monitor-list.ts'
 import { encodeCursor, listRequest, pageScan, SORT_US, statementsByShape, type ListShape } from './monitor-list.ts'
 import { assertOwnerFound, ownerRow, perOwnerKind, type Owner, type OwnerKind } from './owner.ts'
 
-/** A monitor's list item (alias `alias`): its stored head, then the fields the checker and the pings change. */
-const itemJson = (alias: string): SQL =>
-  sql.raw(`${alias}.list_head || ${rowJsonSql(MonitorListItemSchema, { part: 'tail', headFields: MONITOR_LIST_HEAD_FIELDS, alias })}`)
+/** A monitor's list item (alias `alias`): its stored head, then its stored tail (the fields the checker and the pings change). */
+const itemJson = (alias: string): SQL => sql.raw(`${alias}.list_head || ${alias}.list_tail`)
 
 /**
  * The whole list: the items' JSON joined in the list's order by one aggregate. No row: the owner is gone;

@@ -6,12 +6,12 @@ import { monitors } from '../db/schema.ts'
 
 /**
  * The columns of a whole monitor row, as drizzle selects and returns them (`select(monitorRowColumns)`): every
- * column but list_head, the start of the row's JSON for the list alone (src/db/row-json.ts), a few hundred bytes that no
- * other read wants.
+ * column but list_head and list_tail, the row's JSON for the list alone (src/db/row-json.ts), a few hundred bytes
+ * that no other read wants.
  */
-export const monitorRowColumns = (({ listHead: _, ...columns }) => columns)(getTableColumns(monitors))
+export const monitorRowColumns = (({ listHead: _, listTail: __, ...columns }) => columns)(getTableColumns(monitors))
 
-export type MonitorRow = Omit<typeof monitors.$inferSelect, 'listHead'>
+export type MonitorRow = Omit<typeof monitors.$inferSelect, 'listHead' | 'listTail'>
 
 /** Each column: its field in MonitorRow, its name in SQL, and drizzle's own decoder of its driver value. */
 const COLUMNS = Object.entries(monitorRowColumns).map(([field, column]) => ({
