@@ -65,8 +65,8 @@ export function createValidatorCompiler (shared: readonly TSchema[] = []) {
       const valid = validate(data)
       validateBody.errors = validate.errors
       if (!valid) return false
-      if (!anyUnstorableText(data)) return true
-      const bad = findUnstorableText(data)!
+      const bad = findUnstorableText(data)
+      if (bad === undefined) return true
       validateBody.errors = [{ keyword: 'x-storable-text', instancePath: bad.path, schemaPath: '', params: {}, message: bad.message }]
       return false
     }
@@ -96,43 +96,32 @@ const UNSTORABLE: Array<[RegExp, string]> = [
 const ANY_UNSTORABLE = new RegExp(UNSTORABLE.map(([pattern]) => pattern.source).join('|'), 'u')
 
 /**
- * Whether any string (value or key) is one PostgreSQL cannot store, breadth first without recursion: the
- * common answer (no) without the path findUnstorableText builds for every key, which cost more than the tests.
+ * Where the first string (value or key) that PostgreSQL cannot store is, breadth first without recursion. Each
+ * value keeps its parent's place and its key, so that a path is built only for the string refused: building one
+ * for every key cost more than the test itself.
  */
-function anyUnstorableText (data: unknown): boolean {
-  const queue: unknown[] = [data]
-  for (let i = 0; i < queue.length; i++) {
-    const value = queue[i]
-    if (typeof value === 'string') {
-      if (ANY_UNSTORABLE.test(value)) return true
-    } else if (value !== null && typeof value === 'object') {
-      for (const key of Object.keys(value)) {
-        if (ANY_UNSTORABLE.test(key)) return true
-        queue.push((value as Record<string, unknown>)[key])
-      }
-    }
-  }
-  return false
-}
-
-/** Where the first string (value or key) that PostgreSQL cannot store is, breadth first without recursion. */
 function findUnstorableText (data: unknown): { path: string, message: string } | undefined {
-  const queue: Array<[unknown, string]> = [[data, '']]
-  const check = (text: string, path: string) => {
-    const rule = UNSTORABLE.find(([pattern]) => pattern.test(text))
-    return rule && { path, message: rule[1] }
+  const values: unknown[] = [data]
+  const parents: number[] = [-1]
+  const keys: string[] = ['']
+  const refusal = (text: string, at: number) => {
+    if (!ANY_UNSTORABLE.test(text)) return undefined
+    let path = ''
+    for (let i = at; i > 0; i = parents[i]) path = `/${keys[i].replace(/~/g, '~0').replace(/\//g, '~1')}${path}`
+    return { path, message: UNSTORABLE.find(([pattern]) => pattern.test(text))![1] }
   }
-  for (let i = 0; i < queue.length; i++) {
-    const [value, path] = queue[i]
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]
     if (typeof value === 'string') {
-      const bad = check(value, path)
+      const bad = refusal(value, i)
       if (bad) return bad
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) {
-        const childPath = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
-        const bad = check(key, childPath)
+      for (const key of Object.keys(value)) {
+        values.push((value as Record<string, unknown>)[key])
+        parents.push(i)
+        keys.push(key)
+        const bad = refusal(key, values.length - 1)
         if (bad) return bad
-        queue.push([child, childPath])
       }
     }
   }
