@@ -6,7 +6,8 @@ import { Client, type Dispatcher } from 'undici'
 import { isSecretHeader } from '../domain/monitor-request.ts'
 import { isPrivateAddress } from '../net/address-policy.ts'
 import { originPools } from './origin-pools.ts'
-import { defaultLookup, pinAddress, type Lookup } from './pinned-lookup.ts'
+import { cachingLookup } from './caching-lookup.ts'
+import { pinAddress, type Lookup } from './pinned-lookup.ts'
 import { describeNetworkError, oneLine } from './probe-errors.ts'
 import { probeDns, type DnsProbeTarget } from './probe-dns.ts'
 import { probeTcp, type TcpProbeTarget } from './probe-tcp.ts'
@@ -51,7 +52,7 @@ export interface ProbeResult {
 
 export interface ProbeOptions {
   allowPrivateTargets: boolean
-  /** DNS lookup, injectable for tests (default: node:dns/promises lookup with {all:true}). Returns all addresses. */
+  /** DNS lookup, injectable for tests (default: cachingLookup(): the hosts file, then DNS answers kept for their TTL). Returns all addresses. */
   lookup?: Lookup
   /** Max bytes of body read (and searched for the keyword) and discarded (default 1 MiB); the rest is not read (connection destroyed). */
   maxBodyBytes?: number
@@ -86,7 +87,7 @@ const TIMEOUT = Symbol('timeout')
 const ABORTED = Symbol('aborted')
 
 export function createProber (options: ProbeOptions): Prober {
-  const lookup = options.lookup ?? defaultLookup
+  const lookup = options.lookup ?? cachingLookup()
   const isAllowed = options.isAllowedAddress ?? ((ip: string) => options.allowPrivateTargets || !isPrivateAddress(ip))
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024
   const now = options.now ?? (() => performance.now())

@@ -15,6 +15,8 @@ export interface ZoneEntry {
   nxdomain?: true
   silent?: true
   servfail?: true
+  /** Of every record of the name, in seconds (default 60). */
+  ttl?: number
 }
 
 /**
@@ -48,7 +50,7 @@ export async function dnsServer (t: Teardown, zone: Record<string, ZoneEntry>) {
 function records (name: string, type: string, entry: ZoneEntry): dns2.Packet.Resource[] {
   // Plain objects, as dns2's own examples answer: its encoder reads the fields, its type wants a class instance.
   const record = (recordType: number, fields: object) =>
-    ({ name, type: recordType, class: Packet.CLASS.IN, ttl: 60, ...fields }) as unknown as dns2.Packet.Resource
+    ({ name, type: recordType, class: Packet.CLASS.IN, ttl: entry.ttl ?? 60, ...fields }) as unknown as dns2.Packet.Resource
   switch (type) {
     case 'A': return (entry.A ?? []).map((address) => record(Packet.TYPE.A, { address }))
     case 'AAAA': return (entry.AAAA ?? []).map((address) => record(Packet.TYPE.AAAA, { address }))
