@@ -1,7 +1,7 @@
 // The checker against real local HTTP servers, with an injected clock: schedule, status and incidents.
 import t, { type Test } from 'tap'
 import { eq } from 'drizzle-orm'
-import { Checker } from '../../src/checker/scheduler.ts'
+import { Checker, START_TICK_MS } from '../../src/checker/scheduler.ts'
 import { monitors } from '../../src/db/schema.ts'
 import { createProber } from '../../src/checker/probe.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
@@ -231,4 +231,39 @@ t.test('a monitor due within the claim-ahead time is claimed at once and probed 
   t.equal(await checker.runOnce(), 1, 'claimed a second before it is due')
   const [check] = (await request(app, auth, { url: `/api/v1/monitors/${m.id}/checks` })).json().data
   t.ok(new Date(check.checked_at).getTime() >= due.getTime(), `probed at ${check.checked_at}, due ${due.toISOString()}`)
+})
+
+t.test('monitors due within one tick start together, at the tick after their due times', async (t) => {
+  const { url } = await targetServer(t, (_req, res) => { res.end('ok') })
+  const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
+  const { auth } = await makeUser(app)
+  // Three due 10, 40 and 70 ms into the same tick, a second from now; a fourth due on a tick's first millisecond.
+  const tick = Math.ceil((Date.now() + 1000) / START_TICK_MS) * START_TICK_MS
+  const dues = [tick + 10, tick + 40, tick + 70, tick + START_TICK_MS]
+  const ids: string[] = []
+  for (const [i, due] of dues.entries()) {
+    const m = await makeMonitor(app, auth, { url: `${url}/${i}` })
+    await app.db.update(monitors).set({ nextCheckAt: new Date(due) }).where(eq(monitors.id, m.id))
+    ids.push(m.id)
+  }
+  const checker = new Checker({
+    db: app.db,
+    clock: () => new Date(),
+    log: app.log,
+    prober: createProber({ allowPrivateTargets: true }),
+    concurrency: 10,
+    confirmDelayMs: 30_000,
+    claimAheadMs: 10_000,
+  })
+  t.teardown(() => checker.stop())
+  t.equal(await checker.runOnce(), 4)
+  const startedAt: number[] = []
+  for (const id of ids) {
+    const [check] = (await request(app, auth, { url: `/api/v1/monitors/${id}/checks` })).json().data
+    startedAt.push(new Date(check.checked_at).getTime())
+  }
+  for (const [i, due] of dues.entries()) {
+    const startTick = Math.ceil(due / START_TICK_MS) * START_TICK_MS
+    t.ok(startedAt[i] >= startTick, `due at +${due - tick} ms, started at +${startedAt[i] - tick} ms: not before the tick at +${startTick - tick}`)
+  }
 })
