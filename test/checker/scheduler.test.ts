@@ -211,13 +211,8 @@ t.test('stop() abandons a hanging probe within the grace period and gives its sl
   await again.stop()
 })
 
-t.test('a monitor due within the claim-ahead time is claimed at once and probed at its due time, not before', async (t) => {
-  const { url } = await targetServer(t, (_req, res) => { res.end('ok') })
-  const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
-  const { auth } = await makeUser(app)
-  const m = await makeMonitor(app, auth, { url })
-  const due = new Date(Date.now() + 1000)
-  await app.db.update(monitors).set({ nextCheckAt: due }).where(eq(monitors.id, m.id))
+/** A checker on the wall clock that claims what is due in the next 10 s (stopped with its test). */
+function aheadChecker (t: Test, app: Awaited<ReturnType<typeof buildTestApp>>['app']) {
   const checker = new Checker({
     db: app.db,
     clock: () => new Date(),
@@ -228,6 +223,17 @@ t.test('a monitor due within the claim-ahead time is claimed at once and probed 
     claimAheadMs: 10_000,
   })
   t.teardown(() => checker.stop())
+  return checker
+}
+
+t.test('a monitor due within the claim-ahead time is claimed at once and probed at its due time, not before', async (t) => {
+  const { url } = await targetServer(t, (_req, res) => { res.end('ok') })
+  const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
+  const { auth } = await makeUser(app)
+  const m = await makeMonitor(app, auth, { url })
+  const due = new Date(Date.now() + 1000)
+  await app.db.update(monitors).set({ nextCheckAt: due }).where(eq(monitors.id, m.id))
+  const checker = aheadChecker(t, app)
   t.equal(await checker.runOnce(), 1, 'claimed a second before it is due')
   const [check] = (await request(app, auth, { url: `/api/v1/monitors/${m.id}/checks` })).json().data
   t.ok(new Date(check.checked_at).getTime() >= due.getTime(), `probed at ${check.checked_at}, due ${due.toISOString()}`)
@@ -246,16 +252,7 @@ t.test('monitors due within one tick start together, at the tick after their due
     await app.db.update(monitors).set({ nextCheckAt: new Date(due) }).where(eq(monitors.id, m.id))
     ids.push(m.id)
   }
-  const checker = new Checker({
-    db: app.db,
-    clock: () => new Date(),
-    log: app.log,
-    prober: createProber({ allowPrivateTargets: true }),
-    concurrency: 10,
-    confirmDelayMs: 30_000,
-    claimAheadMs: 10_000,
-  })
-  t.teardown(() => checker.stop())
+  const checker = aheadChecker(t, app)
   t.equal(await checker.runOnce(), 4)
   const startedAt: number[] = []
   for (const id of ids) {
