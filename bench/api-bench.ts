@@ -87,7 +87,7 @@ async function startServer (name: ServerName, options: ApiBenchOptions, seeded: 
       LOG_LEVEL: 'info',
       // Far above the load (the maximum), so the limiter counts every request but refuses none.
       RATE_LIMIT_MAX: '1000000',
-    }, { logFile, nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [] })
+    }, { logFile, nodeArgs: [...(process.env.BENCH_PINGWARD_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [])] })
     : startNode('bench/reference-server.ts', {
       ...options.database,
       PORT: String(port),

@@ -4,7 +4,8 @@
 // and the operator CLI's time per command; writes
 // bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,heartbeats,rollups,pglite,memory,cli (some
 // parts), --reuse (keep a database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers and the heartbeat server),
-// --endpoints list,page (only these API endpoints: checks, monitor, list, page, create).
+// --endpoints list,page (only these API endpoints: checks, monitor, list, page, create). BENCH_PINGWARD_NODE_ARGS:
+// node flags added to the API's Pingward server only (an experiment such as "--trace-gc"; npm start's are always there).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
