@@ -57,12 +57,12 @@ const ARRAY: JsonWrapping = { open: '[', close: ']' }
 
 export interface MonitorPageJson {
   /**
-   * The page's items as UTF-8 JSON, joined by commas between `open` and `close`: by default a JSON array.
+   * The page's items as UTF-8 JSON text, joined by commas between `open` and `close`: by default a JSON array.
    * The database writes the whole text, so that a caller sends it as it came: a list of 1,000 monitors is
    * ~225 KB, and a copy of its own in Node was one more large buffer per request for V8's collector to count
    * (bench/results.md, "The list's bytes sent as they came").
    */
-  items: Buffer
+  json: Buffer
   /** The `cursor` of the next page when more monitors follow; undefined on the last page. */
   nextCursor?: string
 }
@@ -81,6 +81,6 @@ export async function listMonitorPageJson (
   assertOwnerFound(owner, rows)
   // items, then (a page's) the place of its last row when more follow. No row: a user (not a key) that is gone.
   const [items, nextSortUs, nextId] = rows[0] ?? []
-  const page = { items: items ?? Buffer.from(wrapping.open + wrapping.close) }
+  const page = { json: items ?? Buffer.from(wrapping.open + wrapping.close) }
   return nextId == null ? page : { ...page, nextCursor: encodeCursor(nextSortUs!.toString(), nextId.toString()) }
 }

@@ -72,7 +72,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     // The database made the answer's JSON (src/repositories/monitor-json.ts), sent as the bytes it sent, not
     // serialized; the schema above is its contract (test/repositories/monitor-json.test.ts). Never a string:
     // the ETag's hash and the socket's write each encoded one of their own (~225 KB for 1,000 monitors).
-    return reply.type('application/json; charset=utf-8').send(page.items as unknown as { data: MonitorListItem[] })
+    return reply.type('application/json; charset=utf-8').send(page.json as unknown as { data: MonitorListItem[] })
   })
 
   app.get('/monitors/:id', {
