@@ -12,15 +12,12 @@ import { assertOwnerFound, ownerRow, perOwnerKind, type Owner, type OwnerKind } 
 /** A monitor's list item (alias `alias`): its stored head, then its stored tail (the fields the checker and the pings change). */
 const itemJson = (alias: string): SQL => sql.raw(`${alias}.list_head || ${alias}.list_tail`)
 
-/** The items joined, between the caller's `open` and `close` (none: an empty array between them). */
-const wrapped = (items: SQL): SQL =>
-  sql`${sql.placeholder('open')}::text || coalesce(${items}, '') || ${sql.placeholder('close')}::text`
-
 /**
- * The whole list: the items' JSON joined in the list's order by one aggregate. No row: the owner is gone.
+ * The whole list: the items' JSON joined in the list's order by one aggregate. No row: the owner is gone;
+ * a null `items`: no monitors.
  */
 function listJsonQuery (kind: OwnerKind): SQL {
-  return sql`select ${wrapped(sql`string_agg(${itemJson('m')}, ',' order by m.created_at desc, m.id desc) filter (where m.id is not null)`)} as items
+  return sql`select string_agg(${itemJson('m')}, ',' order by m.created_at desc, m.id desc) filter (where m.id is not null) as items
     from ${ownerRow(kind)}
     left join ${monitors} m on m.user_id = o.user_id and m.deleted_at is null
     group by o.user_id`
@@ -31,7 +28,7 @@ const listStatement = perOwnerKind((kind) => preparedSql(`list_monitors_json_${k
  * A filtered or paged list: the same scan as the object path's (monitor-list.ts, pageScan: the backward
  * index scan that stops after the page and one more), each row numbered in the scan's order; the items of
  * the page joined, and the place of its last row when one more was found. `size` is the page's own size
- * (`limit` is one more). No row: the owner is gone.
+ * (`limit` is one more). No row: the owner is gone; a null `items`: no monitors.
  */
 function pageJsonQuery (kind: OwnerKind, shape: ListShape): SQL {
   const size = sql`${sql.placeholder('size')}::bigint`
@@ -40,7 +37,7 @@ function pageJsonQuery (kind: OwnerKind, shape: ListShape): SQL {
   const next = (column: string) => shape.limit
     ? sql`case when count(m.n) > ${size} then max(${sql.raw(column)}) filter (where m.n = ${size}) end`
     : sql`null::text`
-  return sql`select ${wrapped(sql`string_agg(m.item, ',' order by m.n) filter (where ${shape.limit ? sql`m.n <= ${size}` : sql`m.n is not null`})`)} as items,
+  return sql`select string_agg(m.item, ',' order by m.n) filter (where ${shape.limit ? sql`m.n <= ${size}` : sql`m.n is not null`}) as items,
       ${next('m.sort_us')} as next_sort_us, ${next('m.id::text')} as next_id
     from ${ownerRow(kind)}
     left join lateral (
@@ -50,37 +47,30 @@ function pageJsonQuery (kind: OwnerKind, shape: ListShape): SQL {
 }
 const pageStatements = statementsByShape('list_monitors_json', pageJsonQuery)
 
-/** What goes around the items: a JSON array's brackets, or an envelope's text with them (src/routes/monitors.ts). */
-export interface JsonWrapping { open: string, close: string }
-
-const ARRAY: JsonWrapping = { open: '[', close: ']' }
-
 export interface MonitorPageJson {
   /**
-   * The page's items as UTF-8 JSON text, joined by commas between `open` and `close`: by default a JSON array.
-   * The database writes the whole text, so that a caller sends it as it came: a list of 1,000 monitors is
-   * ~225 KB, and a copy of its own in Node was one more large buffer per request for V8's collector to count
-   * (bench/results.md, "The list's bytes sent as they came").
+   * The page's items as UTF-8 JSON, joined by commas: a JSON array's text without its brackets (empty for
+   * none), so that the answer's envelope and brackets go around it in one copy (src/routes/monitors.ts).
    */
-  json: Buffer
+  items: Buffer
   /** The `cursor` of the next page when more monitors follow; undefined on the last page. */
   nextCursor?: string
 }
+
+const NONE = Buffer.alloc(0)
 
 /**
  * The list of listMonitorPage (monitor-list.ts), the same monitors in the same order with the same cursor,
  * as the JSON text of its items (MonitorListItemSchema). The items come as the bytes the database sent
  * (executeRaw): never decoded into a string only to be encoded again for the socket.
  */
-export async function listMonitorPageJson (
-  db: Database, owner: Owner, query: MonitorListParams = {}, wrapping: JsonWrapping = ARRAY
-): Promise<MonitorPageJson> {
+export async function listMonitorPageJson (db: Database, owner: Owner, query: MonitorListParams = {}): Promise<MonitorPageJson> {
   const { shape, whole, values } = listRequest(owner, query)
   const statement = whole ? listStatement(owner) : pageStatements(owner)(shape)
-  const rows = await statement(db).executeRaw({ ...values, ...wrapping, size: query.limit })
+  const rows = await statement(db).executeRaw({ ...values, size: query.limit })
   assertOwnerFound(owner, rows)
-  // items, then (a page's) the place of its last row when more follow. No row: a user (not a key) that is gone.
+  // items, then (a page's) the place of its last row when more follow.
   const [items, nextSortUs, nextId] = rows[0] ?? []
-  const page = { json: items ?? Buffer.from(wrapping.open + wrapping.close) }
+  const page = { items: items ?? NONE }
   return nextId == null ? page : { ...page, nextCursor: encodeCursor(nextSortUs!.toString(), nextId.toString()) }
 }

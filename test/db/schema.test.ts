@@ -67,14 +67,14 @@ t.test('a monitor\'s list item (its stored head and tail) follows its writes, wh
   const { auth, user } = await makeUser(app)
   const monitor = await makeMonitor(app, auth, { name: 'Zoned "shop"' })
   /** The list's item, and the same fields of the monitor as the API's object path answers them. */
-  const listed = async (db: Database) => JSON.parse((await listMonitorPageJson(db, { userId: user.id })).json.toString())[0]
+  const listed = async (db: Database) => JSON.parse(`[${(await listMonitorPageJson(db, { userId: user.id })).items.toString()}]`)[0]
   const compare = async (label: string) => {
     const [{ listHead, listTail }] = await app.db.select({ listHead: monitors.listHead, listTail: monitors.listTail }).from(monitors)
       .where(eq(monitors.id, monitor.id))
-    const text = (await listMonitorPageJson(app.db, { userId: user.id })).json.toString()
+    const text = (await listMonitorPageJson(app.db, { userId: user.id })).items.toString()
     const { data } = (await request(app, auth, { url: `/api/v1/monitors/${monitor.id}` })).json()
-    const [item] = JSON.parse(text)
-    t.equal(text, `[${listHead}${listTail}]`, `${label}: the item is the stored head and tail`)
+    const [item] = JSON.parse(`[${text}]`)
+    t.equal(text, listHead + listTail, `${label}: the item is the stored head and tail`)
     t.same(item, Object.fromEntries(Object.keys(item).map((key) => [key, data[key]])), `${label}: the API's values`)
     t.same(Object.keys(item), ['id', 'name', 'url', 'monitor_type', 'status', 'is_active', 'interval_minutes', 'last_checked_at'], `${label}: its fields`)
     return item

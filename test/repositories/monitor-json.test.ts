@@ -65,7 +65,7 @@ t.test('the list as JSON from SQL: valid, and what the object path gives', async
   /** The JSON path against the object path for one query and owner; the page's cursor. */
   async function same (t: Test, owner: { keyId: string } | { userId: string }, query: MonitorListParams, label: string) {
     const bytes = await listMonitorPageJson(app.db, owner, query)
-    const json = { json: bytes.json.toString(), nextCursor: bytes.nextCursor }
+    const json = { json: `[${bytes.items.toString()}]`, nextCursor: bytes.nextCursor }
     const objects = await listMonitorPage(app.db, owner, query)
     const body = `{"data":${json.json}}`
     t.ok(documented(JSON.parse(body)), `${label}: valid against the document ${JSON.stringify(documented.errors)}`)
