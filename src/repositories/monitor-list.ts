@@ -52,8 +52,9 @@ export function monitorPageQuery (kind: OwnerKind, shape: ListShape): SQL {
     ) m on true`
 }
 
-/** `created_at` in microseconds (exact, as text): a page's last row's place, which its cursor holds. */
-export const SORT_US = sql.raw('(extract(epoch from k.created_at) * 1000000)::bigint::text')
+/** A `created_at` in microseconds (exact, as text): a page's last row's place, which its cursor holds. */
+export const sortUs = (createdAt: SQL): SQL => sql`(extract(epoch from ${createdAt}) * 1000000)::bigint::text`
+const SORT_US = sortUs(sql.raw('k.created_at'))
 
 /**
  * The part of a page's statement that reads the monitors (alias `k`, `columns` of them): the owner's (`o`)
