@@ -34,7 +34,7 @@ function pageJsonQuery (kind: OwnerKind, shape: ListShape): SQL {
   const size = sql`${sql.placeholder('size')}::bigint`
   const columns = sql`${itemJson('k')} as item, k.created_at, k.id, row_number() over (order by k.created_at desc, k.id desc) as n`
   // The page's last row's column when one more follows, computed for that row only: the cursor's sort_us of
-  // every row read cost ~20 of the statement's ~95 µs of PostgreSQL's CPU (bench/results.md, "A page's cursor").
+  // every row read cost ~20 of the statement's ~95 µs of PostgreSQL's CPU (bench/results.md, "the database's share of the list and the page").
   const last = (column: SQL) => sql`case when count(m.n) > ${size} then max(${column}) filter (where m.n = ${size}) end`
   // Without a limit every row is the page's, and none follows.
   const [nextSortUs, nextId] = shape.limit ? [sortUs(last(sql`m.created_at`)), last(sql`m.id::text`)] : [sql`null::text`, sql`null::text`]

@@ -14,7 +14,11 @@ import { createMonitor, deleteMonitor, findMonitor, listMonitorPageJson, updateM
 import { ownerUserId } from '../repositories/owner.ts'
 import { idempotencyKeyOf, requestFingerprint, runOnce, type StoredResponse } from '../services/idempotency.ts'
 
-/** The envelope and the brackets around the list's items, `{"data":[...]}`. */
+/**
+ * The envelope and the brackets around the list's items, `{"data":[...]}`, joined here (~7 µs for 225 KB): written
+ * by PostgreSQL around its aggregate they cost ~300 µs of its CPU (bench/results.md, "the database's share of the
+ * list and the page").
+ */
 const [DATA_OPEN, DATA_CLOSE] = [Buffer.from('{"data":['), Buffer.from(']}')]
 
 interface MonitorRoutesOptions {
