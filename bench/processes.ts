@@ -45,8 +45,9 @@ export function startNode (
   const compiled = /^src\/(.+)\.ts$/.exec(script)
   // The reference server with the same flags: the API's ratios compare the code, not V8's settings.
   const flags = compiled || script === 'bench/reference-server.ts' ? PINGWARD_NODE_FLAGS : []
-  const args = [...flags, ...(compiled ? [`dist/${compiled[1]}.js`] : ['--import=tsx', script])]
-  return startProcess(process.execPath, [...(options.nodeArgs ?? []), ...args], childEnv(vars), options)
+  // An experiment's flags (nodeArgs) after npm start's, so that they can override them (V8 takes a flag's last value).
+  const args = [...flags, ...(options.nodeArgs ?? []), ...(compiled ? [`dist/${compiled[1]}.js`] : ['--import=tsx', script])]
+  return startProcess(process.execPath, args, childEnv(vars), options)
 }
 
 /** Starts any program (a server of someone else's, such as blackbox_exporter) as a Child; output as startNode's. */
