@@ -6,7 +6,7 @@ import type { SwaggerTransform } from '@fastify/swagger'
 const ETAG = {
   type: 'string',
   description: 'A weak tag of this answer\'s body: send it back in `If-None-Match` to get `304` while it is unchanged',
-  examples: ['W/"8tqAk_VuxzQhDYtNzIPi5GRxZxs"'],
+  examples: ['W/"3f9d0c61a2b4e875"'],
 }
 
 type Loose = Record<string, any>

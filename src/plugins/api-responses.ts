@@ -1,7 +1,7 @@
 // The API's HTTP conveniences, registered in the /api/v1 context: CORS for the origins of CORS_ORIGINS (off when
 // unset), an ETag on every read with If-None-Match answered 304, and gzip or br when the client asks for it.
-import { hash } from 'node:crypto'
 import fp from 'fastify-plugin'
+import xxhash, { type XXHashAPI } from 'xxhash-wasm'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fastifyCompress from '@fastify/compress'
 import fastifyCors from '@fastify/cors'
@@ -36,27 +36,32 @@ export default fp<ApiResponsesOptions>(async (api, options) => {
     })
   }
   // A context hook: it runs before compression's (a route hook), so the tag is of the uncompressed body.
-  api.addHook('onSend', etag)
+  api.addHook('onSend', etagHook(await xxhash()))
   // Answers from 1 KiB on, when Accept-Encoding asks (br at quality 4, gzip); no compressed request bodies.
   await api.register(fastifyCompress, { encodings: ['br', 'gzip'], globalDecompression: false })
 }, { name: 'api-responses', fastify: '5.x' })
 
 /**
  * A weak tag of the serialized body on every successful read, and 304 (no body) when If-None-Match names it.
- * Weak, because compression changes the bytes but not the meaning (as nginx does). SHA-1 costs about 1 µs per
- * KB here (the bench's list of 1,000 monitors, 225 KB: 0.25 ms, some 2% of that request); what a 304 saves is
- * the transfer, not the query. Only GET and HEAD: a write's If-None-Match is not a question this answers.
+ * Weak, because compression changes the bytes but not the meaning (as nginx does). The tag is the body's 64-bit
+ * XXH64 rather than a cryptographic digest: a validator has to change when the body does (two bodies share a tag
+ * by chance once in 2^64; @fastify/etag's default, FNV-1a, has 32 bits), not to resist forgery (a client only
+ * compares tags of its own answers); SHA-1 was a sixth of the CPU of a large list (bench/results.md, "The
+ * ETag's hash"). Only GET and HEAD: a write's If-None-Match is not a question this answers.
  */
-function etag (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void): void {
-  if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200 ||
-    (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload)
-  const tag = `W/"${hash('sha1', payload, 'base64url')}"`
-  reply.header('etag', tag)
-  if (!matches(request.headers['if-none-match'], tag)) return done(null, payload)
-  // No body, and no Content-Length of an empty one (a cache could take it for the stored body's). A HEAD keeps its
-  // payload: Fastify's HEAD hook measures it into Content-Length (the 200's, as a 304 may say) and drops it.
-  reply.code(304).removeHeader('content-type')
-  done(null, request.method === 'HEAD' ? payload : null)
+function etagHook ({ h64Raw, h64 }: Pick<XXHashAPI, 'h64Raw' | 'h64'>) {
+  return function etag (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void): void {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200 ||
+      (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload)
+    const digest = typeof payload === 'string' ? h64(payload) : h64Raw(payload)
+    const tag = `W/"${digest.toString(16).padStart(16, '0')}"`
+    reply.header('etag', tag)
+    if (!matches(request.headers['if-none-match'], tag)) return done(null, payload)
+    // No body, and no Content-Length of an empty one (a cache could take it for the stored body's). A HEAD keeps its
+    // payload: Fastify's HEAD hook measures it into Content-Length (the 200's, as a 304 may say) and drops it.
+    reply.code(304).removeHeader('content-type')
+    done(null, request.method === 'HEAD' ? payload : null)
+  }
 }
 
 /** If-None-Match's weak comparison: `*`, or any listed tag equal to ours with or without `W/`. */
