@@ -6,9 +6,16 @@ import type { LoadOptions, LoadResult } from './load.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
+/** The node flags an npm script runs `scripts/run.js <entry>` with (package.json). */
+function npmScriptFlags (script: string, entry: string): string[] {
+  const command: string = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')).scripts[script]
+  return (new RegExp(`\\bnode ((?:--\\S+ )*)scripts/run\\.js ${entry}`).exec(command)?.[1] ?? '').split(' ').filter(Boolean)
+}
+
 /** The node flags `npm start` runs Pingward with (package.json), so that the bench measures what operators run. */
-export const PINGWARD_NODE_FLAGS: string[] = (/\bnode ((?:--\S+ )*)scripts\/run\.js server/
-  .exec(JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')).scripts.start)?.[1] ?? '').split(' ').filter(Boolean)
+export const PINGWARD_NODE_FLAGS: string[] = npmScriptFlags('start', 'server')
+/** `npm run worker`'s, for the checker's worker processes. */
+export const WORKER_NODE_FLAGS: string[] = npmScriptFlags('worker', 'worker')
 
 /** The environment of a child: ours without Pingward's settings, plus `vars`. */
 function childEnv (vars: Record<string, string | undefined>): NodeJS.ProcessEnv {
@@ -43,8 +50,9 @@ export function startNode (
   options: { logFile?: string, onLine?: (line: string) => void, nodeArgs?: string[] } = {}
 ): Child {
   const compiled = /^src\/(.+)\.ts$/.exec(script)
-  // The reference server with the same flags: the API's ratios compare the code, not V8's settings.
-  const flags = compiled || script === 'bench/reference-server.ts' ? PINGWARD_NODE_FLAGS : []
+  // The worker with npm run worker's flags; the reference server with the server's: the API's ratios compare the
+  // code, not V8's settings.
+  const flags = compiled?.[1] === 'worker' ? WORKER_NODE_FLAGS : compiled || script === 'bench/reference-server.ts' ? PINGWARD_NODE_FLAGS : []
   // An experiment's flags (nodeArgs) after npm start's, so that they can override them (V8 takes a flag's last value).
   const args = [...flags, ...(options.nodeArgs ?? []), ...(compiled ? [`dist/${compiled[1]}.js`] : ['--import=tsx', script])]
   return startProcess(process.execPath, args, childEnv(vars), options)

@@ -20,7 +20,7 @@ import {
   createPgliteDatabase, createPostgresDatabase, databaseUrl, postgresRunner, postgresVersion, type Runner,
 } from './database.ts'
 import { renderReport, type ReportInput } from './report.ts'
-import { PINGWARD_NODE_FLAGS, ROOT, ensureBuilt } from './processes.ts'
+import { PINGWARD_NODE_FLAGS, ROOT, WORKER_NODE_FLAGS, ensureBuilt } from './processes.ts'
 import { seedPageUser, seedPglite, seedPostgres, type Scale, type Seeded } from './seed.ts'
 import { verifyReferenceSql } from './verify-sql.ts'
 import { migrate } from '../src/db/migrate.ts'
@@ -29,6 +29,7 @@ import { runRollups } from '../src/checker/rollups.ts'
 
 /** How the report writes the command that runs a Pingward entry (processes.ts adds npm start's node flags). */
 const NODE = `node ${PINGWARD_NODE_FLAGS.map((flag) => `${flag} `).join('')}`
+const WORKER_NODE = `node ${WORKER_NODE_FLAGS.map((flag) => `${flag} `).join('')}`
 
 const SCALES = {
   full: {
@@ -175,7 +176,7 @@ async function main (): Promise<void> {
       `node --import=tsx bench/load.ts '{"connections":${scale.api.connections},"durationSeconds":${scale.api.durationSeconds},...}'   # autocannon, a process of its own`,
       'PORT=<free> node --import=tsx bench/target-server.ts',
       'PORT=<free> node --import=tsx bench/notification-receiver.ts   # webhook receiver and target of the delivery benchmark',
-      `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug ${NODE}dist/worker.js   # once, then twice`,
+      `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug ${WORKER_NODE}dist/worker.js   # once, then twice`,
       `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATA_DIR=<tmp> ${NODE}dist/server.js   # PGlite`,
       `ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=info PORT=<free> DATA_DIR=<empty tmp> ${NODE}dist/server.js   # memory, embedded; then DATABASE_URL=<.../pingward_bench_memory>`,
       `DATA_DIR=<empty tmp> ${NODE}dist/cli.js <command>   # CLI; again with LOG_LEVEL=info PORT=<free> DATA_DIR=<same> ${NODE}dist/server.js running; then DATABASE_URL=<.../pingward_bench_cli>`,
