@@ -53,7 +53,7 @@ export function startNode (
   // The worker with npm run worker's flags; the reference server with the server's: the API's ratios compare the
   // code, not V8's settings.
   const flags = compiled?.[1] === 'worker' ? WORKER_NODE_FLAGS : compiled || script === 'bench/reference-server.ts' ? PINGWARD_NODE_FLAGS : []
-  // An experiment's flags (nodeArgs) after npm start's, so that they can override them (V8 takes a flag's last value).
+  // An experiment's flags (nodeArgs) after the npm script's, so that they can override them (V8 takes a flag's last value).
   const args = [...flags, ...(options.nodeArgs ?? []), ...(compiled ? [`dist/${compiled[1]}.js`] : ['--import=tsx', script])]
   return startProcess(process.execPath, args, childEnv(vars), options)
 }

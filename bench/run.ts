@@ -28,8 +28,9 @@ import { openDatabase } from '../src/db/client.ts'
 import { runRollups } from '../src/checker/rollups.ts'
 
 /** How the report writes the command that runs a Pingward entry (processes.ts adds npm start's node flags). */
-const NODE = `node ${PINGWARD_NODE_FLAGS.map((flag) => `${flag} `).join('')}`
-const WORKER_NODE = `node ${WORKER_NODE_FLAGS.map((flag) => `${flag} `).join('')}`
+const nodeWith = (flags: string[]) => `node ${flags.map((flag) => `${flag} `).join('')}`
+const NODE = nodeWith(PINGWARD_NODE_FLAGS)
+const WORKER_NODE = nodeWith(WORKER_NODE_FLAGS)
 
 const SCALES = {
   full: {
