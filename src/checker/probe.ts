@@ -2,7 +2,7 @@
 // redirects, its assertions: status, keyword, response time), a tcp or dns one by their modules. Never throws.
 import type { HttpMethod, KeywordMode } from '../domain/vocabulary.ts'
 import { performance } from 'node:perf_hooks'
-import { Client, type Dispatcher } from 'undici'
+import { buildConnector, Client, type Dispatcher } from 'undici'
 import { isSecretHeader } from '../domain/monitor-request.ts'
 import { isPrivateAddress } from '../net/address-policy.ts'
 import { originPools } from './origin-pools.ts'
@@ -11,6 +11,7 @@ import { pinAddress, type Lookup } from './pinned-lookup.ts'
 import { describeNetworkError, oneLine } from './probe-errors.ts'
 import { probeDns, type DnsProbeTarget } from './probe-dns.ts'
 import { probeTcp, type TcpProbeTarget } from './probe-tcp.ts'
+import { quietResets } from './quiet-resets.ts'
 import { certificateConnector, verifyingConnector, type TlsCertificate } from './tls-certificate.ts'
 
 /** What a check of a monitor of each checked type needs (api-contract section 9). */
@@ -93,10 +94,10 @@ export function createProber (options: ProbeOptions): Prober {
   const now = options.now ?? (() => performance.now())
   // Every request says "connection: close" (reset: true), so no socket outlives its check; undici's own
   // timeouts are pushed beyond the longest check so that the per-check deadline alone decides.
-  const pools = originPools({ headersTimeout: 0, bodyTimeout: 0, connect: { timeout: 61_000 } })
+  const pools = originPools({ headersTimeout: 0, bodyTimeout: 0, connect: quietResets(buildConnector({ timeout: 61_000 })) })
   // HTTPS goes through a client of its own per hop, whose connector sees the certificate of its connection
   // (undici's pool shows no socket to its caller); every check opens a new connection anyway (reset).
-  const tlsConnector = verifyingConnector(options.tlsCa)
+  const tlsConnector = quietResets(verifyingConnector(options.tlsCa))
   const httpsClients = new Set<Client>()
   // tcp and dns checks in flight, which close() waits for (each is bounded by its own time limit).
   const others = new Set<Promise<ProbeResult>>()
