@@ -1,7 +1,11 @@
-// A child of the benchmark: Pingward's HTTP probe alone (src/checker/probe.ts, no scheduler, no database) against
+// A child of the benchmark: Pingward's HTTP probe alone (the built src/checker/probe.ts, no scheduler, no database) against
 // TARGET, COUNT probes CONCURRENCY at a time after a warm-up; prints its own CPU for the measured probes as JSON.
-import { createProber } from '../src/checker/probe.ts'
 import { inLanes } from './probe-anchor.ts'
+
+// The built prober (dist/, which `npm run bench` builds first), as `npm run worker` runs it: src/ through tsx paid
+// more for the same probe (480 against 400 µs a probe on one machine, bench/results.md).
+const built: string = '../dist/checker/probe.js'
+const { createProber } = await import(built) as typeof import('../src/checker/probe.ts')
 
 const target = process.env.TARGET ?? ''
 const count = Number(process.env.COUNT ?? 5000)
