@@ -2,9 +2,8 @@
 // over HTTP and HTTPS, against real local servers; a connection that fails still fails the check with its cause.
 import http from 'node:http'
 import https from 'node:https'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { Prober } from '../../src/checker/probe.ts'
-import type { Teardown } from '../helper.ts'
 import { getTarget, testProber } from '../support/prober.ts'
 import { caSignedCertificate, listen } from '../support/target-server.ts'
 
@@ -12,10 +11,9 @@ const PROBES = 20
 const signed = caSignedCertificate(30)
 
 /** The errors whose stacks were formatted while `run` ran (Node calls Error.prepareStackTrace for each). */
-async function stacksFormattedDuring (tt: Teardown, run: () => Promise<void>): Promise<string[]> {
+async function stacksFormattedDuring (run: () => Promise<void>): Promise<string[]> {
   const formatted: string[] = []
   const previous = Error.prepareStackTrace
-  tt.teardown(() => { Error.prepareStackTrace = previous })
   Error.prepareStackTrace = (error, frames) => {
     formatted.push(String(error))
     return [String(error), ...frames.map((frame) => `    at ${String(frame)}`)].join('\n')
@@ -29,13 +27,13 @@ async function stacksFormattedDuring (tt: Teardown, run: () => Promise<void>): P
 }
 
 /** PROBES checks of `url` one after another, after one that warms the prober (its pool, its connector). */
-async function checksUp (tt: Teardown, prober: Prober, url: string): Promise<string[]> {
-  t.equal((await prober.probe(getTarget(url))).isUp, true, 'the warm-up check is up')
+async function checksUp (tt: Test, prober: Prober, url: string): Promise<string[]> {
+  tt.equal((await prober.probe(getTarget(url))).isUp, true, 'the warm-up check is up')
   let up = 0
-  const formatted = await stacksFormattedDuring(tt, async () => {
+  const formatted = await stacksFormattedDuring(async () => {
     for (let i = 0; i < PROBES; i++) if ((await prober.probe(getTarget(url))).isUp) up++
   })
-  t.equal(up, PROBES, 'every check is up')
+  tt.equal(up, PROBES, 'every check is up')
   return formatted
 }
 
