@@ -12,7 +12,7 @@ import { describeNetworkError, oneLine } from './probe-errors.ts'
 import { probeDns, type DnsProbeTarget } from './probe-dns.ts'
 import { probeTcp, type TcpProbeTarget } from './probe-tcp.ts'
 import { quietResets } from './quiet-resets.ts'
-import { certificateConnector, verifyingConnector, type TlsCertificate } from './tls-certificate.ts'
+import { certificateConnector, CONNECT_TIMEOUT_MS, verifyingConnector, type TlsCertificate } from './tls-certificate.ts'
 
 /** What a check of a monitor of each checked type needs (api-contract section 9). */
 export type CheckTarget = ProbeTarget | TcpProbeTarget | DnsProbeTarget
@@ -94,7 +94,7 @@ export function createProber (options: ProbeOptions): Prober {
   const now = options.now ?? (() => performance.now())
   // Every request says "connection: close" (reset: true), so no socket outlives its check; undici's own
   // timeouts are pushed beyond the longest check so that the per-check deadline alone decides.
-  const pools = originPools({ headersTimeout: 0, bodyTimeout: 0, connect: quietResets(buildConnector({ timeout: 61_000 })) })
+  const pools = originPools({ headersTimeout: 0, bodyTimeout: 0, connect: quietResets(buildConnector({ timeout: CONNECT_TIMEOUT_MS })) })
   // HTTPS goes through a client of its own per hop, whose connector sees the certificate of its connection
   // (undici's pool shows no socket to its caller); every check opens a new connection anyway (reset).
   const tlsConnector = quietResets(verifyingConnector(options.tlsCa))

@@ -65,8 +65,11 @@ export function certificateConnector (base: Connector, seen: (certificate: TlsCe
   })
 }
 
+/** Every check's connect timeout: beyond the longest check (timeout_seconds <= 60), so the check's own deadline decides. */
+export const CONNECT_TIMEOUT_MS = 61_000
+
 /** The base connector of HTTPS checks: node:tls verifies, we decide (rejectUnauthorized off, see above). */
 export function verifyingConnector (ca?: string | Buffer): Connector {
   // No session resumption: each check verifies the certificate afresh (a resumed session skips the host check).
-  return buildConnector({ timeout: 61_000, rejectUnauthorized: false, maxCachedSessions: 0, ...(ca ? { ca } : {}) })
+  return buildConnector({ timeout: CONNECT_TIMEOUT_MS, rejectUnauthorized: false, maxCachedSessions: 0, ...(ca ? { ca } : {}) })
 }

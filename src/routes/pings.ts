@@ -1,6 +1,7 @@
 // The ping URL of heartbeat monitors, at the server's root: GET, POST or HEAD /ping/{token} records a passing
 // check, /ping/{token}/fail a failing one. No API key (the unguessable token is the credential), a rate limit
 // per token, any body a cron job sends (stored in part, never parsed), and an answer of a few bytes.
+import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
@@ -40,6 +41,11 @@ const DESCRIPTION = 'No key: the token in the path is the credential, so keep th
   `bytes; up to 1 MiB) is accepted and never parsed; its first ${PING_BODY_MAX_BYTES / 1024} KiB are kept with the check. ` +
   'Pings of one token are rate limited per minute. HEAD works as GET.'
 
+/** The name of a token's bucket: 128 bits of its SHA-256, as unique as the token and no way back to it. */
+function tokenDigest (token: string): string {
+  return createHash('sha256').update(token).digest('base64url').slice(0, 22)
+}
+
 const pingRoutes: FastifyPluginAsyncTypebox<PingRoutesOptions> = async (app, options) => {
   // This plugin's context only: every body is taken as bytes, whatever its content type says (a cron job's
   // "JSON" may be malformed, its content type anything); the API's JSON-only parsers are untouched.
@@ -49,11 +55,12 @@ const pingRoutes: FastifyPluginAsyncTypebox<PingRoutesOptions> = async (app, opt
   // One limiter for all the ping routes, keyed by the token: GET, POST, HEAD and /fail share one bucket (a route's
   // own `config.rateLimit` would count each route apart), in the app's store (Redis when configured). It says
   // only Retry-After (on a 429): a job reads none of it, and the answer stays a few bytes. (The headers are
-  // plugin-wide options in the library's types; its limiter merges them per limiter all the same.)
+  // plugin-wide options in the library's types; its limiter merges them per limiter all the same.) The bucket is
+  // named by a hash of the token, not the token: whoever reads Redis (its keys, its logs) gets no ping URL.
   const limiterOptions = {
     max: options.perMinute,
     timeWindow: 60_000,
-    keyGenerator: (request: FastifyRequest) => `ping:${(request.params as { token: string }).token}`,
+    keyGenerator: (request: FastifyRequest) => `ping:${tokenDigest((request.params as { token: string }).token)}`,
     addHeaders: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false, 'retry-after': true },
     addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
   }

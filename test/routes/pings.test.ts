@@ -1,10 +1,12 @@
 // The ping URL of heartbeat monitors, through app.inject and over real HTTP as a cron job calls it: no key, any
 // body (never parsed, the first 10 KiB kept), HEAD, /fail, unknown and paused monitors, and the rate limit per token.
 import t from 'tap'
+import { createHash } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
 import { rowsOf } from '../../src/db/client.ts'
 import { buildTestApp, createTestDatabase, makeMonitor, makeUser, request, type Teardown } from '../helper.ts'
 
@@ -163,11 +165,20 @@ t.test('two instances share a token\'s bucket through Redis', { skip: process.en
   const one = await buildTestApp(t, { env, database: handle })
   const two = await buildTestApp(t, { env, database: handle })
   const { auth } = await makeUser(one.app)
-  const { path } = await heartbeat(one.app, auth)
+  const { path, token } = await heartbeat(one.app, auth)
   const statuses = []
   for (let i = 0; i < 2; i++) {
     statuses.push((await one.app.inject({ url: path })).statusCode)
     statuses.push((await two.app.inject({ url: path })).statusCode)
   }
   t.same(statuses, [200, 200, 200, 429])
+  // The token is a credential: the bucket's name in Redis is a digest of it, which counts the 4 pings.
+  const redis = new Redis(process.env.REDIS_URL!)
+  t.teardown(() => redis.quit())
+  const keys = await redis.keys('pingward-rl:*')
+  t.same(keys.filter((key) => key.includes(token)), [], 'no Redis key names the token')
+  const digest = createHash('sha256').update(token).digest('base64url').slice(0, 22)
+  const bucket = keys.filter((key) => key.endsWith(`ping:${digest}`))
+  t.equal(bucket.length, 1, 'one bucket, named by the token\'s digest')
+  t.equal(await redis.get(bucket[0]), '4', 'which counted every ping, the refused one too')
 })
