@@ -1,11 +1,8 @@
 // Property-based fuzzing of every operation in openapi/openapi.json with valid and broken requests: never a
 // 5xx, only statuses the document declares, every body as declared, errors `{error}`, no one else's data.
-import { readFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import t from 'tap'
 import fc from 'fast-check'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
 import { insertChecks } from '../../src/repositories/checks.ts'
 import { openIncident } from '../../src/repositories/incidents.ts'
 import { deleteApiKey } from '../../src/repositories/api-keys.ts'
@@ -15,12 +12,11 @@ import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { rowsOf } from '../../src/db/client.ts'
 import { sql } from 'drizzle-orm'
 import { buildTestApp, makeKey, makeMonitor, makeUser, request } from '../helper.ts'
+import { ajv, documentAjv, openapiDocument as doc } from '../support/response-validators.ts'
 import { targetServer } from '../support/target-server.ts'
 import { anyJson, badUuid, deref, invalidValue, oddString, validValue, type Schema } from './schema-arbitrary.ts'
 import { encodePart, type FuzzCase, type Operation, rawBodies } from './fuzz-cases.ts'
 
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
-const doc = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Schema
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121)
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5000)
 // 5,000 requests take 15-45 s (PGlite or PostgreSQL, on a busy machine): more room than the suite's 180 s.
@@ -46,17 +42,13 @@ const operations: Operation[] = Object.entries(doc.paths as Record<string, Schem
     }
   }))
 
-const ajv = new Ajv2020({ strict: false, allErrors: true })
-addFormats(ajv)
 const validators = new Map(operations.flatMap((op) => Object.entries(op.responses)
   .filter(([, schema]) => schema).map(([status, schema]) => [`${op.name} ${status}`, ajv.compile(schema!)])))
 
 // What the document says is valid, as a client reads it (query text coerced, bodies strict). The API is
 // stricter still (it refuses NUL, lone surrogates, leap seconds): only "invalid here, so never 2xx" is asserted.
-const requestAjv = new Ajv2020({ strict: false })
-addFormats(requestAjv)
-const queryAjv = new Ajv2020({ strict: false, coerceTypes: true })
-addFormats(queryAjv)
+const requestAjv = documentAjv()
+const queryAjv = documentAjv({ coerceTypes: true })
 const queryValidators = new Map(operations.flatMap((op) => op.query.map((p) =>
   [`${op.name} ${p.name}`, queryAjv.compile({ type: 'object', properties: { value: p.schema } })])))
 const bodyValidators = new Map(operations.filter((op) => op.body).map((op) => [op.name, requestAjv.compile(op.body!)]))

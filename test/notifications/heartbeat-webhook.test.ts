@@ -1,16 +1,14 @@
 // A heartbeat's webhook payloads carry its ping_url as the API shows it (absolute, from the worker's PUBLIC_URL),
 // not the path the outbox row keeps, and so match the OpenAPI document's webhook body (`format: uri`). Sent by the
 // delivery worker made from the config, to a receiver that verifies each signature. Both databases.
-import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
 import { recordMissedHeartbeat } from '../../src/checker/heartbeat-deadlines.ts'
 import { notificationEvents } from '../../src/db/schema.ts'
 import { deliveryOptionsFromConfig } from '../../src/notifications/deliver.ts'
 import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts'
 import { buildTestApp, makeMonitor, makeUser, request, testConfig } from '../helper.ts'
-import { deref, type Schema } from '../fuzz/schema-arbitrary.ts'
+import { deref } from '../fuzz/schema-arbitrary.ts'
+import { ajv, openapiDocument as doc } from '../support/response-validators.ts'
 import { webhookReceiver } from '../support/webhook-receiver.ts'
 import { deliveryRows } from './delivery-helper.ts'
 
@@ -20,10 +18,6 @@ const T0 = new Date('2026-05-01T12:00:00.000Z')
 const silent = { info () {}, warn () {}, error () {}, debug () {}, trace () {}, fatal () {}, child () { return silent }, level: 'silent', silent () {} } as never
 
 // The webhook body as the committed document declares it (webhooks.notificationEvent), its $refs resolved.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
-const doc = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Schema
-const ajv = new Ajv2020({ strict: false, allErrors: true })
-addFormats(ajv)
 const isWebhookBody = ajv.compile(deref(doc.webhooks.notificationEvent.post.requestBody.content['application/json'].schema, doc))
 
 t.test('a heartbeat\'s heartbeat.missed and incident.resolved carry the absolute ping_url the API shows, and match the document', async (t) => {

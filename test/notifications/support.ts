@@ -1,8 +1,6 @@
 // Notification test support: an incident's events as the outbox writes them (checked against the webhook body's
 // schema), channels, a send context, and a local server standing in for a service that records what it receives.
 import type { IncomingHttpHeaders } from 'node:http'
-import { Ajv } from 'ajv'
-import addFormatsModule from 'ajv-formats'
 import type { ChannelType } from '../../src/domain/vocabulary.ts'
 import type { ChannelForSending, Message, Outgoing, SendContext, ToldEvent } from '../../src/notifications/channels/types.ts'
 import { CheckSchema } from '../../src/schemas/check.ts'
@@ -10,6 +8,7 @@ import { IncidentSchema } from '../../src/schemas/incident.ts'
 import { MonitorSchema, type Monitor } from '../../src/schemas/monitor.ts'
 import { NotificationEventSchema, type NotificationEvent } from '../../src/schemas/notification-event.ts'
 import type { Teardown } from '../helper.ts'
+import { ajv, typeboxAnswer } from '../support/response-validators.ts'
 import { targetServer } from '../support/target-server.ts'
 
 export const MONITOR_ID = '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b'
@@ -55,11 +54,7 @@ export function monitorRecord (overrides: Partial<Monitor> = {}): Monitor {
   } as Monitor
 }
 
-// ajv-formats ships CommonJS with a default export.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
-const ajv = new Ajv({ strict: false, allErrors: true })
-addFormats(ajv)
-const isEvent = ajv.addSchema([MonitorSchema, IncidentSchema, CheckSchema]).compile(NotificationEventSchema)
+const isEvent = typeboxAnswer(NotificationEventSchema, MonitorSchema, IncidentSchema, CheckSchema)
 
 /** The fixture, once it is proven to be what the outbox writes: a webhook body of the API's records. */
 function checked (event: NotificationEvent): NotificationEvent {
