@@ -303,7 +303,7 @@ export const monitorPauses = pgTable('monitor_pauses', {
   primaryKey({ columns: [t.monitorId, t.pausedAt] }),
   // A monitor's open pause, at most one: what a resume closes (the trigger finds it here in one probe) and the
   // pauses that overlap every hour rolled up. Apart from the closed ones: an index of all resumed_at values led
-  // the planner, its estimates stale, to AND the trigger's lookup with every open pause's entry (14 ms a row).
+  // the planner, its estimates stale, to AND the trigger's lookup with every open pause's entry (bench/results.md).
   uniqueIndex('monitor_pauses_one_open_idx').on(t.monitorId).where(sql`${t.resumedAt} is null`),
   // The closed pauses that overlap an hour being rolled up (src/repositories/rollups.ts): resumed since its start.
   index('monitor_pauses_resumed_idx').on(t.resumedAt).where(sql`${t.resumedAt} is not null`),
