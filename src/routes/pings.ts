@@ -42,7 +42,7 @@ const DESCRIPTION = 'No key: the token in the path is the credential, so keep th
   'Pings of one token are rate limited per minute. HEAD works as GET.'
 
 /** The name of a token's bucket: 128 bits of its SHA-256, as unique as the token and no way back to it. */
-function tokenDigest (token: string): string {
+export function tokenDigest (token: string): string {
   return createHash('sha256').update(token).digest('base64url').slice(0, 22)
 }
 

@@ -22,11 +22,11 @@ t.test('a resume closes the monitor\'s one open pause through its index, whateve
   t.equal(open, PAUSED, 'one open pause per monitor created paused')
   const [{ id }] = rowsOf<{ id: string }>(await db.execute(sql`select id from monitors order by id limit 1 offset ${PAUSED / 2}`))
 
-  // The trigger's statement (drizzle/0013_rollups.sql), planned as the trigger plans it on its first run.
-  const nodes = await explain(handle, {
-    sql: 'update monitor_pauses set resumed_at = greatest(paused_at, now()) where monitor_id = $1 and resumed_at is null',
-    params: [id],
-  })
+  // The trigger's own resume statement, read from the database, planned as the trigger plans it on its first run.
+  const [{ source }] = rowsOf<{ source: string }>(await db.execute(sql`select prosrc as source from pg_proc where proname = 'monitors_record_pauses'`))
+  const resume = /UPDATE monitor_pauses [^;]+/.exec(source)?.[0] ?? ''
+  t.match(resume, /WHERE monitor_id = NEW\.id AND resumed_at IS NULL/, `the trigger closes the monitor's open pause: ${resume}`)
+  const nodes = await explain(handle, { sql: resume.replaceAll('NEW.id', '$1').replaceAll('NEW.updated_at', 'now()'), params: [id] })
   const described = describePlan(nodes)
   const scan = nodes.find((n) => n['Node Type'] !== 'ModifyTable' && (n['Relation Name'] === 'monitor_pauses' || n['Index Name']?.startsWith('monitor_pauses')))
   t.equal(scan?.['Node Type'], 'Index Scan', `an index scan: ${described}`)

@@ -1,13 +1,13 @@
 // The ping URL of heartbeat monitors, through app.inject and over real HTTP as a cron job calls it: no key, any
 // body (never parsed, the first 10 KiB kept), HEAD, /fail, unknown and paused monitors, and the rate limit per token.
 import t from 'tap'
-import { createHash } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { rowsOf } from '../../src/db/client.ts'
+import { tokenDigest } from '../../src/routes/pings.ts'
 import { buildTestApp, createTestDatabase, makeMonitor, makeUser, request, type Teardown } from '../helper.ts'
 
 interface CheckRow { is_up: boolean, status_code: number | null, response_time_ms: number, error_message: string | null, ping_body: string | null, checked_at: string }
@@ -177,8 +177,7 @@ t.test('two instances share a token\'s bucket through Redis', { skip: process.en
   t.teardown(() => redis.quit())
   const keys = await redis.keys('pingward-rl:*')
   t.same(keys.filter((key) => key.includes(token)), [], 'no Redis key names the token')
-  const digest = createHash('sha256').update(token).digest('base64url').slice(0, 22)
-  const bucket = keys.filter((key) => key.endsWith(`ping:${digest}`))
+  const bucket = keys.filter((key) => key.endsWith(`ping:${tokenDigest(token)}`))
   t.equal(bucket.length, 1, 'one bucket, named by the token\'s digest')
   t.equal(await redis.get(bucket[0]), '4', 'which counted every ping, the refused one too')
 })
