@@ -87,6 +87,8 @@ async function startServer (name: ServerName, options: ApiBenchOptions, seeded: 
       LOG_LEVEL: 'info',
       // Far above the load (the maximum), so the limiter counts every request but refuses none.
       RATE_LIMIT_MAX: '1000000',
+      // The POSTs give one user some 100,000 monitors, past any sensible limit: no limit, as before it existed.
+      MAX_MONITORS_PER_OWNER: '0',
     }, { logFile, nodeArgs: [...(process.env.BENCH_PINGWARD_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [])] })
     : startNode('bench/reference-server.ts', {
       ...options.database,

@@ -1,4 +1,4 @@
-// The part of autocannon's API that bench/load.ts uses (the package ships no types).
+// The part of autocannon's API that bench/load.ts and bench/ping-flood.ts use (the package ships no types).
 declare module 'autocannon' {
   interface Histogram { average: number, max: number, p50: number, p90: number, p99: number }
   interface Request {
@@ -8,7 +8,7 @@ declare module 'autocannon' {
     body?: string
     setupRequest?: (request: Request) => Request
   }
-  interface Options { url: string, connections?: number, duration?: number, requests?: Request[] }
+  interface Options { url: string, connections?: number, duration?: number, overallRate?: number, requests?: Request[] }
   interface Result {
     duration: number
     latency: Histogram

@@ -105,8 +105,8 @@ async function drain (options: DeliveryBenchOptions, receiver: string): Promise<
     update monitors set is_active = false;
     insert into notification_events (user_id, type, monitor_id, payload)
       select b.user_id, 'incident.opened', b.id, '${payload}'::jsonb from bench_monitors b where b.idx % ${step(options)} = 0;
-    insert into notification_deliveries (channel_id, event_id, next_attempt_at)
-      select mc.channel_id, e.id, now() + interval '1 day' from notification_events e
+    insert into notification_deliveries (channel_id, event_id, monitor_id, next_attempt_at)
+      select mc.channel_id, e.id, e.monitor_id, now() + interval '1 day' from notification_events e
       join monitor_notification_channels mc on mc.monitor_id = e.monitor_id;
     analyze notification_deliveries;
   `)

@@ -172,13 +172,13 @@ async function main (): Promise<void> {
       `${adminUrl ? `DATABASE_URL=${adminUrl} ` : ''}${scaleName === 'full' ? '' : `BENCH_SCALE=${scaleName} `}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
       '# which starts, one at a time:',
       `npm run build   # then Pingward runs as \`${NODE}dist/<entry>.js\` (processes.ts)`,
-      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATABASE_URL=<.../${DB_NAME}> ${NODE}dist/server.js`,
+      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 MAX_MONITORS_PER_OWNER=0 PORT=<free> DATABASE_URL=<.../${DB_NAME}> ${NODE}dist/server.js`,
       `PORT=<free> DATABASE_URL=<.../${DB_NAME}> REFERENCE_KEY_ID=<id> REFERENCE_WRITE_KEY_ID=<id> ${NODE}--import=tsx bench/reference-server.ts`,
       `node --import=tsx bench/load.ts '{"connections":${scale.api.connections},"durationSeconds":${scale.api.durationSeconds},...}'   # autocannon, a process of its own`,
       'PORT=<free> node --import=tsx bench/target-server.ts',
       'PORT=<free> node --import=tsx bench/notification-receiver.ts   # webhook receiver and target of the delivery benchmark',
       `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug ${WORKER_NODE}dist/worker.js   # once, then twice`,
-      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 PORT=<free> DATA_DIR=<tmp> ${NODE}dist/server.js   # PGlite`,
+      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 MAX_MONITORS_PER_OWNER=0 PORT=<free> DATA_DIR=<tmp> ${NODE}dist/server.js   # PGlite`,
       `ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=info PORT=<free> DATA_DIR=<empty tmp> ${NODE}dist/server.js   # memory, embedded; then DATABASE_URL=<.../pingward_bench_memory>`,
       `DATA_DIR=<empty tmp> ${NODE}dist/cli.js <command>   # CLI; again with LOG_LEVEL=info PORT=<free> DATA_DIR=<same> ${NODE}dist/server.js running; then DATABASE_URL=<.../pingward_bench_cli>`,
     ],
@@ -289,7 +289,8 @@ async function main (): Promise<void> {
     'This machine is shared: other engineers run test suites on the same 2 cores while the benchmark runs, so absolute figures move ' +
       'from run to run; the ratios of servers measured in alternation in the same run are the figures that count.',
     'Pingward runs as operators run it: LOG_LEVEL=info (one log line per request, to a file), the rate limiter on (RATE_LIMIT_MAX at its ' +
-      'maximum so that it counts every request but refuses none), the key checked in the database on every request: the reads of ' +
+      'maximum so that it counts every request but refuses none), no limit of monitors per user (MAX_MONITORS_PER_OWNER=0: the POSTs ' +
+      'give one user some 100,000), the key checked in the database on every request: the reads of ' +
       'GET routes and the insert of POST /monitors start from the key\'s row in the same statement (src/repositories/owner.ts), so a ' +
       'deleted key is refused on its next request.',
     'The reference server runs the same SQL text (checked at the start of the run against what the repositories send, key check included) ' +

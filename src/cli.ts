@@ -7,6 +7,7 @@
 import type { CliCommand, CommandOutput } from './cli/commands.ts'
 import { parseCommand, usage, UsageError, type Parsed } from './cli/args.ts'
 import { DataDirLockedError } from './db/data-dir-lock.ts'
+import { TIGHTENED_MESSAGE } from './db/data-dir-modes.ts'
 import { runMain } from './runtime/run-main.ts'
 import { DEFAULT_DATA_DIR } from './runtime/config-basics.ts'
 
@@ -33,6 +34,10 @@ async function runDirectly (command: CliCommand): Promise<CommandOutput> {
   ])
   await checkOptions(command)
   const handle = await openMigratedDatabase({ ...loadConfig(), poolSize: 1 })
+  if (handle.tightened) {
+    const { directories, files } = handle.tightened
+    process.stderr.write(`${TIGHTENED_MESSAGE} (${directories} directories and ${files} files changed)\n`)
+  }
   try {
     return await runCommand(handle.db, command)
   } finally {

@@ -7,6 +7,7 @@ import { loadConfig } from './runtime/config.ts'
 import { runMain } from './runtime/run-main.ts'
 import { openMigratedDatabase } from './db/migrate.ts'
 import type { Database } from './db/client.ts'
+import { TIGHTENED_MESSAGE } from './db/data-dir-modes.ts'
 import { startChecker } from './checker/index.ts'
 import { batchedLogStream, type LogStream } from './http/log-stream.ts'
 import { startAdminSocket } from './cli/admin-socket.ts'
@@ -17,6 +18,7 @@ async function main (): Promise<void> {
   const database = await openMigratedDatabase(config)
   const logs = batchedLogStream()
   const app = await buildApp({ config, database, logger: { level: config.LOG_LEVEL, stream: logs.stream } })
+  if (database.tightened) app.log.warn(database.tightened, TIGHTENED_MESSAGE)
   // The CLI's way in while this process holds the embedded database (src/cli/admin-socket.ts).
   const admin = database.kind === 'pglite' && !config.DATA_DIR.startsWith('memory://')
     ? await startAdminSocket({ dataDir: config.DATA_DIR, db: app.db, log: app.log })

@@ -5,6 +5,7 @@ import { logSerializers } from './runtime/log-redaction.ts'
 import { loadConfig } from './runtime/config.ts'
 import { runMain } from './runtime/run-main.ts'
 import { openMigratedDatabase } from './db/migrate.ts'
+import { TIGHTENED_MESSAGE } from './db/data-dir-modes.ts'
 import { startChecker } from './checker/index.ts'
 import { createMetrics } from './runtime/metrics.ts'
 import { serveMetrics, type MetricsServer } from './runtime/metrics-server.ts'
@@ -13,6 +14,7 @@ async function main (): Promise<void> {
   const config = loadConfig()
   const log = pino({ level: config.LOG_LEVEL, base: { role: 'worker', pid: process.pid }, serializers: logSerializers })
   const database = await openMigratedDatabase({ ...config, poolSize: Math.min(20, Math.max(4, Math.ceil(config.CHECK_CONCURRENCY / 10))) })
+  if (database.tightened) log.warn(database.tightened, TIGHTENED_MESSAGE)
   // The handler before the checker: a signal that arrives the moment "checker started" is logged must
   // find it, not Node's default action (death without closing the database).
   const running: { checker?: ReturnType<typeof startChecker>, metrics?: MetricsServer } = {}

@@ -1,9 +1,9 @@
 // The build and the start from a fresh clone, in a copy of the project without dist/ (node_modules linked in):
 // `npm start` as the first command builds, runs plain node alone (no tsx), answers, and stops on SIGTERM with
-// exit 0; a changed source is built again, an unchanged one is not, two builds at once build once; without
-// TypeScript (npm ci --omit=dev) the sources run through tsx.
+// exit 0; a changed source is built again, an unchanged one is not, two builds at once build once; the database
+// template is writable by its builder alone; without TypeScript (npm ci --omit=dev) the sources run through tsx.
 import { spawn } from 'node:child_process'
-import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { appendFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
@@ -28,6 +28,15 @@ function projectCopy (t: Teardown, omit?: string): string {
     }
   }
   return dir
+}
+
+/** The entries of `root` (itself included) whose mode is not `directory` (directories) or `file` (the rest). */
+function entriesNotIn (root: string, directory: number, file: number): string[] {
+  return [root, ...readdirSync(root, { recursive: true, encoding: 'utf8' }).map((name) => join(root, name))].flatMap((path) => {
+    const stat = lstatSync(path)
+    const mode = stat.mode & 0o7777
+    return mode === (stat.isDirectory() ? directory : file) ? [] : [`${mode.toString(8)} ${path}`]
+  })
 }
 
 /** A command in `cwd`, in a process group of its own (killed at teardown), its output collected. */
@@ -58,6 +67,7 @@ t.test('fresh clone: npm start builds dist/, runs it with plain node and stops o
 
   const base = `http://127.0.0.1:${port}`
   t.equal((await fetch(`${base}/readyz`)).status, 200, 'the database is migrated and answers')
+  if (vars.DATA_DIR) t.same(entriesNotIn(vars.DATA_DIR, 0o700, 0o600), [], 'DATA_DIR, copied from the template, is its user\'s alone')
   const css = await fetch(`${base}/assets/dashboard.css`)
   t.equal(css.status, 200, 'the dashboard assets were copied beside their module')
   t.equal(await css.text(), readFileSync(join(root, 'src/dashboard/assets/dashboard.css'), 'utf8'))
@@ -84,6 +94,7 @@ t.test('npm run build: once for two at once, again only when a source changes; n
     .filter((name) => /(from\s+|import\()'\.\.?\/[^']*\.ts'/.test(readFileSync(join(dir, 'dist', name), 'utf8')))
   t.same(leftovers, [], 'every relative import points at .js')
   t.ok(existsSync(join(dir, 'dist/dashboard/assets/dashboard.js')))
+  t.same(entriesNotIn(join(dir, 'dist/pgdata-template'), 0o755, 0o644), [], 'the template: directories 0755, files 0644 (PGlite wrote 0666)')
 
   const again = run(t, dir, ['npm', 'run', '-s', 'build'])
   t.same(await again.exited, { code: 0, signal: null })

@@ -65,6 +65,11 @@ export function testConfig (overrides: Record<string, string> = {}): Config {
   return loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', CHECKER: 'off', RATE_LIMIT_MAX: '100000', ...overrides })
 }
 
+/** The rate limiter's store for a test's app: Redis when REDIS_URL is set (under a prefix of its own), else memory. */
+export function limiterStore (): Record<string, string> {
+  return process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `pingward-test-${randomBytes(4).toString('hex')}:` } : {}
+}
+
 export interface TestApp {
   app: FastifyInstance
   database: DatabaseHandle

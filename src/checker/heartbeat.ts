@@ -1,9 +1,11 @@
 // A heartbeat's ping, recorded as a check with its consequences: the same rules and the same transaction as a
 // probe's check (record-check.ts, decideOutcome), the next deadline counted from the ping; pings that arrive
 // together share one transaction (a group commit).
+import { LRUCache } from 'lru-cache'
 import type { Database } from '../db/client.ts'
 import { heartbeatDeadline } from '../domain/monitor-types.ts'
 import { lockHeartbeatsByTokens } from '../repositories/heartbeats.ts'
+import { hasPingTokenShape } from '../repositories/monitor-columns.ts'
 import type { MonitorRow } from '../repositories/scheduling.ts'
 import { groupCommit } from '../runtime/group-commit.ts'
 import { recordLockedChecks, type CheckToRecord } from './record-check.ts'
@@ -82,9 +84,40 @@ export async function recordPings (db: Database, pings: TokenPing[]): Promise<Pi
   })
 }
 
-/** Pings of the process's requests, recorded in group commits (one transaction for those that arrive together). */
-export function pingRecorder (db: Database): (ping: TokenPing) => Promise<PingOutcome> {
-  return groupCommit((pings: TokenPing[]) => recordPings(db, pings), PING_COMMITS)
+/**
+ * Tokens this process found no live heartbeat for. A token is only ever made new, at random (a create, a change
+ * of kind), and a deleted monitor never comes back: an unknown token stays unknown, but for a restored backup.
+ */
+const UNKNOWN_TOKENS = { max: 10_000, ttl: 5 * 60_000 }
+/** Tokens this process found live (recorded or paused). */
+const LIVE_TOKENS = { max: 10_000 }
+
+export interface PingRecorder {
+  (ping: TokenPing): Promise<PingOutcome>
+  /** Whether this process found the token live when last asked (its monitor may have gone since). */
+  seenLive: (token: string) => boolean
+}
+
+/**
+ * Pings of the process's requests, recorded in group commits (one transaction for those that arrive together).
+ * A token of another shape than the server makes, or found unknown lately, is answered `unknown` without a query.
+ */
+export function pingRecorder (db: Database): PingRecorder {
+  const commit = groupCommit((pings: TokenPing[]) => recordPings(db, pings), PING_COMMITS)
+  const unknown = new LRUCache<string, true>(UNKNOWN_TOKENS)
+  const live = new LRUCache<string, true>(LIVE_TOKENS)
+  const record = async (ping: TokenPing): Promise<PingOutcome> => {
+    if (!hasPingTokenShape(ping.token) || unknown.has(ping.token)) return 'unknown'
+    const outcome = await commit(ping)
+    if (outcome === 'unknown') {
+      unknown.set(ping.token, true)
+      live.delete(ping.token)
+    } else {
+      live.set(ping.token, true)
+    }
+    return outcome
+  }
+  return Object.assign(record, { seenLive: (token: string) => live.has(token) })
 }
 
 /** One ping alone, in its own transaction. */

@@ -35,8 +35,8 @@ export async function pinAddress (url: URL, lookup: Lookup, isAllowed: (ip: stri
     return { failure: `DNS lookup failed for ${host} (${typeof code === 'string' ? code : oneLine(String((err as Error).message ?? err))})` }
   }
   if (addresses.length === 0) return { failure: `DNS lookup failed for ${host} (no addresses)` }
-  const bad = addresses.find(({ address }) => !isAllowed(address))
-  if (bad) return { failure: `target refused: ${host} resolves to ${bad.address}, a private address; ${HINT}` }
+  // The address itself is not named: that would map internal DNS for whoever may create monitors.
+  if (addresses.some(({ address }) => !isAllowed(address))) return { failure: `target refused: ${host} resolves to a private address; ${HINT}` }
   // IPv4 first: a checker host without an IPv6 route would otherwise report dual-stack sites as down.
   return addresses.find(({ family }) => family === 4) ?? addresses[0]
 }

@@ -1,10 +1,10 @@
 // One `dns` check: ask the resolver (c-ares, the operator's DNS_SERVERS or the system's) for one record type
-// of one name, apply the address policy to A and AAAA answers, then the expected values. Never throws.
+// of one name, apply the address policy to the answer, then the expected values. Never throws.
 import { Resolver } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
 import type { DnsRecordType } from '../domain/vocabulary.ts'
-import { privateTargetReason } from '../net/address-policy.ts'
+import { isPrivateName, privateTargetReason } from '../net/address-policy.ts'
 import type { ProbeResult } from './probe.ts'
 import { checkDeadline, plainResult, untilAborted } from './probe-deadline.ts'
 import { oneLine } from './probe-errors.ts'
@@ -45,9 +45,9 @@ const ANSWER_CODES: Record<string, string> = {
 /**
  * Up when the resolver answers with records of the type within timeoutSeconds and, when `expected` is not
  * empty, the answer contains every expected value. MX answers are their exchange host names (the
- * priorities are not compared), TXT answers each record's strings joined. The answer's addresses must all
- * pass the address policy, as a probe's resolved addresses must, so that nobody maps internal DNS
- * through a monitor; CNAME, MX and NS names are not resolved further. responseTimeMs: until the answer.
+ * priorities are not compared), TXT answers each record's strings joined. The answer must pass the address
+ * policy (policyRefusal), as a probe's resolved addresses must, so that nobody maps internal DNS through a
+ * monitor; a refusal names no value. responseTimeMs: until the answer.
  */
 export async function probeDns (target: DnsProbeTarget, options: DnsProbeOptions): Promise<ProbeResult> {
   const start = options.now()
@@ -68,9 +68,14 @@ export async function probeDns (target: DnsProbeTarget, options: DnsProbeOptions
   const deadline = checkDeadline(timeoutMs, options.signal)
   deadline.signal.addEventListener('abort', () => resolver.cancel(), { once: true })
   let answer: string[]
+  let responseTimeMs = 0
+  let refusal: string | undefined
   try {
     if (options.servers !== undefined) resolver.setServers(options.servers)
     answer = await untilAborted(ask(resolver, name, type), deadline.signal)
+    responseTimeMs = elapsed()
+    // The policy comes before the expectation, whose message would list the answer.
+    if (answer.length > 0) refusal = await untilAborted(policyRefusal(resolver, type, answer, options), deadline.signal)
   } catch (err) {
     const ended = deadline.ended()
     if (ended === 'aborted') return plainResult(false, elapsed(), 'aborted')
@@ -81,18 +86,38 @@ export async function probeDns (target: DnsProbeTarget, options: DnsProbeOptions
   } finally {
     deadline.done()
   }
-  const responseTimeMs = elapsed()
   const down = (why: string) => plainResult(false, responseTimeMs, `dns ${type} ${name}: ${why}`)
   if (answer.length === 0) return down(`no ${type} records`)
-  // The policy comes before the expectation, whose message would list the answer.
-  if (type === 'A' || type === 'AAAA') {
-    const refused = answer.find((address) => !options.isAllowed(address))
-    if (refused !== undefined) return down(`target refused: the answer ${refused} is a private address; ${HINT}`)
-  }
+  if (refusal !== undefined) return down(refusal)
   const got = new Set(answer.map((value) => comparable(type, value)))
   const missing = (target.expected ?? []).filter((value) => !got.has(comparable(type, value)))
-  if (missing.length > 0) return down(`expected ${shown(type, missing)} not in answer ${shown(type, answer)}`)
-  return plainResult(true, responseTimeMs, null)
+  if (missing.length === 0) return plainResult(true, responseTimeMs, null)
+  // A TXT value cannot be judged public or private, so it is shown only where private targets are allowed.
+  const seen = type !== 'TXT' || options.allowPrivateTargets
+    ? `answer ${shown(type, answer)}`
+    : `the answer (${answer.length} ${type} record${answer.length === 1 ? '' : 's'}, shown only when private targets are allowed)`
+  return down(`expected ${shown(type, missing)} not in ${seen}`)
+}
+
+/**
+ * Why the answer may not be used, never naming what it holds; undefined when it passes the address policy:
+ * every address allowed and, with private targets refused, every name (CNAME, MX, NS) public by its looks
+ * and by its own A and AAAA answers from the same resolver. TXT values are not judged.
+ */
+async function policyRefusal (resolver: Resolver, type: DnsRecordType, answer: string[], options: DnsProbeOptions): Promise<string | undefined> {
+  if (type === 'A' || type === 'AAAA') return answer.every((address) => options.isAllowed(address)) ? undefined : `target refused: the answer holds a private address; ${HINT}`
+  if (type === 'TXT' || options.allowPrivateTargets) return undefined
+  const names = [...new Set(answer.map((value) => comparable(type, value)))]
+  const privateName = `target refused: the answer names a private host; ${HINT}`
+  if (names.some(isPrivateName)) return privateName
+  const lookups = await Promise.all(names.flatMap((answerName) => [resolver.resolve4(answerName), resolver.resolve6(answerName)])
+    .map((asked): Promise<{ addresses: string[], code?: unknown }> => asked.then((addresses) => ({ addresses }), (err: { code?: unknown }) => ({ addresses: [], code: err.code }))))
+  if (lookups.some(({ addresses }) => addresses.some((address) => !options.isAllowed(address)))) return privateName
+  // No such name, or no address of the family: nothing private to point at. Any other failure leaves the answer unjudged.
+  const failed = lookups.find(({ code }) => code !== undefined && code !== 'ENOTFOUND' && code !== 'ENODATA')
+  if (failed === undefined) return undefined
+  const code = typeof failed.code === 'string' ? ANSWER_CODES[failed.code] ?? failed.code : 'unknown error'
+  return `the answer's names could not be checked against the address policy (${code})`
 }
 
 /** The answer's values, one string each, in the resolver's order (MX by priority). */

@@ -26,6 +26,8 @@ export interface ProbeTarget {
   timeoutSeconds: number // 1-60, for the WHOLE exchange incl. redirects and reading the body
   /** Sent on every hop (secret ones only to the first origin); a name here replaces a default in any case; never `host`. */
   requestHeaders?: Record<string, string>
+  /** Names (lower case) of further request headers that are secret, besides those whose names say so. */
+  secretHeaders?: readonly string[]
   /** Sent with methods other than GET and HEAD; null (default): empty for POST, PUT and PATCH, none otherwise. */
   requestBody?: string | null
   /** Looked for in the first maxBodyBytes of the final body, as UTF-8 bytes, case-sensitive; null (default): not looked for. */
@@ -189,7 +191,7 @@ export function createProber (options: ProbeOptions): Prober {
             headers = withoutHeaders(headers, (name) => BODY_HEADERS.has(name))
           }
           // Like browsers' fetch: credentials are for the origin they were given for, and once dropped stay dropped.
-          if (next.origin !== url.origin) headers = withoutHeaders(headers, isSecretHeader)
+          if (next.origin !== url.origin) headers = withoutHeaders(headers, (name) => isSecretHeader(name, target.secretHeaders ?? []))
           url = next
           continue
         }

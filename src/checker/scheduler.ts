@@ -223,6 +223,7 @@ function checkTarget (monitor: ClaimedMonitor): CheckTarget {
       expectedStatus: monitor.expectedStatus,
       timeoutSeconds,
       requestHeaders: monitor.requestHeaders,
+      secretHeaders: monitor.secretHeaders,
       requestBody: monitor.requestBody,
       keyword: monitor.keyword,
       keywordMode: monitor.keywordMode,

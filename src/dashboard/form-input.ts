@@ -88,6 +88,8 @@ function monitorInputFromForm (form: FormFields): Validated<Record<string, unkno
     if (!headers.ok) return headers
     input.request_headers = headers.value
   }
+  // Names separated by commas or spaces; none: no header marked.
+  if (form.secret_headers !== undefined) input.secret_headers = form.secret_headers.split(/[\s,]+/).filter((name) => name !== '')
   putNullable(input, 'request_body', form.request_body, 'text')
   input.is_active = form.is_active === 'on'
   if (form.monitor_type !== undefined) input.monitor_type = form.monitor_type

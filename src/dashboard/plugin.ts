@@ -81,7 +81,9 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   })
 
   await app.register(authRoutes, { adminEmail: options.adminEmail })
-  await app.register(monitorRoutes, { allowPrivateTargets: options.allowPrivateTargets, publicUrl: options.config.PUBLIC_URL })
+  await app.register(monitorRoutes, {
+    allowPrivateTargets: options.allowPrivateTargets, publicUrl: options.config.PUBLIC_URL, maxMonitors: options.config.MAX_MONITORS_PER_OWNER,
+  })
   await app.register(keyRoutes)
   await app.register(notificationRoutes, { config: options.config })
 }

@@ -6,6 +6,7 @@ import { DatabaseHealth, type AvailabilityListener } from './health.ts'
 import { QueryGate } from './query-gate.ts'
 import * as schema from './schema.ts'
 import { lockDataDir } from './data-dir-lock.ts'
+import { tightenDataDir, type Tightened } from './data-dir-modes.ts'
 import { guardedBegin } from './transaction-guard.ts'
 import { DatabaseUnavailableError } from './unavailable.ts'
 
@@ -28,6 +29,8 @@ export interface DatabaseHandle {
    * it answers again (health.ts); returns the function that stops it. PGlite, in the process, never does.
    */
   watch: (listener: AvailabilityListener) => () => void
+  /** What opening an embedded database's directory took away from other users, for the start's log. */
+  tightened?: Tightened
   close: () => Promise<void>
 }
 
@@ -162,11 +165,20 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
   }
   const inMemory = options.DATA_DIR.startsWith('memory://')
   const unlock = inMemory ? () => {} : lockDataDir(options.DATA_DIR)
+  // Its files are its user's alone (data-dir-modes.ts): what was there, and what PGlite's start writes.
+  const tighten = () => inMemory ? undefined : tightenDataDir(options.DATA_DIR)
   try {
+    const tightened = tighten()
     // Loaded only for the embedded database: PGlite alone adds ~40 MB to every process's memory, which
     // API and checker processes on PostgreSQL never use.
     const [{ openPglite }, { drizzle: drizzlePglite }] = await Promise.all([import('./pglite.ts'), import('drizzle-orm/pglite')])
     const client = await openPglite(inMemory ? 'memory://' : options.DATA_DIR)
+    try {
+      tighten() // initdb's files and the relation cache's, written looser than PostgreSQL's own
+    } catch (err) {
+      await client.close()
+      throw err
+    }
     const db = drizzlePglite({ client, schema }) as unknown as Database
     const inFlight = countInFlight(client)
     return {
@@ -176,6 +188,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
       poolUse: () => ({ size: 1, inUse: Math.min(1, inFlight.count), waiting: Math.max(0, inFlight.count - 1) }),
       ping: async () => { await db.execute(sql`select 1`) },
       watch: () => () => {},
+      tightened,
       close: once(async () => {
         try { await client.close() } finally { unlock() }
       }),

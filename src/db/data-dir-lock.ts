@@ -34,11 +34,12 @@ export function lockDataDir (dataDir: string): () => void {
   // Loaded here, not at import: only the embedded database needs the addon (run-main.ts imports this
   // module for its error class in every process).
   const { tryLock } = createRequire(import.meta.url)('fs-native-extensions') as typeof import('fs-native-extensions')
-  mkdirSync(dataDir, { recursive: true })
+  // Its user's alone, as every file in it (data-dir-modes.ts).
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const lockPath = join(dataDir, 'pingward.lock')
   // Neither truncated here nor deleted at release: a process that opened the file before a deletion
   // could lock the old file while the next opener locks a new one, and both would hold "the" lock.
-  const fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT, 0o644)
+  const fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT, 0o600)
   let locked = false
   try {
     locked = tryLock(fd)

@@ -134,6 +134,8 @@ export const monitors = pgTable('monitors', {
   keywordMode: text('keyword_mode', { enum: KEYWORD_MODES }).notNull().default(MONITOR_DEFAULTS.keyword_mode),
   degradedAfterMs: integer('degraded_after_ms'),
   requestHeaders: jsonb('request_headers').$type<Record<string, string>>().notNull().default(MONITOR_DEFAULTS.request_headers),
+  // Names (lower case) of request headers the user marked secret, besides those whose names say so.
+  secretHeaders: jsonb('secret_headers').$type<string[]>().notNull().default([...MONITOR_DEFAULTS.secret_headers]),
   requestBody: text('request_body'),
   // A `dns` monitor's question and the values its answer must contain (null: any answer); null for other types.
   dnsRecordType: text('dns_record_type', { enum: DNS_RECORD_TYPES }),
@@ -271,6 +273,8 @@ export const notificationDeliveries = pgTable('notification_deliveries', {
   id: uuid('id').primaryKey().defaultRandom(),
   channelId: uuid('channel_id').notNull().references(() => notificationChannels.id, { onDelete: 'cascade' }),
   eventId: uuid('event_id').notNull().references(() => notificationEvents.id, { onDelete: 'cascade' }),
+  // The event's monitor (null for a `test`), for the index of the order rule below, which reads undelivered ones only.
+  monitorId: uuid('monitor_id'),
   status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('pending'),
   attempts: integer('attempts').notNull().default(0),
   // When the next attempt is due; null once delivered or dead.
@@ -287,6 +291,10 @@ export const notificationDeliveries = pgTable('notification_deliveries', {
   // A channel's due deliveries, for the worker that holds the channel (its history can be long).
   index('notification_deliveries_channel_due_idx').on(t.channelId, t.nextAttemptAt).where(sql`${t.status} in ('pending', 'failed')`),
   index('notification_deliveries_channel_created_idx').on(t.channelId, t.createdAt, t.id),
+  // A monitor's undelivered deliveries to a channel, oldest first: a later one waits while an earlier one waits
+  // for its retry (src/repositories/delivery-queue.ts).
+  index('notification_deliveries_channel_monitor_idx').on(t.channelId, t.monitorId, t.createdAt, t.nextAttemptAt)
+    .where(sql`${t.status} in ('pending', 'failed') and ${t.monitorId} is not null`),
   index('notification_deliveries_event_idx').on(t.eventId),
   uniqueIndex('notification_deliveries_channel_event_idx').on(t.channelId, t.eventId),
   oneOf('notification_deliveries_status_check', t.status, DELIVERY_STATUSES),

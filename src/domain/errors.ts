@@ -28,3 +28,8 @@ export class ApiKeyGoneError extends DomainError {
 export class ConflictError extends DomainError {
   readonly kind = 'conflict'
 }
+
+/** A create would take its owner past a limit the operator set; the message names the limit. */
+export class LimitReachedError extends DomainError {
+  readonly kind = 'conflict'
+}

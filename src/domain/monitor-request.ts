@@ -11,21 +11,27 @@ const RESERVED_HEADERS = new Set([
   'accept-encoding',
 ])
 
-/** Headers whose values are secrets: write-only, masked in every answer. */
-export function isSecretHeader (name: string): boolean {
+// Words in a header's name that say its value is a credential (authorization, x-session, x-api-key, ...).
+const SECRET_NAME = /auth|cookie|session|credential|pass|sig|token|key|secret/
+
+/**
+ * Whether a monitor's header is secret (write-only, masked in every answer, not sent to another origin): its
+ * name says so, or the monitor marks it (`marked`: its `secret_headers`, in lower case).
+ */
+export function isSecretHeader (name: string, marked: readonly string[]): boolean {
   const lower = name.toLowerCase()
-  return lower === 'authorization' || lower === 'proxy-authorization' || lower === 'cookie' || /token|key|secret|password/.test(lower)
+  return SECRET_NAME.test(lower) || marked.includes(lower)
 }
 
 /** Methods whose requests carry no body. */
 const BODILESS_METHODS = new Set(['GET', 'HEAD'])
 
 /**
- * Refuses what the schema cannot say: a reserved header, a header given twice (names differ only in case),
- * a body on a GET or HEAD request, a keyword on a HEAD request. `request` is the monitor as it would be after the change.
+ * Refuses what the schema cannot say: a reserved header, a header given twice (names differ only in case), a
+ * header marked secret that is not sent, a body on a GET or HEAD request, a keyword on a HEAD request. `request` is the monitor as it would be after the change.
  */
 export function assertSendableRequest (request: {
-  method: string, request_headers: Record<string, string>, request_body: string | null, keyword: string | null
+  method: string, request_headers: Record<string, string>, secret_headers: readonly string[], request_body: string | null, keyword: string | null
 }): void {
   const seen = new Set<string>()
   for (const name of Object.keys(request.request_headers)) {
@@ -34,10 +40,33 @@ export function assertSendableRequest (request: {
     if (seen.has(lower)) throw new InvalidInputError('request_headers', `body/request_headers: the header "${name}" is given twice`)
     seen.add(lower)
   }
+  for (const name of request.secret_headers) {
+    if (!seen.has(name.toLowerCase())) throw new InvalidInputError('secret_headers', `body/secret_headers: the header "${name}" is not one of request_headers`)
+  }
   if (request.request_body !== null && BODILESS_METHODS.has(request.method)) {
     throw new InvalidInputError('request_body', `body/request_body must be null for a ${request.method} request`)
   }
   if (request.keyword !== null && request.method === 'HEAD') {
     throw new InvalidInputError('keyword', 'body/keyword must be null for a HEAD request (its answer has no body)')
+  }
+}
+
+/** The origin (scheme, host, port) a site monitor's url sends to; secrets given for one are not sent to another. */
+export const originOf = (url: string | null): string | null => url === null ? null : URL.canParse(url) ? new URL(url).origin : null
+
+/**
+ * Refuses an update that would keep a secret header's value without its being given again (`carried`: the
+ * secret headers whose stored values the body left out or sent back masked) when that value would then go
+ * to another origin, or be shown in clear because the header is no longer secret (`secretAfter`).
+ */
+export function assertSecretsGivenAgain (carried: readonly string[], change: { originChanges: boolean, secretAfter: (name: string) => boolean }): void {
+  for (const name of carried) {
+    if (change.originChanges) {
+      throw new InvalidInputError('request_headers', `body/request_headers: the secret header "${name}" must be given again for the url's new origin`)
+    }
+    if (!change.secretAfter(name)) {
+      throw new InvalidInputError('request_headers',
+        `body/request_headers: the secret header "${name}" must be given again to stop being secret (its value is never shown)`)
+    }
   }
 }

@@ -5,7 +5,7 @@ import type { MonitorType } from './vocabulary.ts'
 
 /** The fields of one kind of monitor only; another kind's body that sets one of them is a 400 naming it. */
 export const MONITOR_TYPE_FIELDS = {
-  site: ['url', 'method', 'expected_status', 'timeout_seconds', 'keyword', 'keyword_mode', 'degraded_after_ms', 'request_headers', 'request_body'],
+  site: ['url', 'method', 'expected_status', 'timeout_seconds', 'keyword', 'keyword_mode', 'degraded_after_ms', 'request_headers', 'secret_headers', 'request_body'],
   tcp: ['url', 'timeout_seconds'],
   dns: ['url', 'timeout_seconds', 'dns_record_type', 'dns_expected'],
   heartbeat: ['grace_minutes'],

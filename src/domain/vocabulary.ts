@@ -57,6 +57,7 @@ export const MONITOR_DEFAULTS = {
   keyword_mode: 'contains',
   degraded_after_ms: null,
   request_headers: {},
+  secret_headers: [],
   request_body: null,
   dns_record_type: 'A',
   dns_expected: null,
@@ -74,6 +75,7 @@ export const MONITOR_DEFAULTS = {
   keyword_mode: KeywordMode
   degraded_after_ms: number | null
   request_headers: Record<string, string>
+  secret_headers: readonly string[]
   request_body: string | null
   dns_record_type: DnsRecordType
   dns_expected: string[] | null

@@ -105,7 +105,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     // First: compression takes the routes registered after it.
     await api.register(apiResponsesPlugin, { corsOrigins: config.CORS_ORIGINS })
     api.addHook('preParsing', app.requireApiKey)
-    await api.register(monitorRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, publicUrl: config.PUBLIC_URL })
+    await api.register(monitorRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, publicUrl: config.PUBLIC_URL, maxMonitors: config.MAX_MONITORS_PER_OWNER })
     await api.register(checkRoutes)
     await api.register(incidentRoutes)
     await api.register(uptimeRoutes)

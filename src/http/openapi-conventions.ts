@@ -48,8 +48,9 @@ const ref = (name: keyof typeof SHARED_HEADERS): Reference => ({ $ref: `#/compon
 /** The shared headers of one response: which ones depend on the path (rate limited or not) and the status. */
 function sharedHeadersOf (path: string, status: string): Record<string, Reference> {
   const headers: Record<string, Reference> = { 'x-request-id': ref('RequestId') }
-  // The API's routes are rate limited (the probes and the document are not): every answer says where it stands.
-  if (path.startsWith('/api/')) {
+  // The API's routes are rate limited (the probes and the document are not): every answer says where it stands;
+  // so do a ping's answers that the client address's budget counts or refuses (an unknown token).
+  if (path.startsWith('/api/') || (path.startsWith('/ping/') && (status === '404' || status === '429'))) {
     Object.assign(headers, {
       'x-ratelimit-limit': ref('RateLimitLimit'),
       'x-ratelimit-remaining': ref('RateLimitRemaining'),

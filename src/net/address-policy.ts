@@ -61,7 +61,8 @@ export function isPrivateAddress (ip: string): boolean {
   return range !== 'unicast'
 }
 
-const PRIVATE_NAMES = /(^|\.)(localhost|localdomain|internal|local|home\.arpa)$|^metadata$/i
+// Special-use names and the top-level names RFC 6762 (appendix G) lists as used privately: only a private resolver answers them.
+const PRIVATE_NAMES = /(^|\.)(localhost|localdomain|internal|local|home\.arpa|intranet|private|corp|home|lan)$|^metadata$/i
 
 export const PRIVATE_TARGET_HINT = 'private, loopback, link-local and metadata addresses are refused; the operator can allow them with ALLOW_PRIVATE_TARGETS=true'
 
@@ -73,4 +74,24 @@ export function privateTargetReason (url: URL): string | undefined {
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '')
   if (isIP(host) ? isPrivateAddress(host) : PRIVATE_NAMES.test(host)) return `${host} is not a public address`
   return undefined
+}
+
+/**
+ * True when a URL's host names this machine by itself: `localhost` (or a name under it) or a loopback address
+ * (127.0.0.0/8, ::1, ::ffff:127.x). Any other name may lead off the machine, whatever it resolves to now.
+ */
+export function isLoopbackHost (hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
+  if (isIP(host) === 0) return host === 'localhost' || host.endsWith('.localhost')
+  return ipaddr.process(host).range() === 'loopback'
+}
+
+/**
+ * True when a name that a DNS answer gives (a CNAME, MX or NS target) is private by its looks: an IP
+ * address that is not public, a single label, or a name of PRIVATE_NAMES. Its addresses are not looked up here.
+ */
+export function isPrivateName (name: string): boolean {
+  const host = name.trim().replace(/\.$/, '')
+  if (isIP(host) !== 0) return isPrivateAddress(host)
+  return !host.includes('.') || PRIVATE_NAMES.test(host)
 }

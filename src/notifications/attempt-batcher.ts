@@ -1,11 +1,12 @@
 // Records the attempts of a worker's channels in shared statements: one commit for many deliveries.
 import type { Database } from '../db/client.ts'
-import { recordAttempts, type AttemptRecord } from '../repositories/delivery-queue.ts'
+import { recordAttempts, type AttemptRecord, type BringForward } from '../repositories/delivery-queue.ts'
 import type { AttemptRecorder } from './deliver.ts'
 
 interface Pending {
   records: Array<AttemptRecord & { lease: Date }>
   release?: { channelId: string, lease: Date }
+  forward?: BringForward
   resolve: (recorded: Set<string>) => void
   reject: (err: unknown) => void
 }
@@ -33,7 +34,8 @@ export function attemptBatcher (db: Database): AttemptRecorder {
         batch.push(next)
       }
       try {
-        const recorded = await recordAttempts(db, batch.flatMap((p) => p.records), batch.flatMap((p) => p.release ? [p.release] : []))
+        const recorded = await recordAttempts(db, batch.flatMap((p) => p.records), batch.flatMap((p) => p.release ? [p.release] : []),
+          batch.flatMap((p) => p.forward ? [p.forward] : []))
         for (const p of batch) p.resolve(new Set(p.records.map((r) => r.id).filter((id) => recorded.has(id))))
       } catch (err) {
         for (const p of batch) p.reject(err)
@@ -42,8 +44,8 @@ export function attemptBatcher (db: Database): AttemptRecorder {
     running = false
   }
 
-  return (records, release) => new Promise((resolve, reject) => {
-    queue.push({ records, release, resolve, reject })
+  return (records, release, forward) => new Promise((resolve, reject) => {
+    queue.push({ records, release, forward, resolve, reject })
     if (!running) flush().catch(() => {}) // flush() settles every promise itself
   })
 }

@@ -7,8 +7,8 @@ import type { Config } from '../runtime/config.ts'
 import { CHANNEL_TYPES } from '../domain/vocabulary.ts'
 import { withAbsolutePingUrl } from '../schemas/monitor.ts'
 import {
-  deliveryState, disableChannel, heldDigestAt, leaseChannel, postponeDeliveries, queuedChannel, recordAttempts, releaseChannel,
-  takeDelivery, type AttemptRecord, type ClaimedChannel, type QueuedChannel, type QueuedDelivery,
+  deliveriesLeft, deliveryState, disableChannel, heldDigestAt, leaseChannel, postponeDeliveries, queuedChannel, recordAttempts,
+  releaseChannel, takeDelivery, type AttemptRecord, type BringForward, type ClaimedChannel, type QueuedChannel, type QueuedDelivery,
 } from '../repositories/delivery-queue.ts'
 import { nextAttemptAt } from './backoff.ts'
 import { planBatch, STORM_LIMIT, type PlannedSend } from './batch-plan.ts'
@@ -16,6 +16,7 @@ import { CHANNEL_ADAPTERS } from './channels/index.ts'
 import type { Message, SendContext, ToldEvent } from './channels/types.ts'
 import { createEmailSender } from './email-sender.ts'
 import { createHttpSender, SEND_TIMEOUT_MS } from './http-sender.ts'
+import type { TimeoutLeash } from './timeout-leash.ts'
 import { createTransport, type SendResult, type Transport } from './transport.ts'
 
 export interface DeliveryOptions {
@@ -30,10 +31,17 @@ export interface DeliveryOptions {
   recorder?: AttemptRecorder
   /** Hears the attempts recorded, by the status they left their deliveries in (the metrics). */
   onAttempts?: (result: AttemptRecord['status'], count: number) => void
+  /** The shorter timeout of channels that keep timing out (a worker's); the full one always without it. */
+  leash?: TimeoutLeash
 }
 
-/** Records a message's attempts, and gives its channel back with them when `release` says so; returns the ids recorded. */
-export type AttemptRecorder = (records: Array<AttemptRecord & { lease: Date }>, release?: { channelId: string, lease: Date }) => Promise<Set<string>>
+/**
+ * Records a message's attempts, gives its channel back with them when `release` says so, and brings the
+ * channel's waiting deliveries forward with `forward` (a 2xx); returns the ids recorded.
+ */
+export type AttemptRecorder = (
+  records: Array<AttemptRecord & { lease: Date }>, release?: { channelId: string, lease: Date }, forward?: BringForward
+) => Promise<Set<string>>
 
 /**
  * The options of the process's deliveries, from its config. Its transport keeps connections: the caller
@@ -70,10 +78,11 @@ export const PEOPLE_CHANNEL_TYPES = CHANNEL_TYPES.filter((type) => CHANNEL_ADAPT
 
 /**
  * Sends what a worker took of a channel it holds (claimChannels), in order, one message at a time;
- * records each attempt; gives the channel back (with the last attempt, in the same statement). A receiver
- * that seems away (no answer, 408, 429, 5xx) gets nothing more this turn: the rest wait for the failed
- * one's retry. What a stop leaves unsent stays due (an aborted message is not recorded: it is sent
- * again). Returns how many deliveries were attempted.
+ * records each attempt; gives the channel back (with the last attempt, in the same statement). A failed
+ * message's later events of the same monitor wait for its retry. A receiver that seems away (no answer,
+ * 408, 429, 5xx) gets nothing more this turn: the rest wait for the failed one's retry. What a stop
+ * leaves unsent stays due (an aborted message is not recorded: it is sent again). Returns how many
+ * deliveries were attempted.
  */
 export async function deliverChannel (db: Database, claimed: ClaimedChannel, options: DeliveryOptions, signals?: StopSignals): Promise<number> {
   const clock = options.clock ?? systemClock
@@ -92,11 +101,12 @@ export async function deliverChannel (db: Database, claimed: ClaimedChannel, opt
     const heldUntil = adapter.forPeople && deliveries.some((d) => d.stormRank > STORM_LIMIT) ? await heldDigestAt(db, channel.id, now) : null
     const plan = planBatch(deliveries, { forPeople: adapter.forPeople, now, heldUntil })
     for (const held of plan.held) await putOff(held.deliveries.map((d) => d.id), held.until)
-    /** Incidents whose message failed this turn, with its retry: their later events wait for it. */
+    /** Monitors (or incidents) whose message failed this turn, with its retry: their later events wait for it. */
     const blocked = new Map<string, Date>()
+    const orderOf = (d: QueuedDelivery) => d.monitorId ?? d.incidentId
     for (const [index, send] of plan.sends.entries()) {
       if (signals?.stop.aborted || clock().getTime() + LEASE_MARGIN_MS > lease.getTime()) break
-      const waitFor = send.deliveries.map((d) => d.incidentId && blocked.get(d.incidentId)).find(Boolean)
+      const waitFor = send.deliveries.map((d) => { const key = orderOf(d); return key && blocked.get(key) }).find(Boolean)
       if (waitFor) {
         await putOff(send.deliveries.map((d) => d.id), waitFor)
         continue
@@ -113,7 +123,10 @@ export async function deliverChannel (db: Database, claimed: ClaimedChannel, opt
       attempted += send.deliveries.length
       if (outcome === 'delivered') continue
       if (outcome === 'gone') break
-      for (const d of send.deliveries) if (d.incidentId) blocked.set(d.incidentId, outcome.retryAt)
+      for (const d of send.deliveries) {
+        const key = orderOf(d)
+        if (key) blocked.set(key, outcome.retryAt)
+      }
       if (outcome.receiverAway) {
         await putOff(plan.sends.slice(index + 1).flatMap((s) => s.deliveries.map((d) => d.id)), outcome.retryAt)
         break
@@ -127,7 +140,10 @@ export async function deliverChannel (db: Database, claimed: ClaimedChannel, opt
 
 type Outcome = 'delivered' | 'gone' | 'aborted' | { retryAt: Date, receiverAway: boolean }
 
-/** Renders and sends one message, records the attempt on each of its deliveries; a 410 turns the channel off. */
+/**
+ * Renders and sends one message, records the attempt on each of its deliveries; a 2xx brings the channel's
+ * waiting retries forward, a 410 turns the channel off.
+ */
 async function sendAndRecord (
   db: Database, channel: QueuedChannel, send: PlannedSend, lease: Date, options: DeliveryOptions, signal?: AbortSignal, release = false
 ): Promise<Outcome> {
@@ -137,12 +153,13 @@ async function sendAndRecord (
   try {
     const message = asSent(send.message, options.context.publicUrl)
     const outgoing = CHANNEL_ADAPTERS[channel.type].render(channel, message, { ...options.context, now: started })
-    result = await options.transport.send(outgoing, signal)
+    result = await options.transport.send(outgoing, signal, { short: options.leash?.isShort(channel.id) })
   } catch (err) {
     result = { ok: false, statusCode: null, durationMs: 0, error: `could not build the message: ${(err as Error).message}` }
   }
   // Stopped in the middle: the receiver may or may not have it; it stays due, and is sent again (at least once).
   if (signal?.aborted && !result.ok) return 'aborted'
+  options.leash?.heard(channel.id, result)
   const now = clock()
   const ids = send.deliveries.map((d) => d.id)
   const entry = (d: QueuedDelivery) => ({
@@ -175,10 +192,12 @@ async function sendAndRecord (
   }
   const leased = records.map((r) => ({ ...r, lease }))
   const releasing = release ? { channelId: channel.id, lease } : undefined
+  // For people, a delivery put off (pending) may be a digest's or a flap's, held for its own reason.
+  const forward = outcome === 'delivered' ? { channelId: channel.id, at: now, pending: !CHANNEL_ADAPTERS[channel.type].forPeople } : undefined
   const recorded = options.recorder
-    ? await options.recorder(leased, releasing)
-    : await recordAttempts(db, leased, releasing && [releasing])
-  if (recorded.size < records.length) options.log?.warn({ channelId: channel.id, deliveries: ids }, 'delivery: the lease ran out before the attempt was recorded')
+    ? await options.recorder(leased, releasing, forward)
+    : await recordAttempts(db, leased, releasing && [releasing], forward && [forward])
+  if (recorded.size < records.length) options.log?.warn({ channelId: channel.id, deliveries: ids }, `delivery: ${await whyNotRecorded(db, channel.id, ids)}; the attempt is not recorded`)
   if (options.onAttempts) {
     for (const record of records) if (recorded.has(record.id)) options.onAttempts(record.status, 1)
   }
@@ -187,6 +206,14 @@ async function sendAndRecord (
     options.log?.info({ channelId: channel.id }, 'delivery: 410 Gone, channel turned off')
   }
   return outcome
+}
+
+/** Why a message's attempt found its deliveries gone or taken from it. */
+async function whyNotRecorded (db: Database, channelId: string, ids: string[]): Promise<string> {
+  const left = await deliveriesLeft(db, channelId, ids)
+  if (!left.channel) return 'the channel was deleted during the send'
+  if (left.deliveries < ids.length) return 'its deliveries were deleted during the send (with their monitor)'
+  return 'the lease on the channel ran out during the send'
 }
 
 /**

@@ -8,9 +8,10 @@ import { isDatabaseUnavailable } from '../db/unavailable.ts'
 import { anyDueDelivery, claimChannels, releaseChannel, type ClaimedChannel } from '../repositories/delivery-queue.ts'
 import { ClaimLoop, type InFlight } from '../runtime/claim-loop.ts'
 import { systemClock, type Clock } from '../runtime/clock.ts'
-import type { Config } from '../runtime/config.ts'
+import { ConfigSchema, type Config } from '../runtime/config.ts'
 import type { Metrics } from '../runtime/metrics.ts'
 import { attemptBatcher } from './attempt-batcher.ts'
+import { TimeoutLeash } from './timeout-leash.ts'
 import {
   BATCH_SIZE, CHANNEL_LEASE_MS, deliverChannel, deliveryOptionsFromConfig, PEOPLE_CHANNEL_TYPES, type DeliveryOptions,
 } from './deliver.ts'
@@ -24,6 +25,11 @@ export interface DeliveryWorkerOptions extends DeliveryOptions {
    * second of 50 to one local receiver, 200 no more (bench/results.md).
    */
   concurrency: number
+  /**
+   * The percent of `concurrency` one owner's channels may take at once (at least one channel): DELIVERY_OWNER_SHARE,
+   * so that an owner whose receivers hang cannot hold every slot.
+   */
+  ownerShare?: number
   /**
    * Sleep of an idle loop: a delivery written meanwhile waits at most this long (plus the claim) before it
    * is sent. The idle query is one range probe of the due index, empty.
@@ -42,10 +48,15 @@ export class DeliveryWorker {
   private readonly options: DeliveryWorkerOptions
   /** Whether the last claim found nothing to send. */
   private idle = false
+  /** Channels in flight by owner, and how many one owner may have. */
+  private readonly busy = new Map<string, number>()
+  private readonly ownerCap: number
 
   constructor (options: DeliveryWorkerOptions) {
     // The attempts of all its channels are recorded in shared statements.
-    this.options = { recorder: attemptBatcher(options.db), ...options }
+    this.options = { recorder: attemptBatcher(options.db), leash: new TimeoutLeash(), ...options }
+    const share = options.ownerShare ?? ConfigSchema.properties.DELIVERY_OWNER_SHARE.default
+    this.ownerCap = Math.max(1, Math.ceil(options.concurrency * share / 100))
     this.clock = options.clock ?? systemClock
     // Every send in flight listens to it (up to the concurrency), and removes its listener when done.
     setMaxListeners(0, this.aborting.signal)
@@ -60,8 +71,9 @@ export class DeliveryWorker {
       claim: async (free) => {
         // After a claim that found nothing, a cheap probe first (anyDueDelivery says why).
         if (this.idle && !await anyDueDelivery(this.options.db, this.clock())) return 0
+        const owners = { cap: this.ownerCap, busy: this.busy }
         const claimed = await claimChannels(this.options.db, this.clock(), {
-          limit: free, leaseMs: CHANNEL_LEASE_MS, batchSize: BATCH_SIZE, stormTypes: PEOPLE_CHANNEL_TYPES,
+          limit: free, leaseMs: CHANNEL_LEASE_MS, batchSize: BATCH_SIZE, stormTypes: PEOPLE_CHANNEL_TYPES, owners,
         })
         this.idle = claimed.length === 0
         for (const channel of claimed) {
@@ -91,8 +103,9 @@ export class DeliveryWorker {
   }
 
   private launch (claimed: ClaimedChannel): void {
-    const { channel: { id: channelId }, lease } = claimed
+    const { channel: { id: channelId }, ownerId, lease } = claimed
     const signals = { stop: this.loop.stopping, abort: this.aborting.signal }
+    this.busy.set(ownerId, (this.busy.get(ownerId) ?? 0) + 1)
     const work = deliverChannel(this.options.db, claimed, this.options, signals)
       .then(() => {}, async (err: unknown) => {
         if (isDatabaseUnavailable(err)) this.options.log.warn({ err, channelId }, 'delivery: database unavailable')
@@ -102,6 +115,11 @@ export class DeliveryWorker {
         await releaseChannel(this.options.db, channelId, lease).catch((err: unknown) => {
           this.options.log.warn({ err, channelId }, 'delivery: could not give a channel back; its lease will expire')
         })
+      })
+      .finally(() => {
+        const left = this.busy.get(ownerId)! - 1
+        if (left > 0) this.busy.set(ownerId, left)
+        else this.busy.delete(ownerId)
       })
     this.loop.track(channelId, work, {})
   }
@@ -130,6 +148,7 @@ export function startDeliveryWorker (options: { config: Config, db: Database, lo
     log,
     clock: options.clock,
     concurrency: options.config.DELIVERY_CONCURRENCY,
+    ownerShare: options.config.DELIVERY_OWNER_SHARE,
     onClaim: metrics && ((count) => metrics.claimed('delivery', count)),
     onAttempts: metrics && ((result, count) => metrics.deliveryAttempts(result, count)),
   })

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks'
 import type { Transporter } from 'nodemailer'
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
 import { oneLine } from '../checker/probe-errors.ts'
+import { isLoopbackHost } from '../net/address-policy.ts'
 import type { Config } from '../runtime/config.ts'
 import type { Outgoing } from './channels/types.ts'
 import type { EmailSender, SendResult } from './transport.ts'
@@ -13,12 +14,23 @@ type OutgoingEmail = Extract<Outgoing, { kind: 'email' }>
 /** Milliseconds for connecting, the greeting and each later step: the delivery timeout. */
 const TIMEOUT_MS = 15_000
 
+/**
+ * Whether the sender must upgrade to TLS (STARTTLS) before it logs in: it has credentials for a server off this
+ * machine over smtp://, and SMTP_URL does not say `requireTLS=false` (nodemailer's own parameter).
+ */
+export function smtpRequiresTls (smtpUrl: string): boolean {
+  const url = new URL(smtpUrl)
+  if (url.protocol !== 'smtp:' || url.username === '' || isLoopbackHost(url.hostname)) return false
+  return url.searchParams.get('requireTLS') !== 'false'
+}
+
 /** The sender of SMTP_URL and SMTP_FROM; null when no SMTP server is configured (email channels are refused then). */
 export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'>, timeoutMs = TIMEOUT_MS): EmailSender | null {
   if (config.SMTP_URL === undefined) return null
   const from = config.SMTP_FROM
   if (from === undefined) throw new Error('SMTP_FROM is required with SMTP_URL') // loadConfig refuses this already
   const url = config.SMTP_URL
+  const requireTLS = smtpRequiresTls(url)
   // Made on first use: nodemailer's ~35 modules are loaded only by a process that sends or checks a mail.
   let made: Promise<Transporter<SMTPTransport.SentMessageInfo>> | undefined
   const transport = () => (made ??= (async () => {
@@ -27,6 +39,7 @@ export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'
     // The transport itself, not createTransport's options: given a `url`, createTransport drops every other option.
     return nodemailer.createTransport(new SMTPTransport({
       url,
+      requireTLS,
       connectionTimeout: timeoutMs,
       greetingTimeout: timeoutMs,
       socketTimeout: timeoutMs,
@@ -82,7 +95,10 @@ export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'
       try {
         await (await transport()).verify()
       } catch (err) {
-        throw new Error(`SMTP server ${where} cannot be used: ${oneLine((err as Error).message, 200)}`, { cause: err })
+        const hint = requireTLS && (err as { code?: string }).code === 'ETLS'
+          ? ' (a password is sent to a server off this machine only after STARTTLS; SMTP_URL with ?requireTLS=false allows it in clear)'
+          : ''
+        throw new Error(`SMTP server ${where} cannot be used: ${oneLine((err as Error).message, 200)}${hint}`, { cause: err })
       }
     },
     close: async () => {

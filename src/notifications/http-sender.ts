@@ -12,11 +12,14 @@ export interface HttpSenderOptions {
   allowPrivateTargets: boolean
   /** For the whole exchange: connect, request, response headers and the (bounded) body. */
   timeoutMs?: number
+  /** The same for a receiver that keeps timing out; a third of timeoutMs when absent. */
+  shortTimeoutMs?: number
   lookup?: Lookup
 }
 
 export interface HttpSender {
-  send (request: HttpRequest, signal?: AbortSignal): Promise<SendResult>
+  /** `short`: with the shorter timeout. */
+  send (request: HttpRequest, signal?: AbortSignal, short?: boolean): Promise<SendResult>
   close (): Promise<void>
 }
 
@@ -30,15 +33,17 @@ const TIMEOUT = Symbol('timeout')
 export function createHttpSender (options: HttpSenderOptions): HttpSender {
   const lookup = options.lookup ?? defaultLookup
   const isAllowed = (ip: string) => options.allowPrivateTargets || !isPrivateAddress(ip)
-  const timeoutMs = options.timeoutMs ?? SEND_TIMEOUT_MS
+  const fullTimeoutMs = options.timeoutMs ?? SEND_TIMEOUT_MS
+  const shortTimeoutMs = options.shortTimeoutMs ?? Math.round(fullTimeoutMs / 3)
   // Connections are kept between deliveries (a receiver gets many in a burst). The origin is the checked
   // IP, and undici opens a new connection when a request's Host (hence TLS servername) differs from the
   // one the connection was made for, so a kept connection is only reused for the name it was checked for.
-  const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, connect: { timeout: timeoutMs }, keepAliveTimeout: 4000 })
+  const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, connect: { timeout: fullTimeoutMs }, keepAliveTimeout: 4000 })
   let closed = false
 
-  async function send (request: HttpRequest, signal?: AbortSignal): Promise<SendResult> {
+  async function send (request: HttpRequest, signal?: AbortSignal, short = false): Promise<SendResult> {
     const start = performance.now()
+    const timeoutMs = short ? shortTimeoutMs : fullTimeoutMs
     const result = (statusCode: number | null, error: string | null, retryAfter?: number | Date): SendResult =>
       ({ ok: error === null, statusCode, durationMs: Math.max(0, Math.round(performance.now() - start)), error, retryAfter })
     if (closed) return result(null, 'sender closed')
@@ -75,7 +80,7 @@ export function createHttpSender (options: HttpSenderOptions): HttpSender {
       const what = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''
       return result(statusCode, `HTTP ${statusCode}${what}${said}`, retryAfter)
     } catch (err) {
-      if (deadline.signal.reason === TIMEOUT) return result(null, `timeout after ${timeoutMs} ms`)
+      if (deadline.signal.reason === TIMEOUT) return { ...result(null, `timeout after ${timeoutMs} ms`), timedOut: true }
       if (signal?.aborted) return result(null, 'aborted')
       return result(null, closed ? 'sender closed' : describeNetworkError(err))
     } finally {

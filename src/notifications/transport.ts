@@ -11,6 +11,8 @@ export interface SendResult {
   durationMs: number
   /** One line saying what went wrong; null when ok. */
   error: string | null
+  /** No answer within the timeout. */
+  timedOut?: boolean
   /**
    * The receiver's Retry-After: ms from its answer (delay seconds), or the time it named (an HTTP date), which
    * the delivery reads against its own clock.
@@ -28,8 +30,11 @@ export interface EmailSender {
   close (): Promise<void>
 }
 
+/** `short`: the shorter timeout of a receiver that keeps timing out (HTTP; a mail server has its own timeouts). */
+interface SendOptions { short?: boolean }
+
 export interface Transport {
-  send (outgoing: Outgoing, signal?: AbortSignal): Promise<SendResult>
+  send (outgoing: Outgoing, signal?: AbortSignal, options?: SendOptions): Promise<SendResult>
   /** Checks the mail server (EmailSender.verify); 'none' without one. Throws saying why it cannot be used. */
   verifyEmail (): Promise<'ok' | 'none'>
   close (): Promise<void>
@@ -37,8 +42,8 @@ export interface Transport {
 
 export function createTransport (parts: { http: HttpSender, email?: EmailSender }): Transport {
   return {
-    send (outgoing, signal) {
-      if (outgoing.kind === 'http') return parts.http.send(outgoing, signal)
+    send (outgoing, signal, options) {
+      if (outgoing.kind === 'http') return parts.http.send(outgoing, signal, options?.short)
       if (!parts.email) return Promise.resolve({ ok: false, statusCode: null, durationMs: 0, error: 'email is not configured (SMTP_URL)' })
       return parts.email.send(outgoing, signal)
     },

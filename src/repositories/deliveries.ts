@@ -23,7 +23,7 @@ const listColumns = {
 }
 const detailColumns = { ...listColumns, attemptLog: d.attemptLog }
 
-type DeliveryRow = Omit<typeof notificationDeliveries.$inferSelect, 'leaseUntil' | 'attemptLog'> & { eventType: Delivery['event_type'] }
+type DeliveryRow = Omit<typeof notificationDeliveries.$inferSelect, 'leaseUntil' | 'attemptLog' | 'monitorId'> & { eventType: Delivery['event_type'] }
 
 function toDelivery (row: DeliveryRow): Delivery {
   return {

@@ -21,6 +21,8 @@ export interface QueuedDelivery {
   id: string
   eventId: string
   type: NotificationEventType
+  /** The event's monitor: its deliveries to a channel go in the order of their events. null for a `test`. */
+  monitorId: string | null
   incidentId: string | null
   payload: NotificationEvent
   status: DeliveryStatus
@@ -57,6 +59,8 @@ const iso = (date: Date) => date.toISOString()
 /** A channel a worker holds, with the due deliveries it took for this turn. */
 export interface ClaimedChannel {
   channel: QueuedChannel
+  /** The channel's owner (user id), whose channels in flight the worker counts. */
+  ownerId: string
   /** The lease's end: the token under which its attempts are recorded. */
   lease: Date
   deliveries: QueuedDelivery[]
@@ -72,9 +76,20 @@ const STORM_RANK = (channelType: unknown, types: string[]) => sql`case when ${ch
   (select count(*) from ${notificationDeliveries} w where w.channel_id = taken.channel_id
     and w.created_at > taken.created_at - interval '1 minute' and (w.created_at, w.id) <= (taken.created_at, taken.id))::int else 0 end`
 
+/**
+ * The order rule, of the delivery row `d`: it waits while an older undelivered delivery of its monitor to its
+ * channel is not due (waits for its retry, or is put off behind one). A `dead` one holds nothing back. One
+ * probe of notification_deliveries_channel_monitor_idx.
+ */
+const waitsBehind = (d: string, now: SQL) => sql`exists (
+  select 1 from ${notificationDeliveries} o
+  where o.channel_id = ${sql.raw(d)}.channel_id and o.monitor_id = ${sql.raw(d)}.monitor_id and o.monitor_id is not null
+    and o.status in ('pending', 'failed') and o.created_at < ${sql.raw(d)}.created_at and o.next_attempt_at > ${now})`
+
 const anyDueStatement = preparedSql('any_due_delivery', () => sql`
-  select 1 from ${notificationDeliveries}
+  select 1 from ${notificationDeliveries} d
   where status in ('pending', 'failed') and next_attempt_at <= ${sql.placeholder('now')}::timestamptz
+    and not ${waitsBehind('d', sql`${sql.placeholder('now')}::timestamptz`)}
   limit 1`)
 
 /**
@@ -86,10 +101,16 @@ export async function anyDueDelivery (db: Database, now: Date): Promise<boolean>
   return rowsOf(await anyDueStatement(db).execute({ now: now.toISOString() })).length > 0
 }
 
+/** How a worker shares its slots between owners: at most `cap` channels of one owner at once, counting `busy` (those in flight). */
+export interface OwnerShares { cap: number, busy: ReadonlyMap<string, number> }
+
 /**
  * Claims up to `limit` active channels that have due deliveries and that no worker holds, and takes the
- * due deliveries of each (up to `batchSize`, oldest event first), in one statement. Each channel gets a
- * lease until `now + leaseMs`, by an UPDATE whose condition is checked again on the locked row, so two
+ * due deliveries of each (up to `batchSize`, oldest event first), in one statement. Owners take turns: each
+ * owner's first channel (by due time) before anyone's second, counting the channels it has in flight
+ * (`owners.busy`), up to `owners.cap` of them. A delivery that waits behind an earlier one of its monitor
+ * (waitsBehind) is neither counted nor taken; one taken brings its monitor's earlier due ones. Each channel
+ * gets a lease until `now + leaseMs`, by an UPDATE whose condition is checked again on the locked row, so two
  * workers never both hold a channel; its deliveries are marked with the lease. With each resolution comes
  * its incident's opening when that is not told yet (due or not: a resolution is never told before its
  * opening). An event's edge is its incident's status in the payload (`monitor.degraded` is one type for
@@ -97,7 +118,7 @@ export async function anyDueDelivery (db: Database, now: Date): Promise<boolean>
  * ends where the down one starts, in one transaction), an incident's opening before its resolution. For channels of `stormTypes` (adapters for people), each delivery's storm rank.
  */
 export async function claimChannels (
-  db: Database, now: Date, options: { limit: number, leaseMs: number, batchSize: number, stormTypes: ChannelType[] }
+  db: Database, now: Date, options: { limit: number, leaseMs: number, batchSize: number, stormTypes: ChannelType[], owners?: OwnerShares }
 ): Promise<ClaimedChannel[]> {
   const lease = new Date(now.getTime() + options.leaseMs)
   // The channels are found among the oldest due deliveries (the head of the due index), so that a claim
@@ -105,49 +126,67 @@ export async function claimChannels (
   // backlog of held channels at its front) are all due deliveries grouped, so that no channel waits behind them.
   const headSize = Math.max(200, options.limit * 4)
   const FREE_CHANNEL = sql`c.is_active and (c.delivery_lease_until is null or c.delivery_lease_until <= ${iso(now)}::timestamptz)`
+  const NOW = sql`${iso(now)}::timestamptz`
+  const cap = options.owners?.cap ?? options.limit
+  const busy = Object.fromEntries(options.owners?.busy ?? [])
+  // An owner's n-th channel of this claim is its (busy + n)-th in flight: its turn.
+  const turn = (rows: string) => sql`row_number() over (partition by ${sql.raw(rows)}.user_id order by ${sql.raw(rows)}.due, ${sql.raw(rows)}.channel_id)
+    + coalesce((select b.n from busy b where b.user_id = ${sql.raw(rows)}.user_id), 0)`
   const result = await db.execute(sql`
-    with head as (
-      select channel_id, next_attempt_at from ${notificationDeliveries}
-      where status in ('pending', 'failed') and next_attempt_at <= ${iso(now)}::timestamptz
+    with busy as (
+      select key::uuid as user_id, value::int as n from jsonb_each_text(${JSON.stringify(busy)}::jsonb)
+    ), head as (
+      select channel_id, next_attempt_at from ${notificationDeliveries} d
+      where status in ('pending', 'failed') and next_attempt_at <= ${iso(now)}::timestamptz and not ${waitsBehind('d', NOW)}
       order by next_attempt_at
       limit ${headSize}
     ), near as (
-      select h.channel_id, min(h.next_attempt_at) as due
+      select h.channel_id, c.user_id, min(h.next_attempt_at) as due
       from head h join ${notificationChannels} c on c.id = h.channel_id
       where ${FREE_CHANNEL}
-      group by h.channel_id
+      group by h.channel_id, c.user_id
     ), far as (
-      select d.channel_id, min(d.next_attempt_at) as due
+      select d.channel_id, c.user_id, min(d.next_attempt_at) as due
       from ${notificationDeliveries} d join ${notificationChannels} c on c.id = d.channel_id
       where d.status in ('pending', 'failed') and d.next_attempt_at <= ${iso(now)}::timestamptz and ${FREE_CHANNEL}
-        and (select count(*) from near) < ${options.limit} and (select count(*) from head) = ${headSize}
-      group by d.channel_id
+        and (select count(*) from (select ${turn('near')} as turn from near) n where n.turn <= ${cap}) < ${options.limit}
+        and (select count(*) from head) = ${headSize} and not ${waitsBehind('d', NOW)}
+      group by d.channel_id, c.user_id
+    ), pool as (
+      select channel_id, user_id, min(due) as due from (select * from near union all select * from far) x
+      group by channel_id, user_id
     ), candidates as (
-      select channel_id, min(due) as due from (select * from near union all select * from far) x
-      group by channel_id
-      order by due
+      select channel_id from (select pool.channel_id, pool.due, ${turn('pool')} as turn from pool) p
+      where p.turn <= ${cap}
+      order by p.turn, p.due
       limit ${options.limit}
     ), claimed as (
       update ${notificationChannels} c set delivery_lease_until = ${iso(lease)}::timestamptz
       from candidates
       where c.id = candidates.channel_id and c.is_active
         and (c.delivery_lease_until is null or c.delivery_lease_until <= ${iso(now)}::timestamptz)
-      returning c.id, c.name, c.type, c.config, c.secret, c.previous_secret, c.previous_secret_until
+      returning c.id, c.user_id, c.name, c.type, c.config, c.secret, c.previous_secret, c.previous_secret_until
     ), due as (
       select due.id from claimed cross join lateral (
-        select id from ${notificationDeliveries}
+        select id from ${notificationDeliveries} d
         where channel_id = claimed.id and status in ('pending', 'failed') and next_attempt_at <= ${iso(now)}::timestamptz
+          and not ${waitsBehind('d', NOW)}
         order by next_attempt_at
         limit ${options.batchSize}) due
-    ), ${OPENINGS}, taken as (
+    ), ${OPENINGS}, preceding as (
+      -- The earlier due deliveries of their monitors, also past the batch's size, so that they go first.
+      select o.id from due join ${notificationDeliveries} x on x.id = due.id
+      join ${notificationDeliveries} o on o.channel_id = x.channel_id and o.monitor_id = x.monitor_id and o.monitor_id is not null
+        and o.status in ('pending', 'failed') and o.created_at < x.created_at and o.next_attempt_at <= ${NOW}
+    ), taken as (
       -- The state is asked again of the row as it is now: a claim that began before another worker's
       -- last record committed (and found the channel given back) must not take what that one sent.
       update ${notificationDeliveries} d set lease_until = ${iso(lease)}::timestamptz
       where d.status in ('pending', 'failed') and (
-        (d.id in (select id from due) and d.next_attempt_at <= ${iso(now)}::timestamptz) or d.id in (select id from openings))
+        (d.id in (select id from due union select id from preceding) and d.next_attempt_at <= ${NOW}) or d.id in (select id from openings))
       returning d.*
     )
-    select claimed.id as channel_id, claimed.name, claimed.type as channel_type, claimed.config, claimed.secret,
+    select claimed.id as channel_id, claimed.user_id as owner_id, claimed.name, claimed.type as channel_type, claimed.config, claimed.secret,
       claimed.previous_secret, claimed.previous_secret_until, ${SELECT_TAKEN}, ${STORM_RANK(sql`claimed.type`, options.stormTypes)} as storm_rank
     from claimed left join (taken join ${notificationEvents} e on e.id = taken.event_id) on taken.channel_id = claimed.id
     order by claimed.id, e.created_at, ${incidentField('e', 'started_at')}, ${incidentField('e', 'status')} = 'resolved', taken.id`)
@@ -163,7 +202,7 @@ export async function claimChannels (
         config: jsonValue(row.config) as Record<string, unknown>,
         secrets: secretsOf(row as never, now),
       }
-      claimed.set(id, entry = { channel, lease, deliveries: [] })
+      claimed.set(id, entry = { channel, ownerId: row.owner_id as string, lease, deliveries: [] })
     }
     if (row.id !== null) entry.deliveries.push(queued(row))
   }
@@ -197,7 +236,7 @@ export async function queuedChannel (db: Database, channelId: string, now: Date)
 }
 
 const SELECT_TAKEN = sql`taken.id, taken.event_id, taken.status, taken.attempts, taken.created_at, taken.next_attempt_at,
-  e.type, e.incident_id, e.payload`
+  e.type, e.monitor_id, e.incident_id, e.payload`
 
 /** A field of an event's incident, as its payload holds it (null for an event without one). */
 const incidentField = (event: 'e' | 'r' | 'opened', field: 'status' | 'started_at'): SQL =>
@@ -215,6 +254,7 @@ function queued (row: Record<string, unknown>): QueuedDelivery {
     id: row.id as string,
     eventId: row.event_id as string,
     type: row.type as NotificationEventType,
+    monitorId: row.monitor_id as string | null,
     incidentId: row.incident_id as string | null,
     payload: jsonValue(row.payload) as NotificationEvent,
     status: row.status as DeliveryStatus,
@@ -258,14 +298,23 @@ export async function takeDelivery (db: Database, deliveryId: string, lease: Dat
 }
 
 /**
+ * A channel that answered 2xx at `at`: its deliveries waiting for a retry because the receiver seemed away (no
+ * answer, 408, 5xx) become due then, and with `pending` those put off behind a failed one too. A 429 (the
+ * receiver asked for less) and another 4xx (it refused that message) keep their retry.
+ */
+export interface BringForward { channelId: string, at: Date, pending: boolean }
+
+/**
  * Records attempts, each on a delivery still marked with the lease it was taken under (a worker whose lease
- * ran out has lost its deliveries), and gives back the channels of `releases` (a turn's last message), in
- * one statement: one commit for the attempts of many channels. Returns the ids recorded.
+ * ran out has lost its deliveries), gives back the channels of `releases` (a turn's last message) and brings
+ * forward the waiting deliveries of `forwards`, in one statement: one commit for the attempts of many
+ * channels. Returns the ids recorded.
  */
 export async function recordAttempts (
-  db: Database, records: Array<AttemptRecord & { lease: Date }>, releases: Array<{ channelId: string, lease: Date }> = []
+  db: Database, records: Array<AttemptRecord & { lease: Date }>, releases: Array<{ channelId: string, lease: Date }> = [],
+  forwards: BringForward[] = []
 ): Promise<Set<string>> {
-  if (records.length === 0 && releases.length === 0) return new Set()
+  if (records.length === 0 && releases.length === 0 && forwards.length === 0) return new Set()
   const values = records.map((r) => ({
     id: r.id,
     lease: iso(r.lease),
@@ -277,6 +326,7 @@ export async function recordAttempts (
     entry: r.entry,
   }))
   const released = releases.map((r) => ({ id: r.channelId, lease: iso(r.lease) }))
+  const forwarded = forwards.map((f) => ({ id: f.channelId, at: iso(f.at), pending: f.pending }))
   const result = await db.execute(sql`
     with recorded as (
       update ${notificationDeliveries} d set
@@ -291,9 +341,24 @@ export async function recordAttempts (
       update ${notificationChannels} c set delivery_lease_until = null
       from jsonb_to_recordset(${JSON.stringify(released)}::jsonb) as r(id uuid, lease timestamptz)
       where c.id = r.id and c.delivery_lease_until = r.lease
+    ), forwarded as (
+      -- Not the rows recorded above: those are marked with a lease.
+      update ${notificationDeliveries} w set next_attempt_at = f.at
+      from jsonb_to_recordset(${JSON.stringify(forwarded)}::jsonb) as f(id uuid, at timestamptz, pending boolean)
+      where w.channel_id = f.id and w.status in ('pending', 'failed') and w.next_attempt_at > f.at and w.lease_until is null
+        and ((w.status = 'failed' and (w.last_status_code is null or w.last_status_code = 408 or w.last_status_code >= 500))
+          or (w.status = 'pending' and f.pending))
     )
     select id from recorded`)
   return new Set(rowsOf<{ id: string }>(result).map((row) => row.id))
+}
+
+/** Why attempts were not recorded: whether the channel is still there, and how many of the deliveries are. */
+export async function deliveriesLeft (db: Database, channelId: string, ids: string[]): Promise<{ channel: boolean, deliveries: number }> {
+  const [row] = rowsOf<{ channel: boolean, deliveries: number }>(await db.execute(sql`
+    select exists (select 1 from ${notificationChannels} where id = ${channelId}) as channel,
+      (select count(*) from ${notificationDeliveries} where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid))::int as deliveries`))
+  return { channel: Boolean(row.channel), deliveries: Number(row.deliveries) }
 }
 
 /** Moves deliveries that were taken but not tried to `until` (no attempt counted), or later when they were due later anyway. */

@@ -18,6 +18,7 @@ const ABSENT: { [K in keyof Flat]?: Flat[K] | null } = {
   keyword_mode: MONITOR_DEFAULTS.keyword_mode,
   degraded_after_ms: null,
   request_headers: MONITOR_DEFAULTS.request_headers,
+  secret_headers: [...MONITOR_DEFAULTS.secret_headers],
   request_body: null,
   dns_record_type: null,
   dns_expected: null,
@@ -26,6 +27,12 @@ const ABSENT: { [K in keyof Flat]?: Flat[K] | null } = {
 
 /** The token of a heartbeat's ping URL: 144 random bits, URL-safe; the credential of its pings. */
 const newPingToken = (): string => randomBytes(18).toString('base64url')
+
+/** Whether `text` has the shape of newPingToken's tokens (24 base64url characters): no other can name a monitor. */
+export const hasPingTokenShape = (text: string): boolean => /^[\w-]{24}$/.test(text)
+
+/** The names of `secret_headers` as stored: in lower case, each once, since they are matched in any case. */
+export const secretHeaderNames = (names: readonly string[]): string[] => [...new Set(names.map((name) => name.toLowerCase()))]
 
 /** A body's fields as columns (undefined: not given), names trimmed. */
 export function columnsOf (input: UpdateMonitor) {
@@ -44,6 +51,7 @@ export function columnsOf (input: UpdateMonitor) {
     keywordMode: input.keyword_mode,
     degradedAfterMs: input.degraded_after_ms,
     requestHeaders: input.request_headers,
+    secretHeaders: input.secret_headers && secretHeaderNames(input.secret_headers),
     requestBody: input.request_body,
     dnsRecordType: input.dns_record_type,
     dnsExpected: input.dns_expected,

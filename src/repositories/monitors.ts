@@ -8,9 +8,9 @@ import {
   maskRequestHeaders, mergeRequestHeaders, MonitorSchema,
   type Monitor, type MonitorWithoutChannels, type NewMonitor, type UpdateMonitor,
 } from '../schemas/monitor.ts'
-import { assertSendableRequest } from '../domain/monitor-request.ts'
+import { assertSecretsGivenAgain, assertSendableRequest, isSecretHeader, originOf } from '../domain/monitor-request.ts'
 import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.ts'
-import { columnsOf, kindChangeColumns, newMonitorColumns } from './monitor-columns.ts'
+import { columnsOf, kindChangeColumns, newMonitorColumns, secretHeaderNames } from './monitor-columns.ts'
 import { monitorRowColumns, type MonitorRow } from './monitor-rows.ts'
 import { resolveOpenIncident } from './incidents.ts'
 import { channelIdsColumn, monitorChannelIds, setMonitorChannels } from './monitor-channels.ts'
@@ -48,7 +48,8 @@ export function toMonitor (row: MonitorRow): MonitorWithoutChannels {
     keyword: row.keyword,
     keyword_mode: row.keywordMode,
     degraded_after_ms: row.degradedAfterMs,
-    request_headers: maskRequestHeaders(row.requestHeaders),
+    request_headers: maskRequestHeaders(row.requestHeaders, row.secretHeaders),
+    secret_headers: row.secretHeaders,
     request_body: row.requestBody,
     dns_record_type: row.dnsRecordType,
     dns_expected: row.dnsExpected,
@@ -82,7 +83,7 @@ function apiMonitor (row: Monitor): Monitor {
   if (row.last_checked_at !== null) row.last_checked_at = isoTime(row.last_checked_at)
   row.created_at = isoTime(row.created_at)
   row.updated_at = isoTime(row.updated_at)
-  row.request_headers = maskRequestHeaders(row.request_headers)
+  row.request_headers = maskRequestHeaders(row.request_headers, row.secret_headers)
   if (row.tls_expires_at !== null) row.tls_expires_at = isoTime(row.tls_expires_at)
   row.ping_url = pingPath(row.ping_url)
   return row
@@ -109,7 +110,7 @@ const ph = sql.placeholder
 /** The columns a create sets from its values (the others take their defaults; the user comes from the owner). */
 const CREATED_COLUMNS = [
   'name', 'url', 'monitorType', 'method', 'expectedStatus', 'intervalMinutes', 'isActive', 'timeoutSeconds', 'failureThreshold',
-  'recoveryThreshold', 'keyword', 'keywordMode', 'degradedAfterMs', 'requestHeaders', 'requestBody', 'dnsRecordType', 'dnsExpected',
+  'recoveryThreshold', 'keyword', 'keywordMode', 'degradedAfterMs', 'requestHeaders', 'secretHeaders', 'requestBody', 'dnsRecordType', 'dnsExpected',
   'graceMinutes', 'pingToken', 'status', 'nextCheckAt',
 ] as const satisfies ReadonlyArray<keyof typeof monitors.$inferInsert>
 
@@ -139,6 +140,7 @@ export async function createMonitor (db: Database, owner: Owner, input: NewMonit
   const values = Object.assign(columns, {
     name: input.name.trim(),
     requestHeaders: JSON.stringify(columns.requestHeaders),
+    secretHeaders: JSON.stringify(columns.secretHeaders),
     status: active ? 'pending' : 'paused',
     nextCheckAt: nextCheckAt?.toISOString() ?? null,
     now: now.toISOString(),
@@ -180,17 +182,31 @@ export async function updateMonitor (
   return db.transaction(async (tx) => {
     const [current] = await tx.select(monitorRowColumns).from(monitors).where(ownedLive(userId, id)).for('update')
     if (!current) return undefined
-    if (input.request_headers !== undefined) input = { ...input, request_headers: mergeRequestHeaders(current.requestHeaders, input.request_headers) }
+    // The stored secrets this update keeps without their values being given: all of them, unless it sends headers.
+    let carried = Object.keys(current.requestHeaders).filter((name) => isSecretHeader(name, current.secretHeaders))
+    if (input.request_headers !== undefined) {
+      const merged = mergeRequestHeaders(current.requestHeaders, current.secretHeaders, input.request_headers)
+      input = { ...input, request_headers: merged.headers }
+      carried = merged.carried
+    }
     const type = input.monitor_type ?? current.monitorType
     const kindChanges = type !== current.monitorType
     assertFieldsOfType(type, input, input.url ?? (kindChanges && type === 'heartbeat' ? null : current.url))
     if (type === 'site') {
+      const secretHeaders = input.secret_headers === undefined ? current.secretHeaders : secretHeaderNames(input.secret_headers)
       assertSendableRequest({
         method: input.method ?? current.method,
         request_headers: input.request_headers ?? current.requestHeaders,
+        secret_headers: secretHeaders,
         request_body: input.request_body !== undefined ? input.request_body : current.requestBody,
         keyword: input.keyword !== undefined ? input.keyword : current.keyword,
       })
+      if (!kindChanges) {
+        assertSecretsGivenAgain(carried, {
+          originChanges: input.url !== undefined && originOf(input.url) !== originOf(current.url),
+          secretAfter: (name) => isSecretHeader(name, secretHeaders),
+        })
+      }
     }
     const columns = { ...changedColumns(current, input), ...kindChangeColumns(current, type, input) }
     const channelIds = await monitorChannelIds(tx, id)

@@ -41,8 +41,8 @@ export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{
       values (${event.userId}, ${event.payload.type}, ${event.monitorId}, ${event.incidentId}, ${JSON.stringify(event.payload)}::jsonb, ${at}::timestamptz)
       returning id
     ), delivery as (
-      insert into ${notificationDeliveries} (channel_id, event_id, next_attempt_at, created_at)
-      select c.id, event.id, ${at}::timestamptz, ${at}::timestamptz
+      insert into ${notificationDeliveries} (channel_id, event_id, monitor_id, next_attempt_at, created_at)
+      select c.id, event.id, ${event.monitorId}::uuid, ${at}::timestamptz, ${at}::timestamptz
       from event, ${notificationChannels} c
       where c.user_id = ${event.userId} and ${channelFilter}
       returning id

@@ -24,6 +24,8 @@ export interface ClaimedMonitor {
   keywordMode: KeywordMode
   degradedAfterMs: number | null
   requestHeaders: Record<string, string>
+  /** Names of the headers the monitor marks secret (lower case), besides those whose names say so. */
+  secretHeaders: string[]
   requestBody: string | null
   /** A `dns` monitor's question and the values its answer must contain; null for other types (and any answer). */
   dnsRecordType: DnsRecordType | null
@@ -67,7 +69,7 @@ const claimStatement = preparedSql('claim_due_monitors', () => sql`
     update ${monitors} m set next_check_at = ${sql.placeholder('leaseUntil')}::timestamptz
     from due where m.id = due.id
     returning m.id, m.monitor_type, m.url, m.method, m.expected_status, m.timeout_seconds,
-      m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.request_body,
+      m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.secret_headers, m.request_body,
       m.dns_record_type, to_jsonb(m.dns_expected) as dns_expected, due.next_check_at as due_at`)
 
 export async function claimDueMonitors (db: Database, now: Date, limit: number, leaseMs: number): Promise<ClaimedMonitor[]> {
@@ -85,6 +87,7 @@ export async function claimDueMonitors (db: Database, now: Date, limit: number, 
     degradedAfterMs: row.degraded_after_ms === null ? null : Number(row.degraded_after_ms),
     // jsonb comes parsed from postgres.js and PGlite; text is parsed here all the same (as delivery-queue.ts does).
     requestHeaders: (typeof row.request_headers === 'string' ? JSON.parse(row.request_headers) : row.request_headers) as Record<string, string>,
+    secretHeaders: (typeof row.secret_headers === 'string' ? JSON.parse(row.secret_headers) : row.secret_headers) as string[],
     requestBody: row.request_body as string | null,
     dnsRecordType: row.dns_record_type as DnsRecordType | null,
     // An array as jsonb: postgres.js (fetch_types off) would give text[] as its literal text, PGlite as an array.

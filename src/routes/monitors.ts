@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { confirmedCaller, keyOwner } from '../plugins/auth.ts'
-import { ERROR_CATALOG, errorResponses, HttpError } from '../http/error-catalog.ts'
+import { ERROR_CATALOG, errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
 import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { MonitorIdParams } from '../schemas/common.ts'
@@ -10,9 +10,12 @@ import {
   CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, UpdateMonitorSchema, withAbsolutePingUrl, type Monitor, type MonitorListItem, type NewMonitor,
 } from '../schemas/monitor.ts'
 import { MonitorListQuery } from '../schemas/monitor-list.ts'
-import { createMonitor, deleteMonitor, findMonitor, listMonitorPageJson, updateMonitor } from '../repositories/monitors.ts'
+import { ConfigSchema } from '../runtime/config.ts'
+import { deleteMonitor, findMonitor, listMonitorPageJson, updateMonitor } from '../repositories/monitors.ts'
 import { ownerUserId } from '../repositories/owner.ts'
 import { idempotencyKeyOf, requestFingerprint, runOnce, type StoredResponse } from '../services/idempotency.ts'
+import { createOwnedMonitor } from '../services/monitor-create.ts'
+import { limitMessage } from '../services/owner-limits.ts'
 
 /**
  * The envelope and the brackets around the list's items, `{"data":[...]}`, joined here (~7 µs for 225 KB): written
@@ -25,6 +28,8 @@ interface MonitorRoutesOptions {
   allowPrivateTargets: boolean
   /** The address people reach the server at: a heartbeat's ping URL starts with it. */
   publicUrl: string
+  /** MAX_MONITORS_PER_OWNER (0: no limit). */
+  maxMonitors: number
 }
 
 export const monitorNotFound = () => new HttpError(404, 'Monitor not found')
@@ -47,7 +52,7 @@ const IdempotencyKeyHeaders = Type.Object({
   })),
 })
 
-const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (app, { allowPrivateTargets, publicUrl }) => {
+const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (app, { allowPrivateTargets, publicUrl, maxMonitors }) => {
   app.get('/monitors', {
     schema: {
       tags: ['monitors'],
@@ -101,7 +106,8 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       summary: 'Create a monitor',
       description: 'Answers 201 with the monitor and a `Location` header. Its first check comes within seconds. ' +
         'With an `Idempotency-Key`, a retry of the same request within 24 hours gets the first answer again (with ' +
-        '`Idempotent-Replayed: true`) and creates nothing.',
+        '`Idempotent-Replayed: true`) and creates nothing. A user holds at most the operator\'s MAX_MONITORS_PER_OWNER ' +
+        'monitors (deleted ones do not count): one more is refused with 409.',
       operationId: 'createMonitor',
       headers: IdempotencyKeyHeaders,
       body: Type.Ref(CreateMonitorSchema),
@@ -115,6 +121,8 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
           },
         },
         ...errorResponses(400, 403, 409, 413, 415, 422),
+        409: errorResponse(409, 'The user holds as many monitors as the operator allows (MAX_MONITORS_PER_OWNER), or a request with the same ' +
+          '`Idempotency-Key` is still being handled: retry later', limitMessage('monitors', ConfigSchema.properties.MAX_MONITORS_PER_OWNER.default)),
       },
     },
     // Its statements check the key, as the reads do: a create without channels or Idempotency-Key is one statement.
@@ -125,7 +133,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     // Validation applied the schema's defaults (useDefaults): every field is there.
     const input = request.body as NewMonitor
     const create = async (db: typeof app.db): Promise<StoredResponse> => {
-      const monitor = withAbsolutePingUrl(await createMonitor(db, owner, input, app.clock()), publicUrl)
+      const monitor = withAbsolutePingUrl(await createOwnedMonitor(db, owner, input, { now: app.clock(), maxMonitors }), publicUrl)
       return { status: 201, headers: { location: `/api/v1/monitors/${monitor.id}` }, body: { data: monitor } }
     }
     const header = request.headers['idempotency-key']

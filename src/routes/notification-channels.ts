@@ -8,7 +8,7 @@ import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { bodyValidator } from '../http/validation.ts'
 import { CHANNEL_TYPES, type ChannelType } from '../domain/vocabulary.ts'
 import { InvalidInputError } from '../domain/errors.ts'
-import { emailConfigured, type Config } from '../runtime/config.ts'
+import { ConfigSchema, emailConfigured, type Config } from '../runtime/config.ts'
 import { deliveryOptionsFromConfig, type DeliveryOptions } from '../notifications/deliver.ts'
 import {
   CHANNEL_CONFIG_SCHEMAS, ChannelEnvelope, ChannelIdParams, ChannelListEnvelope, ChannelWithSecretEnvelope, CreateChannelSchema,
@@ -18,6 +18,7 @@ import { DeliveryEnvelope, DeliveryListEnvelope, DeliveryListQuery } from '../sc
 import { deleteChannel, findChannelRow, listChannels, toChannel } from '../repositories/notification-channels.ts'
 import { listChannelDeliveries } from '../repositories/deliveries.ts'
 import { createChannel, rotateSecret, sendTestEvent, updateChannel } from '../services/notification-channels.ts'
+import { limitMessage } from '../services/owner-limits.ts'
 
 interface ChannelRoutesOptions {
   config: Config
@@ -79,7 +80,8 @@ const channelRoutes: FastifyPluginAsyncTypebox<ChannelRoutesOptions> = async (ap
       summary: 'Create a notification channel',
       description: 'Answers 201 with the channel and a `Location` header. A webhook channel\'s answer carries its signing ' +
         'secret, `secret`, this once: keep it to verify the `webhook-signature` of its requests. Every URL of the config ' +
-        'passes the target policy; secrets are masked in every answer. Email channels need the operator\'s mail server (SMTP_URL).',
+        'passes the target policy; secrets are masked in every answer. Email channels need the operator\'s mail server (SMTP_URL). ' +
+        'A user holds at most the operator\'s MAX_CHANNELS_PER_OWNER channels: one more is refused with 409.',
       operationId: 'createNotificationChannel',
       body: Type.Ref(CreateChannelSchema),
       response: {
@@ -93,12 +95,13 @@ const channelRoutes: FastifyPluginAsyncTypebox<ChannelRoutesOptions> = async (ap
           },
         },
         ...channelErrors(400, 403, 413, 415),
+        409: errorResponse(409, 'The user holds as many channels as the operator allows (MAX_CHANNELS_PER_OWNER)', limitMessage('channels', ConfigSchema.properties.MAX_CHANNELS_PER_OWNER.default)),
       },
     },
   }, async (request, reply) => {
     // Validation applied the schema's defaults (useDefaults): every field is there.
     const channel = await createChannel(app.db, confirmedCaller(request), request.body as NewChannel, {
-      allowPrivateTargets, emailConfigured: emailConfigured(config), now: app.clock(),
+      allowPrivateTargets, emailConfigured: emailConfigured(config), maxChannels: config.MAX_CHANNELS_PER_OWNER, now: app.clock(),
     })
     reply.code(201).header('location', `/api/v1/notification-channels/${channel.id}`)
     return { data: channel }

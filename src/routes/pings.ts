@@ -1,10 +1,10 @@
 // The ping URL of heartbeat monitors, at the server's root: GET, POST or HEAD /ping/{token} records a passing
-// check, /ping/{token}/fail a failing one. No API key (the unguessable token is the credential), a rate limit
-// per token, any body a cron job sends (stored in part, never parsed), and an answer of a few bytes.
+// check, /ping/{token}/fail a failing one. No API key (the token is the credential), a rate limit per token, unknown
+// tokens counted against the address's API limit, any body (kept in part, never parsed), an answer of a few bytes.
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { pingRecorder, PING_BODY_MAX_BYTES } from '../checker/heartbeat.ts'
 import { errorResponse, HttpError } from '../http/error-catalog.ts'
 import { PING_PATH } from '../repositories/monitors.ts'
@@ -28,18 +28,27 @@ const RESPONSES = {
   },
   400: errorResponse(400, 'A malformed request: a URL path that is not valid percent-encoding, or a token too long',
     'Bad request: a path segment is too long'),
-  404: errorResponse(404, 'No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one)', NOT_FOUND),
+  404: errorResponse(404, 'No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one); ' +
+    'counted against the client address\'s API rate limit', NOT_FOUND),
   409: errorResponse(409, 'The monitor is paused: pings are not recorded until it is resumed', PAUSED),
   413: errorResponse(413),
-  429: errorResponse(429, 'More pings of this token than the server allows per minute (`PING_RATE_LIMIT`); see `retry-after`',
-    'Rate limit exceeded'),
+  429: errorResponse(429, 'More pings of this token than the server allows per minute (`PING_RATE_LIMIT`), or more unknown tokens ' +
+    'from this address than the API\'s rate limit allows (`RATE_LIMIT_MAX`); see `retry-after`', 'Rate limit exceeded'),
   500: errorResponse(500),
   503: errorResponse(503),
 }
 
 const DESCRIPTION = 'No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, ' +
   `bytes; up to 1 MiB) is accepted and never parsed; its first ${PING_BODY_MAX_BYTES / 1024} KiB are kept with the check. ` +
-  'Pings of one token are rate limited per minute. HEAD works as GET.'
+  'Pings of one token are rate limited per minute; unknown tokens count against the client address\'s API rate limit, ' +
+  'and once it is spent, pings from that address of a token the server has not seen live lately are refused too. HEAD works as GET.'
+
+type AddressLimit = Exclude<Awaited<ReturnType<ReturnType<FastifyRequest['server']['createRateLimit']>>>, { isAllowed: true }>
+
+/** The API's rate-limit headers of the client address's bucket. */
+function addressHeaders (reply: FastifyReply, state: AddressLimit): void {
+  reply.header('x-ratelimit-limit', state.max).header('x-ratelimit-remaining', state.remaining).header('x-ratelimit-reset', state.ttlInSeconds)
+}
 
 /** The name of a token's bucket: 128 bits of its SHA-256, as unique as the token and no way back to it. */
 export function tokenDigest (token: string): string {
@@ -68,16 +77,28 @@ const pingRoutes: FastifyPluginAsyncTypebox<PingRoutesOptions> = async (app, opt
   // Pings that arrive together are recorded in one transaction: the answer waits for the commit, so an `OK`
   // is a ping that is durably recorded.
   const record = pingRecorder(app.db)
+  // The API's own limiter (its store, budget and key: the client address, as no key is asked) counts unknown tokens;
+  // an address that spent its budget gets no lookup but of a token seen live. A valid ping never counts, and
+  // another address's guesses never hold one up.
+  const addressLimit = app.createRateLimit()
+  const addressGate: onRequestAsyncHookHandler = async (request, reply) => {
+    if (record.seenLive((request.params as { token: string }).token)) return
+    const state = await addressLimit(request, { increment: false })
+    if (state.isAllowed || state.remaining > 0) return
+    addressHeaders(reply, state)
+    reply.header('retry-after', state.ttlInSeconds)
+    throw new HttpError(429)
+  }
 
   for (const fail of [false, true]) {
     for (const method of ['GET', 'POST'] as const) {
       app.route({
         method,
         url: `${PING_PATH}:token${fail ? '/fail' : ''}`,
-        // Not the API's limit (per key or address): this route's own, per token. The token is a credential:
-        // the request log names the route instead.
+        // Not the API's limit on every ping (only on unknown tokens, above): this route's own, per token. The token
+        // is a credential: the request log names the route instead.
         config: { rateLimit: false, secretInPath: true },
-        onRequest: limit,
+        onRequest: [addressGate, limit],
         schema: {
           tags: ['heartbeats'],
           summary: `${fail ? 'Report a failed run of a heartbeat\'s job' : 'Ping a heartbeat'} (${method})`,
@@ -90,7 +111,11 @@ const pingRoutes: FastifyPluginAsyncTypebox<PingRoutesOptions> = async (app, opt
         handler: async (request, reply) => {
           const body = Buffer.isBuffer(request.body) ? request.body : undefined
           const outcome = await record({ token: request.params.token, fail, body, at: app.clock() })
-          if (outcome === 'unknown') throw new HttpError(404, NOT_FOUND)
+          if (outcome === 'unknown') {
+            const state = await addressLimit(request)
+            if (!state.isAllowed) addressHeaders(reply, state)
+            throw new HttpError(404, NOT_FOUND)
+          }
           if (outcome === 'paused') throw new HttpError(409, PAUSED)
           return reply.type('text/plain; charset=utf-8').send('OK')
         },

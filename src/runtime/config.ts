@@ -22,6 +22,8 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_MAX: Int(1, 1_000_000, 600, 'Requests per window per API key (or per address without a valid key)'),
   RATE_LIMIT_WINDOW: Type.String({ minLength: 1, default: '1 minute', description: 'Rate-limit window, e.g. "1 minute", "30 seconds", "60000" (ms)' }),
   PING_RATE_LIMIT: Int(1, 100_000, 60, 'Pings per minute per heartbeat monitor (per ping URL token); more are refused with 429'),
+  MAX_MONITORS_PER_OWNER: Int(0, 10_000_000, 10_000, 'Monitors one user may have (deleted ones do not count); a create past it is refused with 409. 0: no limit'),
+  MAX_CHANNELS_PER_OWNER: Int(0, 1_000_000, 1000, 'Notification channels one user may have; a create past it is refused with 409. 0: no limit'),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false, description: 'Allow monitors of loopback, private, link-local and metadata addresses' }),
   DNS_SERVERS: Type.Optional(Type.String({
@@ -31,12 +33,17 @@ export const ConfigSchema = Type.Object({
   CHECKER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on', description: 'Run a checker inside the API process' }),
   CHECK_CONCURRENCY: Int(1, 10_000, 200, 'Probes in flight at once per checker process'),
   DELIVERY_CONCURRENCY: Int(1, 10_000, 100, 'Notification channels being sent to at once per checker process (one message at a time each)'),
+  DELIVERY_OWNER_SHARE: Int(1, 100, 25, 'Percent of DELIVERY_CONCURRENCY that one owner\'s channels may take at once (at least one channel), so that one owner\'s hanging receivers cannot delay everyone\'s alerts'),
   CHECK_CONFIRM_DELAY: Int(1, 3600, 30, 'Seconds before re-checking a failing monitor whose failures are below its threshold'),
   CHECK_RETENTION_DAYS: Int(1, 3650, 30, 'Days of check history kept (each monitor always keeps its newest 100)'),
   REQUEST_TIMEOUT_MS: Int(100, 600_000, 30_000, 'Milliseconds a client has to send a whole request (headers and body); slower ones get 408 and are cut off'),
   ADMIN_EMAIL: Type.String({ minLength: 3, default: 'admin@localhost', description: 'Email of the first user created on an empty database' }),
   PUBLIC_URL: HttpUrl('The dashboard\'s address as people reach it, for the links in notifications; http://localhost:PORT when unset'),
-  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s/?#]+', description: 'SMTP server of email channels (smtps:// for TLS from the start); email channels are refused when unset' })),
+  SMTP_URL: Type.Optional(Type.String({
+    pattern: '^smtps?://[^\\s/?#]+',
+    description: 'SMTP server of email channels (smtps:// for TLS from the start); email channels are refused when unset. ' +
+      'A user and password for a server off this machine are sent only after STARTTLS, unless the URL ends in ?requireTLS=false',
+  })),
   SMTP_FROM: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$|^[^<>@]*<[^@\\s<>]+@[^@\\s<>]+>$', description: 'Sender of notification mails, "alerts@example.com" or "Pingward <alerts@example.com>"; required with SMTP_URL' })),
   TELEGRAM_API_URL: HttpUrl('Telegram Bot API server', 'https://api.telegram.org'),
   PAGERDUTY_EVENTS_URL: HttpUrl('PagerDuty Events API v2 endpoint', 'https://events.pagerduty.com/v2/enqueue'),

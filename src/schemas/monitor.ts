@@ -61,11 +61,20 @@ const writable = {
     {
       maxProperties: 32,
       additionalProperties: false,
-      description: 'Headers sent with each check, by name (at most 32). The values of secret headers (`authorization`, `cookie`, ' +
-        'and any name with `token`, `key`, `secret` or `password` in it) are write-only: responses mask them, and a masked value ' +
-        'sent back keeps the stored one. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set',
+      description: 'Headers sent with each check, by name (at most 32). The values of secret headers (any name with `auth`, `cookie`, ' +
+        '`session`, `credential`, `pass`, `sig`, `token`, `key` or `secret` in it, and those of `secret_headers`) are write-only: ' +
+        'responses mask them, and a masked value sent back keeps the stored one, but not with a url of another origin (scheme, host, ' +
+        'port): secrets are given again for it. A redirect to another origin drops them. `host`, `content-length`, `connection`, ' +
+        '`transfer-encoding` and other hop-by-hop headers cannot be set',
       examples: [{ authorization: 'Bearer 3f9c2a7b1e5d4c8a', accept: 'application/json' }],
     }),
+  secret_headers: Type.Array(Type.String({ pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$' }), {
+    maxItems: 32,
+    uniqueItems: true,
+    description: 'Names of further `request_headers` whose values are secret, in any case (kept in lower case); each must be one of ' +
+      'them. A header stops being secret only when its value is given again',
+    examples: [['x-tenant']],
+  }),
   request_body: Nullable(Type.String({
     maxLength: MAX_REQUEST_BODY_BYTES,
     description: 'Body sent with each check (not with GET or HEAD); null: none',
@@ -107,7 +116,7 @@ const urlOf = (type: Exclude<MonitorType, 'heartbeat'>, description: string, exa
 const URLS = {
   site: writable.url,
   tcp: urlOf('tcp', 'The host and port a connection is opened to. Private, loopback, link-local and metadata addresses are refused unless the operator allows private targets', 'tcp://db.example.com:5432'),
-  dns: urlOf('dns', 'The name the resolver is asked about; an answer with a private address fails the check unless the operator allows private targets', 'dns://example.com'),
+  dns: urlOf('dns', 'The name the resolver is asked about; an answer that points into private space (a private address, or a name that is private or has a private address) fails the check unless the operator allows private targets', 'dns://example.com'),
 }
 
 // A new monitor's fields with their defaults, by name: each kind's variant takes the common ones and its own.
@@ -124,6 +133,7 @@ const optional = {
   keyword_mode: Type.Optional(withDefault(writable.keyword_mode, MONITOR_DEFAULTS.keyword_mode)),
   degraded_after_ms: Type.Optional(withDefault(writable.degraded_after_ms, MONITOR_DEFAULTS.degraded_after_ms)),
   request_headers: Type.Optional(withDefault(writable.request_headers, MONITOR_DEFAULTS.request_headers)),
+  secret_headers: Type.Optional(withDefault(writable.secret_headers, MONITOR_DEFAULTS.secret_headers)),
   request_body: Type.Optional(withDefault(writable.request_body, MONITOR_DEFAULTS.request_body)),
   dns_record_type: Type.Optional(withDefault(writable.dns_record_type, MONITOR_DEFAULTS.dns_record_type)),
   dns_expected: Type.Optional(withDefault(writable.dns_expected, MONITOR_DEFAULTS.dns_expected)),
@@ -164,6 +174,7 @@ type Site = Common & {
   keyword_mode?: KeywordMode,
   degraded_after_ms?: number | null,
   request_headers?: Record<string, string>,
+  secret_headers?: string[],
   request_body?: string | null
 }
 type Tcp = Common & { monitor_type: 'tcp', url: string, timeout_seconds?: number }
@@ -238,6 +249,10 @@ export const MonitorSchema = Type.Object({
     description: 'Headers sent with each check; the values of secret headers masked (`…` and their last 4 characters)',
     examples: [{ authorization: '…8c8a', accept: 'application/json' }],
   }),
+  secret_headers: Type.Array(Type.String(), {
+    description: 'Names (lower case) of the `request_headers` marked secret besides those whose names say so',
+    examples: [['x-tenant']],
+  }),
   request_body: writable.request_body,
   dns_record_type: Nullable({ ...writable.dns_record_type, description: 'The record type a dns monitor asks for; null for other kinds' }),
   dns_expected: writable.dns_expected,
@@ -272,25 +287,31 @@ export function withMonitorDefaults (input: CreateMonitor): NewMonitor {
 }
 export type UpdateMonitor = Static<typeof UpdateMonitorSchema>
 
-/** A monitor's request headers as responses show them: the values of secret headers masked. */
-export function maskRequestHeaders (headers: Record<string, string>): Record<string, string> {
+/** A monitor's request headers as responses show them: the values of secret headers (`marked` too) masked. */
+export function maskRequestHeaders (headers: Record<string, string>, marked: readonly string[]): Record<string, string> {
   const masked: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) masked[name] = isSecretHeader(name) ? maskSecret(value) : value
+  for (const [name, value] of Object.entries(headers)) masked[name] = isSecretHeader(name, marked) ? maskSecret(value) : value
   return masked
 }
 
 /**
  * An update's request headers (they replace the stored ones): a secret header's value sent back exactly as
- * responses mask it keeps the stored value, so that a client may send back the headers it read.
+ * responses mask it keeps the stored value, so that a client may send back the headers it read. `carried`
+ * names those kept so, whose values the caller did not give.
  */
-export function mergeRequestHeaders (stored: Record<string, string>, update: Record<string, string>): Record<string, string> {
+export function mergeRequestHeaders (
+  stored: Record<string, string>, marked: readonly string[], update: Record<string, string>
+): { headers: Record<string, string>, carried: string[] } {
   const storedByName = new Map(Object.entries(stored).map(([name, value]) => [name.toLowerCase(), value]))
-  const merged: Record<string, string> = {}
+  const headers: Record<string, string> = {}
+  const carried: string[] = []
   for (const [name, value] of Object.entries(update)) {
     const kept = storedByName.get(name.toLowerCase())
-    merged[name] = kept !== undefined && isSecretHeader(name) && value === maskSecret(kept) ? kept : value
+    const keep = kept !== undefined && isSecretHeader(name, marked) && value === maskSecret(kept)
+    headers[name] = keep ? kept : value
+    if (keep) carried.push(name)
   }
-  return merged
+  return { headers, carried }
 }
 
 /**

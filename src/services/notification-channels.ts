@@ -12,9 +12,10 @@ import {
   findChannelRow, insertChannel, replaceSecret, toChannel, updateChannelRow, type ChannelChanges, type ChannelRow,
 } from '../repositories/notification-channels.ts'
 import { deliveryIdOf, findDelivery } from '../repositories/deliveries.ts'
+import { withinOwnerLimit } from './owner-limits.ts'
 import type { DeliveryDetail } from '../schemas/delivery.ts'
 import {
-  mergeConfig, urlFields, type NewChannel, type NotificationChannel, type NotificationChannelWithSecret, type UpdateChannel,
+  mergeConfig, secretFields, urlFields, type NewChannel, type NotificationChannel, type NotificationChannelWithSecret, type UpdateChannel,
 } from '../schemas/notification-channel.ts'
 
 /** How long the replaced secret still signs after a rotation, so receivers can switch without losing a message. */
@@ -31,19 +32,39 @@ function assertConfigTargets (type: ChannelType, config: Record<string, unknown>
   }
 }
 
+const originOf = (url: unknown): string | null => typeof url === 'string' && URL.canParse(url) ? new URL(url).origin : null
+
+/**
+ * A secret of a config is for the server its URL names (an ntfy token for its server_url): when a URL field
+ * moves to another origin (or away, to the operator's default), each other secret kept from the stored
+ * config, left out or sent back masked, must be given again. A URL that is itself the secret is given whole.
+ */
+function assertSecretsGivenForNewOrigin (
+  type: ChannelType, stored: Record<string, unknown>, patch: Record<string, unknown>, merged: Record<string, unknown>
+): void {
+  const urls = urlFields(type)
+  if (urls.every((field) => originOf(stored[field]) === originOf(merged[field]))) return
+  for (const field of secretFields(type)) {
+    if (urls.includes(field) || stored[field] === undefined || merged[field] !== stored[field] || patch[field] === stored[field]) continue
+    throw new InvalidInputError(`config/${field}`, `body/config/${field} must be given again for the ${urls.join(', ')}'s new origin`)
+  }
+}
+
 /**
  * A validated create body (defaults applied) becomes the user's channel; a webhook's answer carries its new
- * secret. An email channel needs the operator's mail server (`emailConfigured`).
+ * secret. An email channel needs the operator's mail server (`emailConfigured`); a user holds at most
+ * `maxChannels` channels (0: no limit).
  */
 export async function createChannel (
-  db: Database, userId: string, input: NewChannel, options: { allowPrivateTargets: boolean, emailConfigured: boolean, now: Date }
+  db: Database, userId: string, input: NewChannel,
+  options: { allowPrivateTargets: boolean, emailConfigured: boolean, maxChannels: number, now: Date }
 ): Promise<NotificationChannelWithSecret> {
   if (input.type === 'email' && !options.emailConfigured) {
     throw new InvalidInputError('type', 'body/type: email channels need a mail server, and this server has none (its operator sets SMTP_URL)')
   }
   assertConfigTargets(input.type, input.config, options.allowPrivateTargets)
   const secret = input.type === 'webhook' ? newWebhookSecret() : null
-  const row = await insertChannel(db, userId, {
+  const row = await withinOwnerLimit(db, { userId }, 'channels', options.maxChannels, (tx) => insertChannel(tx, userId, {
     name: input.name.trim(),
     type: input.type,
     config: input.config,
@@ -51,7 +72,7 @@ export async function createChannel (
     allMonitors: input.all_monitors,
     isActive: input.is_active,
     secret,
-  }, options.now)
+  }, options.now))
   return secret === null ? toChannel(row) : { ...toChannel(row), secret }
 }
 
@@ -81,6 +102,7 @@ export async function updateChannel (
     if (input.config) {
       const config = mergeConfig(current.type, current.config, input.config)
       options.checkConfig(current.type, config)
+      assertSecretsGivenForNewOrigin(current.type, current.config, input.config, config)
       assertConfigTargets(current.type, config, options.allowPrivateTargets)
       changes.config = config
     }

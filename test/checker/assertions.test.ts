@@ -132,6 +132,19 @@ t.test('secret headers are not sent to another origin after a redirect, and not 
   t.equal(first.seen[0].headers.authorization, 'Bearer s3cret')
 })
 
+t.test('a redirect to another origin drops every header the API masks: the secret names and those the monitor marks', async (t) => {
+  const other = await serve(t, (_req, res) => res.end('other'))
+  const first = await serve(t, (_req, res) => { res.writeHead(302, { location: `${other.url}/landed` }); res.end() })
+  const requestHeaders = {
+    'X-Auth': 'a', 'X-Session': 's', 'X-Credentials': 'c', 'X-Signature': 'g', 'X-Passwd': 'p', 'X-Tenant': 'marked', 'X-Trace': 'visible',
+  }
+  const p = prober(t)
+  t.match(await p.probe(get(`${first.url}/`, { requestHeaders, secretHeaders: ['x-tenant'] })), { isUp: true })
+  const sent = (headers: http.IncomingHttpHeaders) => Object.keys(requestHeaders).map((name) => name.toLowerCase()).filter((name) => name in headers)
+  t.same(sent(first.seen[0].headers), ['x-auth', 'x-session', 'x-credentials', 'x-signature', 'x-passwd', 'x-tenant', 'x-trace'], 'all to the first origin')
+  t.same(sent(other.seen[0].headers), ['x-trace'], 'only the plain one to the next')
+})
+
 t.test('keyword', async (t) => {
   const bodies: Record<string, Handler> = {
     '/welcome': (_req, res) => res.end('<h1>Welcome, visitor</h1>'),

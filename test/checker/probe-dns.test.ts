@@ -76,22 +76,59 @@ t.test('down: what failed, named in one line', async (t) => {
     'dns TXT example.test: expected "v=spf1 -all" not in answer "v=spf1 include:_spf.example.net ~all", "google-site-verification=abc"')
 })
 
-t.test('the address policy on A and AAAA answers: a private one fails the check, naming it, unless allowed', async (t) => {
+t.test('the address policy on A and AAAA answers: a private one fails the check, without naming it, unless allowed', async (t) => {
   const { p: strict } = await setup(t, { allowPrivateTargets: false })
   const hint = 'the operator can allow private targets with ALLOW_PRIVATE_TARGETS=true'
   t.match(await strict.probe(dns('dns://internal.test', 'A', { expected: ['10.9.9.9'] })),
-    { isUp: false, statusCode: null, errorMessage: `dns A internal.test: target refused: the answer 10.0.0.5 is a private address; ${hint}` },
+    { isUp: false, statusCode: null, errorMessage: `dns A internal.test: target refused: the answer holds a private address; ${hint}` },
     'before the expectation, whose message would list the answer')
-  t.match(await strict.probe(dns('dns://internal.test', 'AAAA')), { errorMessage: `dns AAAA internal.test: target refused: the answer fd00::5 is a private address; ${hint}` })
-  t.match(await strict.probe(dns('dns://mixed.test')), { errorMessage: `dns A mixed.test: target refused: the answer 127.0.0.1 is a private address; ${hint}` }, 'every address')
+  t.match(await strict.probe(dns('dns://internal.test', 'AAAA')), { errorMessage: `dns AAAA internal.test: target refused: the answer holds a private address; ${hint}` })
+  t.match(await strict.probe(dns('dns://mixed.test')), { errorMessage: `dns A mixed.test: target refused: the answer holds a private address; ${hint}` }, 'every address')
   t.match(await strict.probe(dns('dns://example.test', 'AAAA')), { isUp: true }, 'public answers pass')
-  t.match(await strict.probe(dns('dns://www.example.test', 'CNAME')), { isUp: true }, 'names are not resolved further')
+  t.match(await strict.probe(dns('dns://www.example.test', 'CNAME')), { isUp: true }, 'a public name (here without addresses) passes')
 
   const { p: allowed } = await setup(t)
   t.match(await allowed.probe(dns('dns://internal.test', 'A', { expected: ['10.0.0.5'] })), { isUp: true, errorMessage: null })
   const { p: only } = await setup(t, { allowPrivateTargets: false, isAllowedAddress: (ip) => ip === '127.0.0.1' })
   t.match(await only.probe(dns('dns://loopback.test')), { isUp: true }, 'isAllowedAddress decides')
-  t.match(await only.probe(dns('dns://example.test')), { isUp: false, errorMessage: /^dns A example\.test: target refused: the answer 93\.184\.215\.14 / })
+  t.match(await only.probe(dns('dns://example.test')), { isUp: false, errorMessage: /^dns A example\.test: target refused: the answer holds a private address; / })
+})
+
+t.test('with private targets refused, a CNAME, MX or NS answer that points into private space fails the check, naming nothing', async (t) => {
+  const { server, questions } = await dnsServer(t, {
+    ...ZONE,
+    'corp-alias.test': { CNAME: 'db.corp' },
+    'inside-alias.test': { CNAME: 'db1.example.test' },
+    'db1.example.test': { A: ['93.184.215.20'], AAAA: ['fd00::9'] },
+    'public-alias.test': { CNAME: 'edge.example.test' },
+    'edge.example.test': { A: ['93.184.215.30'] },
+    'lost-alias.test': { CNAME: 'broken.test' },
+    'mail.test': { MX: [{ priority: 10, exchange: 'mx.example.test' }, { priority: 20, exchange: 'mx.lan' }] },
+    'zone.test': { NS: ['ns1'] },
+    'spf.test': { TXT: [['v=spf1 ip4:10.0.0.0/8 -all']] },
+  })
+  const strict = testProber(t, { allowPrivateTargets: false, dnsServers: [server] })
+  const refused = (type: string, name: string) =>
+    `dns ${type} ${name}: target refused: the answer names a private host; the operator can allow private targets with ALLOW_PRIVATE_TARGETS=true`
+  t.match(await strict.probe(dns('dns://corp-alias.test', 'CNAME', { expected: ['x.example.com'] })), { isUp: false, errorMessage: refused('CNAME', 'corp-alias.test') }, 'a private-looking name')
+  t.match(await strict.probe(dns('dns://inside-alias.test', 'CNAME')), { isUp: false, errorMessage: refused('CNAME', 'inside-alias.test') }, 'a name with a private address')
+  t.match(await strict.probe(dns('dns://mail.test', 'MX', { expected: ['mx.example.test'] })), { isUp: false, errorMessage: refused('MX', 'mail.test') }, 'any of the names')
+  t.match(await strict.probe(dns('dns://zone.test', 'NS')), { isUp: false, errorMessage: refused('NS', 'zone.test') }, 'a single label')
+  t.match(await strict.probe(dns('dns://lost-alias.test', 'CNAME')),
+    { isUp: false, errorMessage: 'dns CNAME lost-alias.test: the answer\'s names could not be checked against the address policy (SERVFAIL)' })
+  questions.length = 0
+  t.match(await strict.probe(dns('dns://public-alias.test', 'CNAME', { expected: ['other.example.test'] })),
+    { isUp: false, errorMessage: 'dns CNAME public-alias.test: expected other.example.test not in answer edge.example.test' }, 'public names are quoted')
+  t.same(questions, ['CNAME public-alias.test', 'A edge.example.test', 'AAAA edge.example.test'], 'the name\'s addresses asked of the same resolver')
+  t.match(await strict.probe(dns('dns://spf.test', 'TXT', { expected: ['v=spf1 -all'] })),
+    { isUp: false, errorMessage: 'dns TXT spf.test: expected "v=spf1 -all" not in the answer (1 TXT record, shown only when private targets are allowed)' }, 'TXT values are not quoted')
+  t.match(await strict.probe(dns('dns://spf.test', 'TXT', { expected: ['v=spf1 ip4:10.0.0.0/8 -all'] })), { isUp: true })
+
+  const allowed = testProber(t, { dnsServers: [server] })
+  t.match(await allowed.probe(dns('dns://corp-alias.test', 'CNAME', { expected: ['x.example.com'] })),
+    { errorMessage: 'dns CNAME corp-alias.test: expected x.example.com not in answer db.corp' }, 'allowed: quoted, not judged')
+  t.match(await allowed.probe(dns('dns://spf.test', 'TXT', { expected: ['v=spf1 -all'] })),
+    { errorMessage: 'dns TXT spf.test: expected "v=spf1 -all" not in answer "v=spf1 ip4:10.0.0.0/8 -all"' })
 })
 
 t.test('the policy on names: never an IP address; localhost-like names only when private targets are allowed', async (t) => {

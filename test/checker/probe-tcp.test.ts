@@ -85,7 +85,7 @@ t.test('the address policy: private addresses refused before any connection, unl
   t.match(await strict.probe(tcp(`tcp://localhost:${target.port}`)), { errorMessage: /^target refused: localhost resolves to / })
   const { lookup } = fakeLookup({ 'mixed.test': ['93.184.215.14', '10.0.0.5'] })
   t.match(await testProber(t, { allowPrivateTargets: false, lookup }).probe(tcp('tcp://mixed.test:5432')),
-    { errorMessage: /^target refused: mixed\.test resolves to 10\.0\.0\.5, a private address;/ }, 'every resolved address must be allowed')
+    { errorMessage: /^target refused: mixed\.test resolves to a private address;/ }, 'every resolved address must be allowed')
   t.equal(target.connections.length, 0, 'nothing connected')
 
   // Exactly 127.0.0.1 counts as public here, as in the HTTP probe's tests.

@@ -276,9 +276,9 @@ t.test('address policy (private targets not allowed)', async (t) => {
 
   t.test('names resolving to any private address are refused', async (t) => {
     t.match(await p.probe(get(`http://public.test:${port}/`)),
-      { statusCode: null, errorMessage: /^target refused: public\.test resolves to 10\.0\.0\.5, a private address; / })
-    t.match(await p.probe(get('http://mixed.test/')), { statusCode: null, errorMessage: /^target refused: mixed\.test resolves to 10\.0\.0\.5/ })
-    t.match(await p.probe(get('http://mixed6.test/')), { statusCode: null, errorMessage: /^target refused: mixed6\.test resolves to fd00::5/ })
+      { statusCode: null, errorMessage: /^target refused: public\.test resolves to a private address; / })
+    t.match(await p.probe(get('http://mixed.test/')), { statusCode: null, errorMessage: /^target refused: mixed\.test resolves to a private address;/ })
+    t.match(await p.probe(get('http://mixed6.test/')), { statusCode: null, errorMessage: /^target refused: mixed6\.test resolves to a private address;/ })
     t.equal(seen.length, 0)
   })
 
@@ -305,7 +305,7 @@ t.test('a redirect from an allowed host to a refused address is refused', async 
     errorMessage: `target refused: 127.0.0.2 is a private address; the operator can allow private targets with ALLOW_PRIVATE_TARGETS=true (after 1 redirect, at http://127.0.0.2:${inner.port})`,
   })
   t.match(await p.probe(get(`http://public.test:${outer.port}/to-name`)),
-    { statusCode: null, errorMessage: /^target refused: private\.test resolves to 10\.0\.0\.7, a private address; .* \(after 1 redirect, at http:\/\/private\.test\)$/ })
+    { statusCode: null, errorMessage: /^target refused: private\.test resolves to a private address; .* \(after 1 redirect, at http:\/\/private\.test\)$/ })
   t.equal(outer.seen.length, 2)
   t.equal(inner.seen.length, 0, 'the private server never got a request')
   t.match(await prober(t, { lookup }).probe(get(`http://public.test:${outer.port}/`)), { isUp: true }, 'allowed when private targets are')

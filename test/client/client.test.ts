@@ -66,6 +66,7 @@ t.test('create, read, update, list and delete a monitor through the typed client
     keyword_mode: 'contains',
     degraded_after_ms: 1500,
     request_headers: { authorization: '…cdef' },
+    secret_headers: [],
     request_body: null,
     dns_record_type: null,
     dns_expected: null,

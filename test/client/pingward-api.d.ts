@@ -73,13 +73,13 @@ export interface paths {
         };
         /**
          * Ping a heartbeat (GET)
-         * @description Records a passing check. No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute. HEAD works as GET.
+         * @description Records a passing check. No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute; unknown tokens count against the client address's API rate limit, and once it is spent, pings from that address of a token the server has not seen live lately are refused too. HEAD works as GET.
          */
         get: operations["pingHeartbeat"];
         put?: never;
         /**
          * Ping a heartbeat (POST)
-         * @description Records a passing check. No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute. HEAD works as GET.
+         * @description Records a passing check. No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute; unknown tokens count against the client address's API rate limit, and once it is spent, pings from that address of a token the server has not seen live lately are refused too. HEAD works as GET.
          */
         post: operations["pingHeartbeatPost"];
         delete?: never;
@@ -97,13 +97,13 @@ export interface paths {
         };
         /**
          * Report a failed run of a heartbeat's job (GET)
-         * @description Records a failing check; its error message quotes the body's first line (`ping /fail: ...`). No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute. HEAD works as GET.
+         * @description Records a failing check; its error message quotes the body's first line (`ping /fail: ...`). No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute; unknown tokens count against the client address's API rate limit, and once it is spent, pings from that address of a token the server has not seen live lately are refused too. HEAD works as GET.
          */
         get: operations["failHeartbeat"];
         put?: never;
         /**
          * Report a failed run of a heartbeat's job (POST)
-         * @description Records a failing check; its error message quotes the body's first line (`ping /fail: ...`). No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute. HEAD works as GET.
+         * @description Records a failing check; its error message quotes the body's first line (`ping /fail: ...`). No key: the token in the path is the credential, so keep the URL secret. Any body (none, text, JSON, a form, bytes; up to 1 MiB) is accepted and never parsed; its first 10 KiB are kept with the check. Pings of one token are rate limited per minute; unknown tokens count against the client address's API rate limit, and once it is spent, pings from that address of a token the server has not seen live lately are refused too. HEAD works as GET.
          */
         post: operations["failHeartbeatPost"];
         delete?: never;
@@ -127,7 +127,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor
-         * @description Answers 201 with the monitor and a `Location` header. Its first check comes within seconds. With an `Idempotency-Key`, a retry of the same request within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) and creates nothing.
+         * @description Answers 201 with the monitor and a `Location` header. Its first check comes within seconds. With an `Idempotency-Key`, a retry of the same request within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) and creates nothing. A user holds at most the operator's MAX_MONITORS_PER_OWNER monitors (deleted ones do not count): one more is refused with 409.
          */
         post: operations["createMonitor"];
         delete?: never;
@@ -239,7 +239,7 @@ export interface paths {
         put?: never;
         /**
          * Create a notification channel
-         * @description Answers 201 with the channel and a `Location` header. A webhook channel's answer carries its signing secret, `secret`, this once: keep it to verify the `webhook-signature` of its requests. Every URL of the config passes the target policy; secrets are masked in every answer. Email channels need the operator's mail server (SMTP_URL).
+         * @description Answers 201 with the channel and a `Location` header. A webhook channel's answer carries its signing secret, `secret`, this once: keep it to verify the `webhook-signature` of its requests. Every URL of the config passes the target policy; secrets are masked in every answer. Email channels need the operator's mail server (SMTP_URL). A user holds at most the operator's MAX_CHANNELS_PER_OWNER channels: one more is refused with 409.
          */
         post: operations["createNotificationChannel"];
         delete?: never;
@@ -482,6 +482,13 @@ export interface components {
             request_headers: {
                 [key: string]: string;
             };
+            /**
+             * @description Names (lower case) of the `request_headers` marked secret besides those whose names say so
+             * @example [
+             *       "x-tenant"
+             *     ]
+             */
+            secret_headers: string[];
             /**
              * @description Body sent with each check (not with GET or HEAD); null: none
              * @example {"ping":true}
@@ -1074,7 +1081,7 @@ export interface components {
              */
             degraded_after_ms?: number | null;
             /**
-             * @description Headers sent with each check, by name (at most 32). The values of secret headers (`authorization`, `cookie`, and any name with `token`, `key`, `secret` or `password` in it) are write-only: responses mask them, and a masked value sent back keeps the stored one. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set
+             * @description Headers sent with each check, by name (at most 32). The values of secret headers (any name with `auth`, `cookie`, `session`, `credential`, `pass`, `sig`, `token`, `key` or `secret` in it, and those of `secret_headers`) are write-only: responses mask them, and a masked value sent back keeps the stored one, but not with a url of another origin (scheme, host, port): secrets are given again for it. A redirect to another origin drops them. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set
              * @example {
              *       "authorization": "Bearer 3f9c2a7b1e5d4c8a",
              *       "accept": "application/json"
@@ -1083,6 +1090,13 @@ export interface components {
             request_headers?: {
                 [key: string]: string;
             };
+            /**
+             * @description Names of further `request_headers` whose values are secret, in any case (kept in lower case); each must be one of them. A header stops being secret only when its value is given again
+             * @example [
+             *       "x-tenant"
+             *     ]
+             */
+            secret_headers?: string[];
             /**
              * @description Body sent with each check (not with GET or HEAD); null: none
              * @example {"ping":true}
@@ -1342,7 +1356,7 @@ export interface components {
              */
             degraded_after_ms?: number | null;
             /**
-             * @description Headers sent with each check, by name (at most 32). The values of secret headers (`authorization`, `cookie`, and any name with `token`, `key`, `secret` or `password` in it) are write-only: responses mask them, and a masked value sent back keeps the stored one. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set
+             * @description Headers sent with each check, by name (at most 32). The values of secret headers (any name with `auth`, `cookie`, `session`, `credential`, `pass`, `sig`, `token`, `key` or `secret` in it, and those of `secret_headers`) are write-only: responses mask them, and a masked value sent back keeps the stored one, but not with a url of another origin (scheme, host, port): secrets are given again for it. A redirect to another origin drops them. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set
              * @default {}
              * @example {
              *       "authorization": "Bearer 3f9c2a7b1e5d4c8a",
@@ -1352,6 +1366,14 @@ export interface components {
             request_headers?: {
                 [key: string]: string;
             };
+            /**
+             * @description Names of further `request_headers` whose values are secret, in any case (kept in lower case); each must be one of them. A header stops being secret only when its value is given again
+             * @default []
+             * @example [
+             *       "x-tenant"
+             *     ]
+             */
+            secret_headers?: string[];
             /**
              * @description Body sent with each check (not with GET or HEAD); null: none
              * @default null
@@ -1447,7 +1469,7 @@ export interface components {
             recovery_threshold?: number;
             /**
              * Format: uri
-             * @description The name the resolver is asked about; an answer with a private address fails the check unless the operator allows private targets
+             * @description The name the resolver is asked about; an answer that points into private space (a private address, or a name that is private or has a private address) fails the check unless the operator allows private targets
              * @example dns://example.com
              */
             url: string;
@@ -2148,10 +2170,13 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one) */
+            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one); counted against the client address's API rate limit */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2193,10 +2218,13 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`); see `retry-after` */
+            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`), or more unknown tokens from this address than the API's rate limit allows (`RATE_LIMIT_MAX`); see `retry-after` */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2281,10 +2309,13 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one) */
+            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one); counted against the client address's API rate limit */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2326,10 +2357,13 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`); see `retry-after` */
+            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`), or more unknown tokens from this address than the API's rate limit allows (`RATE_LIMIT_MAX`); see `retry-after` */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2414,10 +2448,13 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one) */
+            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one); counted against the client address's API rate limit */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2459,10 +2496,13 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`); see `retry-after` */
+            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`), or more unknown tokens from this address than the API's rate limit allows (`RATE_LIMIT_MAX`); see `retry-after` */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2547,10 +2587,13 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one) */
+            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one); counted against the client address's API rate limit */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2592,10 +2635,13 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`); see `retry-after` */
+            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`), or more unknown tokens from this address than the API's rate limit allows (`RATE_LIMIT_MAX`); see `retry-after` */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
                     "retry-after": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2895,7 +2941,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description A request with the same `Idempotency-Key` is still being handled: retry later */
+            /** @description The user holds as many monitors as the operator allows (MAX_MONITORS_PER_OWNER), or a request with the same `Idempotency-Key` is still being handled: retry later */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2907,7 +2953,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "A request with this Idempotency-Key is still in progress: retry later"
+                     *       "error": "Monitor limit reached: at most 10000 monitors per user (the operator's MAX_MONITORS_PER_OWNER); delete one to make room"
                      *     }
                      */
                     "application/json": components["schemas"]["ApiError"];
@@ -4307,6 +4353,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The user holds as many channels as the operator allows (MAX_CHANNELS_PER_OWNER) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Notification channel limit reached: at most 1000 channels per user (the operator's MAX_CHANNELS_PER_OWNER); delete one to make room"
                      *     }
                      */
                     "application/json": components["schemas"]["ApiError"];

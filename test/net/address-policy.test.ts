@@ -83,6 +83,9 @@ t.test('privateTargetReason: IP literals of every spelling and private names, wi
     ['http://db.internal/', 'db.internal'],
     ['http://printer.local/', 'printer.local'],
     ['http://nas.home.arpa/', 'nas.home.arpa'],
+    ['http://nas.lan/', 'nas.lan'],
+    ['http://db.corp/', 'db.corp'],
+    ['http://wiki.intranet/', 'wiki.intranet'],
     ['http://metadata/', 'metadata'],
   ]
   for (const [url, host] of refused) t.equal(reason(url), `${host} is not a public address`, url)

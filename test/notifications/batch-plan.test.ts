@@ -12,6 +12,7 @@ function delivery (type: QueuedDelivery['type'], incidentId: string | null, valu
     id: `d${n}`,
     eventId: `e${n}`,
     type,
+    monitorId: null,
     incidentId,
     payload: { type, timestamp: now.toISOString(), data: { monitor: null, incident: null, check: null } },
     status: 'pending',

@@ -2,11 +2,16 @@
 // package: delivered, retried after a 500, a timeout or a 429 with Retry-After, dead after two days, and a
 // 410 that turns the channel off; rotation signs with both secrets for 24 h.
 import t from 'tap'
+import { Resolver } from 'node:dns/promises'
 import { eq, sql } from 'drizzle-orm'
 import { notificationChannels } from '../../src/db/schema.ts'
 import { attemptDelivery } from '../../src/notifications/deliver.ts'
 import { createTestDatabase } from '../helper.ts'
 import { webhookReceiver } from '../support/webhook-receiver.ts'
+import { dnsServer } from '../support/dns-server.ts'
+import { cachingLookup } from '../../src/checker/caching-lookup.ts'
+import { createHttpSender } from '../../src/notifications/http-sender.ts'
+import { createTransport } from '../../src/notifications/transport.ts'
 import { deliveryRows, deliverySetup, newSecret, testDeliveryOptions } from './delivery-helper.ts'
 
 t.test('a test event arrives signed as Standard Webhooks says, and its delivery is recorded', async (t) => {
@@ -150,8 +155,6 @@ t.test('the target policy applies at connect, and redirects are not followed', a
   const local = await setup.channel(receiver.url, { secret })
   await attemptDelivery(db, (await setup.testEvent(redirecting.id)).deliveryId, testDeliveryOptions(t))
   const options = testDeliveryOptions(t)
-  const { createHttpSender } = await import('../../src/notifications/http-sender.ts')
-  const { createTransport } = await import('../../src/notifications/transport.ts')
   const strict = { ...options, transport: createTransport({ http: createHttpSender({ allowPrivateTargets: false }) }) }
   t.teardown(() => strict.transport.close())
   await attemptDelivery(db, (await setup.testEvent(local.id)).deliveryId, strict)
@@ -159,6 +162,26 @@ t.test('the target policy applies at connect, and redirects are not followed', a
   t.match(rows.find((r) => r.channel_id === redirecting.id), { status: 'failed', last_status_code: 302, last_error: 'HTTP 302 (redirects are not followed)' })
   t.match(rows.find((r) => r.channel_id === local.id), { status: 'failed', last_status_code: null, last_error: /^target refused: 127\.0\.0\.1 is a private address/ })
   t.equal(receiver.received.length, 1, 'neither the redirect nor the private address was requested')
+})
+
+t.test('a name that resolves to a private address is refused without naming the address', async (t) => {
+  const { handle: { db } } = await createTestDatabase(t)
+  const setup = await deliverySetup(db)
+  const secret = newSecret()
+  const receiver = await webhookReceiver(t, { verifyWith: () => [secret] })
+  const { server } = await dnsServer(t, { 'hooks.test': { A: ['127.0.0.1'] } })
+  const resolver = new Resolver()
+  resolver.setServers([server])
+  const lookup = cachingLookup({ resolver, hostsFile: null, fallback: async () => [] })
+  const channel = await setup.channel(receiver.url.replace('127.0.0.1', 'hooks.test'), { secret })
+  const options = testDeliveryOptions(t)
+  const strict = { ...options, transport: createTransport({ http: createHttpSender({ allowPrivateTargets: false, lookup }) }) }
+  t.teardown(() => strict.transport.close())
+  await attemptDelivery(db, (await setup.testEvent(channel.id)).deliveryId, strict)
+  const [row] = await deliveryRows(db, channel.id)
+  t.match(row, { status: 'failed', last_status_code: null, last_error: /^target refused: hooks\.test resolves to a private address; / })
+  t.notMatch(JSON.stringify([row.last_error, row.attempt_log]), '127.0.0.1', 'neither the last error nor the attempt log names the address')
+  t.equal(receiver.received.length, 0)
 })
 
 t.test('while a worker holds the channel, attemptDelivery waits for it to give the channel back, at most 15 s', async (t) => {

@@ -61,7 +61,7 @@ t.test('for a program, a resolution waits for its failed opening\'s retry: never
   const [opening, resolution] = await deliveryRows(db, channel.id)
   t.match(opening, { status: 'failed', attempts: 1 })
   t.match(resolution, { status: 'pending', attempts: 0 })
-  t.same(resolution.next_attempt_at, opening.next_attempt_at, 'it waits for the opening\'s retry')
+  t.ok(resolution.next_attempt_at! < opening.next_attempt_at!, 'due, it waits behind its opening\'s retry')
 
   at(15_000)
   await running.runOnce()
@@ -138,7 +138,8 @@ t.test('for people, past 10 events in a minute the rest go as one digest when th
   t.equal(slack.messages.length, 10, 'the first 10 one by one')
   const held = (await deliveryRows(db, channel.id)).filter((d) => d.status === 'pending')
   t.equal(held.length, 15)
-  t.ok(held.every((d) => d.next_attempt_at!.getTime() === start.getTime() + 10_000 + 60_000), 'all wait for one digest, a minute after the 11th')
+  t.equal(held[0].next_attempt_at!.getTime(), start.getTime() + 10_000 + 60_000, 'the 11th waits for the digest, a minute after it')
+  t.ok(held.every((d) => d.next_attempt_at!.getTime() <= start.getTime() + 70_000), 'the later ones (of its monitor) behind it')
   now = new Date(start.getTime() + 70_000)
   await running.runOnce()
   t.equal(slack.messages.length, 11, 'then one digest')
@@ -252,4 +253,23 @@ t.test('a process\'s worker tries SMTP_URL at start: the log says at once whethe
   await withoutSmtp.runOnce()
   await withoutSmtp.stop()
   t.same(none.lines, [], 'nothing said without SMTP_URL')
+})
+
+t.test('a channel deleted while its message is being sent: the log says so, not that a lease ran out', async (t) => {
+  const { handle: { db } } = await createTestDatabase(t)
+  const setup = await deliverySetup(db)
+  let arrived!: (answer: () => void) => void
+  const request = new Promise<() => void>((resolve) => { arrived = resolve })
+  const { url } = await targetServer(t, (req, res) => {
+    req.resume().on('end', () => arrived(() => res.writeHead(204).end()))
+  })
+  const channel = await setup.channel(url)
+  await setup.testEvent(channel.id)
+  const { log, lines } = recordingLog()
+  const sending = new DeliveryWorker({ ...testDeliveryOptions(t), db, log, concurrency: 10 }).runOnce()
+  const answer = await request
+  await db.delete(notificationChannels).where(eq(notificationChannels.id, channel.id))
+  answer()
+  await sending
+  t.same(lines, ['warn: delivery: the channel was deleted during the send; the attempt is not recorded'])
 })

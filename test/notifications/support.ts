@@ -41,6 +41,7 @@ export function monitorRecord (overrides: Partial<Monitor> = {}): Monitor {
     keyword_mode: 'contains',
     degraded_after_ms: null,
     request_headers: {},
+    secret_headers: [],
     request_body: null,
     dns_record_type: null,
     dns_expected: null,

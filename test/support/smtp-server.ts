@@ -17,6 +17,8 @@ export interface SmtpOptions {
   password?: string
   /** Recipients answered `550` at RCPT TO. */
   refuse?: (address: string) => boolean
+  /** The host its `url` names (127.0.0.1 unless given); it listens on 127.0.0.1 whatever the name. */
+  urlHost?: string
 }
 
 /** Listens on 127.0.0.1; `url` is an smtp:// URL for it (with the credentials when it requires them). */
@@ -51,5 +53,5 @@ export async function smtpServer (t: Teardown, options: SmtpOptions = {}): Promi
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
   const { port } = server.server.address() as AddressInfo
   const credentials = options.user === undefined ? '' : `${encodeURIComponent(options.user)}:${encodeURIComponent(options.password ?? '')}@`
-  return { url: `smtp://${credentials}127.0.0.1:${port}`, port, received }
+  return { url: `smtp://${credentials}${options.urlHost ?? '127.0.0.1'}:${port}`, port, received }
 }

@@ -26,6 +26,7 @@ const MONITOR_LABELS: Record<string, string> = {
   keyword_mode: 'Keyword mode',
   degraded_after_ms: 'Degraded after (ms)',
   request_headers: 'Request headers',
+  secret_headers: 'Also secret',
   request_body: 'Request body',
   is_active: 'Active (checked on schedule)',
   notification_channel_ids: 'Notification channels',
@@ -37,7 +38,7 @@ const labelsFor = (kind: MonitorType): Record<string, string> =>
   ({ ...MONITOR_LABELS, url: URL_TEXTS[kind]?.label ?? MONITOR_LABELS.url, interval_minutes: INTERVAL_TEXTS[kind].label })
 
 const ADVANCED = ['method', 'expected_status', 'interval_minutes', 'timeout_seconds', 'failure_threshold', 'recovery_threshold']
-const ASSERTIONS = ['keyword', 'keyword_mode', 'degraded_after_ms', 'request_headers', 'request_body']
+const ASSERTIONS = ['keyword', 'keyword_mode', 'degraded_after_ms', 'request_headers', 'secret_headers', 'request_body']
 
 /** How the dashboard says a keyword mode (also on the monitor page). */
 export const KEYWORD_MODE_LABELS: Record<KeywordMode, string> = { contains: 'contains', not_contains: 'does not contain' }
@@ -59,6 +60,7 @@ export function defaultMonitorValues (): FormFields {
     keyword_mode: d.keyword_mode,
     degraded_after_ms: d.degraded_after_ms === null ? '' : String(d.degraded_after_ms),
     request_headers: headersText(d.request_headers),
+    secret_headers: d.secret_headers.join(', '),
     request_body: d.request_body ?? '',
     is_active: d.is_active ? 'on' : undefined,
     dns_record_type: d.dns_record_type,
@@ -85,6 +87,7 @@ export function monitorValues (m: Monitor): FormFields {
     degraded_after_ms: m.degraded_after_ms === null ? '' : String(m.degraded_after_ms),
     // Secret values as the API shows them, masked: sent back unchanged, they keep the stored ones.
     request_headers: headersText(m.request_headers),
+    secret_headers: m.secret_headers.join(', '),
     request_body: m.request_body ?? '',
     is_active: m.is_active ? 'on' : undefined,
     // Another kind's fields at their defaults, for a change of kind.
@@ -116,8 +119,10 @@ ${textareaField({
   label: MONITOR_LABELS.request_headers,
   value: values.request_headers ?? '',
   rows: 3,
-  hint: 'One "Name: value" per line. Secret values (Authorization, Cookie, names with token, key, secret or password) are shown masked: left as they are, they stay as saved.',
+  hint: 'One "Name: value" per line. Secret values (names with auth, cookie, session, credential, pass, sig, token, key or secret, and those ' +
+    'named below) are shown masked: left as they are, they stay as saved, unless the URL moves to another site (scheme, host or port): type them again then.',
 })}
+${inputField({ ...common, name: 'secret_headers', label: MONITOR_LABELS.secret_headers, value: values.secret_headers ?? '', autocomplete: 'off', hint: 'Names of more request headers whose values are secret, separated by commas. A header stops being secret only when its value is typed again.' })}
 ${textareaField({ ...common, name: 'request_body', label: MONITOR_LABELS.request_body, value: values.request_body ?? '', rows: 3, hint: 'Sent with each check, not with GET or HEAD. Empty: no body.' })}`
 }
 

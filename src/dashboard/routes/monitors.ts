@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { HttpError } from '../../http/error-catalog.ts'
-import { InvalidInputError } from '../../domain/errors.ts'
+import { InvalidInputError, LimitReachedError } from '../../domain/errors.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { parseCreateMonitor, parseUpdateMonitor, type FormFields } from '../form-input.ts'
 import { defaultMonitorValues, monitorValues, valuesSentAgain } from '../pages/monitor-form.ts'
@@ -18,8 +18,9 @@ import { listChecks, MAX_CHECKS_PER_PAGE } from '../../repositories/checks.ts'
 import { listIncidents } from '../../repositories/incidents.ts'
 import { listChannels } from '../../repositories/notification-channels.ts'
 import {
-  createMonitor, deleteMonitor, findMonitor, listMonitors, updateMonitor,
+  deleteMonitor, findMonitor, listMonitors, updateMonitor,
 } from '../../repositories/monitors.ts'
+import { createOwnedMonitor } from '../../services/monitor-create.ts'
 import { MonitorIdParams, Timestamp } from '../../schemas/common.ts'
 import { withAbsolutePingUrl } from '../../schemas/monitor.ts'
 import { MONITOR_STATUSES, type MonitorStatus } from '../../domain/vocabulary.ts'
@@ -45,19 +46,23 @@ interface Options {
   allowPrivateTargets: boolean
   /** PUBLIC_URL: a heartbeat's ping URL starts with it, as in the API's answers. */
   publicUrl: string
+  /** MAX_MONITORS_PER_OWNER (0: no limit). */
+  maxMonitors: number
 }
 
-const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { allowPrivateTargets, publicUrl }) => {
+const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { allowPrivateTargets, publicUrl, maxMonitors }) => {
   const userOf = (request: { session: { userId: string } | null }) => request.session!.userId
   /** A channel the user may not choose is the repository's refusal (in the write's transaction): shown on the form. */
   const refusal = (err: unknown): FieldError => {
     if (err instanceof InvalidInputError) return { field: err.field, message: err.message }
+    // The limit is no field's: the form's summary says it.
+    if (err instanceof LimitReachedError) return { field: '', message: err.message }
     throw err
   }
 
   async function renderList (
     request: FastifyRequest, reply: FastifyReply,
-    options: { status?: MonitorStatus, search?: string, notice?: string, values?: FormFields, error?: FieldError }
+    options: { status?: MonitorStatus, search?: string, notice?: string, values?: FormFields, error?: FieldError, code?: number }
   ) {
     const userId = userOf(request)
     const search = options.search?.trim() || undefined
@@ -76,7 +81,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
       error: options.error ?? null,
       channels,
     })
-    return sendPage(reply, page, options.error ? 400 : 200)
+    return sendPage(reply, page, options.error ? options.code ?? 400 : 200)
   }
 
   app.get('/', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) =>
@@ -87,9 +92,10 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     if (!result.ok) return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: result.error })
     let monitor
     try {
-      monitor = await createMonitor(app.db, { userId: userOf(request) }, result.value, app.clock())
+      monitor = await createOwnedMonitor(app.db, { userId: userOf(request) }, result.value, { now: app.clock(), maxMonitors })
     } catch (err) {
-      return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: refusal(err) })
+      const code = err instanceof LimitReachedError ? 409 : 400
+      return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: refusal(err), code })
     }
     return seeOther(reply, `/monitors/${monitor.id}?notice=${monitor.monitor_type === 'heartbeat' ? 'heartbeat' : 'monitor'}-created`)
   })

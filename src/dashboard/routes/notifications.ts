@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { InvalidInputError } from '../../domain/errors.ts'
+import { InvalidInputError, LimitReachedError } from '../../domain/errors.ts'
 import { CHANNEL_TYPES, DELIVERY_STATUSES, type ChannelType } from '../../domain/vocabulary.ts'
 import { HttpError } from '../../http/error-catalog.ts'
 import type { FieldError } from '../../http/validation.ts'
@@ -42,6 +42,8 @@ const ChannelQuery = Type.Object({
 const notFound = () => new HttpError(404, 'There is no such notification channel, or it is not yours.')
 const asFieldError = (err: unknown): FieldError => {
   if (err instanceof InvalidInputError) return { field: err.field, message: err.message }
+  // The limit is no field's: the form's summary says it.
+  if (err instanceof LimitReachedError) return { field: '', message: err.message }
   throw err
 }
 
@@ -59,8 +61,8 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     return row
   }
 
-  function renderNew (request: FastifyRequest, reply: FastifyReply, type: ChannelType, values: FormFields, error: FieldError | null) {
-    return sendPage(reply, newChannelPage(pageContext(app, request, reply), { type, values, error }), error ? 400 : 200)
+  function renderNew (request: FastifyRequest, reply: FastifyReply, type: ChannelType, values: FormFields, error: FieldError | null, code = 400) {
+    return sendPage(reply, newChannelPage(pageContext(app, request, reply), { type, values, error }), error ? code : 200)
   }
 
   function renderEdit (request: FastifyRequest, reply: FastifyReply, channel: NotificationChannel, values: FormFields, error: FieldError | null) {
@@ -90,10 +92,10 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     let channel
     try {
       channel = await createChannel(app.db, userOf(request), result.value, {
-        allowPrivateTargets, emailConfigured: emailConfigured(config), now: app.clock(),
+        allowPrivateTargets, emailConfigured: emailConfigured(config), maxChannels: config.MAX_CHANNELS_PER_OWNER, now: app.clock(),
       })
     } catch (err) {
-      return renderNew(request, reply, type, request.body, asFieldError(err))
+      return renderNew(request, reply, type, request.body, asFieldError(err), err instanceof LimitReachedError ? 409 : 400)
     }
     return showSecret(reply, channel, `${PATH}/${channel.id}?notice=channel-created`)
   })

@@ -1,0 +1,1 @@
+ALTER TABLE "monitors" ADD COLUMN "secret_headers" jsonb DEFAULT '[]'::jsonb NOT NULL;
