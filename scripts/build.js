@@ -138,7 +138,7 @@ async function makeTemplate (into) {
     await (await openPglite(join(into, TEMPLATE))).close()
   }
   // Written by PGlite with initdb's 0666: writable by nobody but the builder, readable by the user the server runs
-  // as (the README's service builds as root); it holds no secret, and a data directory copied from it is tightened.
+  // as (docs/deploy.md's service builds as root); it holds no secret, and a data directory copied from it is tightened.
   const { setTreeModes } = await import(pathToFileURL(join(into, 'db', 'data-dir-modes.js')).href)
   setTreeModes(join(into, TEMPLATE), { directory: 0o755, file: 0o644 })
   writeFileSync(join(into, TEMPLATE_VERSION), version + '\n')

@@ -1,4 +1,4 @@
-// Pingward behind a real Caddy terminating TLS, configured by docs/deploy/Caddyfile (the README's example),
+// Pingward behind a real Caddy terminating TLS, configured by docs/deploy/Caddyfile (docs/deploy.md's example),
 // with TRUST_PROXY=127.0.0.1: the sign-in form is accepted from the https origin, its cookies are Secure,
 // and each client behind Caddy has its own rate-limit bucket (Caddy's X-Forwarded-For, not the client's).
 import type { AddressInfo } from 'node:net'

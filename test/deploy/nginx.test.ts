@@ -1,4 +1,4 @@
-// Pingward behind a real nginx terminating TLS, configured by docs/deploy/nginx.conf (the README's example):
+// Pingward behind a real nginx terminating TLS, configured by docs/deploy/nginx.conf (docs/deploy.md's example):
 // with TRUST_PROXY, Chromium signs in over https, creates a monitor and an API key, and every client behind
 // nginx has its own rate-limit bucket; without it, the forwarded headers are ignored (one bucket for all,
 // no Secure cookie, and the https form is another site's: 403).

@@ -1,5 +1,5 @@
 // Real reverse proxies for the deploy tests: Debian's nginx and Caddy run as children of the test (never as
-// services) from the very files the README shows (docs/deploy/), with only the ports, certificate paths and
+// services) from the very files docs/deploy.md shows (docs/deploy/), with only the ports, certificate paths and
 // upstream substituted, on a self-signed certificate for localhost. Plus an HTTPS client that can connect
 // from a chosen loopback address, so that one machine plays several clients.
 import { spawn, type ChildProcess } from 'node:child_process'

@@ -1,4 +1,4 @@
-// docs/deploy/pingward.service, the README's systemd unit: systemd-analyze accepts it, its settings pass the
+// docs/deploy/pingward.service, docs/deploy.md's systemd unit: systemd-analyze accepts it, its settings pass the
 // configuration's validation, and its ExecStart, run with its Environment= lines (the port, the data
 // directory and the database made the test's own), starts Pingward and stops it on SIGTERM with exit 0,
 // as `systemctl stop` would.
