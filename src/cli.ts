@@ -1,9 +1,5 @@
-// Operator command line: users, API keys, migrations and the OpenAPI document.
-//
-// Its work is done on the database (src/cli/commands.ts): opened here, or, while a server holds the embedded
-// database, by that server through its admin socket (src/cli/admin-socket.ts). Modules beyond the parsing
-// are imported when a command needs them: `--help` and commands sent to a running server load no database
-// driver, no TypeBox, Ajv or Fastify, so each takes a fraction of a second.
+// Operator command line: users, API keys, migrations and the OpenAPI document. Commands run on the database or,
+// while a server holds it, through its admin socket; modules beyond the parsing are imported only when needed.
 import type { CliCommand, CommandOutput } from './cli/commands.ts'
 import { parseCommand, usage, UsageError, type Parsed } from './cli/args.ts'
 import { DataDirLockedError } from './db/data-dir-lock.ts'
@@ -27,7 +23,6 @@ async function commandOf (parsed: Exclude<Parsed, { kind: 'help' | 'openapi' }>)
   return { name: 'users password', email: parsed.email, passwordHash: await hashPassword(password) }
 }
 
-/** Checks the command's options, then opens the database (migrating it) and runs the command on it. */
 async function runDirectly (command: CliCommand): Promise<CommandOutput> {
   const [{ loadConfig }, { openMigratedDatabase }, { checkOptions, runCommand }] = await Promise.all([
     import('./runtime/config.ts'), import('./db/migrate.ts'), import('./cli/commands.ts'),
@@ -47,8 +42,7 @@ async function runDirectly (command: CliCommand): Promise<CommandOutput> {
 
 /** Through the running server when one holds the embedded database; directly otherwise (and on PostgreSQL). */
 async function execute (command: CliCommand): Promise<CommandOutput> {
-  // Where the database is, read as loadConfig() reads it (empty counts as unset): the whole configuration,
-  // and TypeBox with it, is loaded only to open a database.
+  // Read as loadConfig() reads it (empty counts as unset), without loading the configuration and TypeBox.
   if (process.env.DATABASE_URL) return runDirectly(command)
   const dataDir = process.env.DATA_DIR || DEFAULT_DATA_DIR
   const { askServer } = await import('./cli/admin-client.ts')

@@ -19,23 +19,20 @@ async function main (): Promise<void> {
   const logs = batchedLogStream()
   const app = await buildApp({ config, database, logger: { level: config.LOG_LEVEL, stream: logs.stream } })
   if (database.tightened) app.log.warn(database.tightened, TIGHTENED_MESSAGE)
-  // The CLI's way in while this process holds the embedded database (src/cli/admin-socket.ts).
+  // The CLI's way in while this process holds the embedded database.
   const admin = database.kind === 'pglite' && !config.DATA_DIR.startsWith('memory://')
     ? await startAdminSocket({ dataDir: config.DATA_DIR, db: app.db, log: app.log })
     : undefined
 
   let checker: ReturnType<typeof startChecker> | undefined
-  // The first start's writes once listening (below), which a stop awaits like a request in flight.
   const started: { firstUser?: Promise<void> } = {}
   let stopping = false
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     stopping = true
     if (err) app.log.error({ err }, 'stopping after an error')
     else app.log.info({ signal }, 'stopping')
-    // New requests get 503 at once while in-flight ones, the checker's last probes and the first start's
-    // writes finish; the database closes after them, so that everything they write gets written (closed
-    // under the first start's inserts, it failed main() with a query's parameters in its error). A failure
-    // of the first start is main()'s to report, not the stop's.
+    // The database closes after requests in flight, the checker's last probes and the first start's writes, so that
+    // all of them get written. A failure of the first start is main()'s to report, not the stop's.
     await Promise.all([admin?.close(), checker?.stop(), app.close(), started.firstUser?.catch(() => {})])
     await database.close()
   })
@@ -47,16 +44,12 @@ async function main (): Promise<void> {
     if (stopping) return
     throw err
   }
-  // Nothing more to start once a stop has begun (it closed the server, and its address with it). Checked in
-  // the same turn as the assignments below, so a stop either finds them or they never happen.
+  // Checked in the same turn as the assignments below: a stop either finds them or they never happen.
   if (stopping) return
   const { port } = app.server.address() as AddressInfo
-  // The checker after listen, in the same turn: on a restart its first claims (every monitor that came due while
-  // the server was down) and their PGlite queries shared the event loop with Fastify's ready(), ~1 s later to listen.
+  // The checker starts after listen: its first claims after a restart would otherwise hold up Fastify's ready().
   if (config.CHECKER === 'on') checker = startChecker({ config, db: app.db, log: app.log, metrics: app.metrics })
-  // After listen: the banner shows the real port (PORT=0 picks a free one), and a failed listen
-  // does not use up the one-time key before anyone could see it work. A stop that comes meanwhile waits for
-  // it: the new key is printed all the same, as it is shown only this once.
+  // After listen: the banner shows the real port, and a failed listen does not use up the one-time key.
   started.firstUser = announceFirstUser(app.db, config.ADMIN_EMAIL, baseUrlOf(config.HOST, port), logs)
   await started.firstUser
 }

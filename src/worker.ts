@@ -15,8 +15,7 @@ async function main (): Promise<void> {
   const log = pino({ level: config.LOG_LEVEL, base: { role: 'worker', pid: process.pid }, serializers: logSerializers })
   const database = await openMigratedDatabase({ ...config, poolSize: Math.min(20, Math.max(4, Math.ceil(config.CHECK_CONCURRENCY / 10))) })
   if (database.tightened) log.warn(database.tightened, TIGHTENED_MESSAGE)
-  // The handler before the checker: a signal that arrives the moment "checker started" is logged must
-  // find it, not Node's default action (death without closing the database).
+  // The handler goes first, so that an early signal closes the database instead of killing the process.
   const running: { checker?: ReturnType<typeof startChecker>, metrics?: MetricsServer } = {}
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'stopping after an error')
@@ -24,8 +23,7 @@ async function main (): Promise<void> {
     await Promise.all([running.checker?.stop(), running.metrics?.close()])
     await database.close()
   })
-  // Its own metrics only with METRICS_PORT: its checks and deliveries are counted nowhere else. The counts of
-  // monitors and deliveries by status are the database's, served by the API process, not again here.
+  // Its own metrics only with METRICS_PORT; the status counts are the database's, served by the API process.
   const metrics = config.METRICS_PORT === undefined ? undefined : await createMetrics({ pool: () => database.poolUse() })
   // Listening first: a port in use stops the worker before it claims anything.
   if (metrics) {

@@ -5,7 +5,7 @@ export const PASSWORD_MIN_LENGTH = 10
 // Long enough for any passphrase or manager-made password; bounds the work one request can cause.
 export const PASSWORD_MAX_LENGTH = 1024
 
-// N = 2^15, r = 8 uses 32 MiB per hash (128 * N * r): about 50-100 ms, and costly to attack in parallel.
+// 32 MiB per hash (128 * N * r): slow enough per guess and costly to attack in parallel.
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 }
 const KEY_LENGTH = 64
 const SALT_LENGTH = 16

@@ -13,21 +13,14 @@ export interface CachingLookupOptions {
   hostsFile?: string | null
   /** Asked when DNS has no address for a name (search domains, other name services): its answer has no TTL, so it is not kept. */
   fallback?: Lookup
-  /** ms clock of the TTLs; default Date.now. */
   now?: () => number
-  /** A longer TTL is cut to this (default 3,600 s). */
   maxTtlSeconds?: number
-  /** Names kept at most; the one kept longest goes first (default 10,000). */
   maxNames?: number
 }
 
 export const HOSTS_REREAD_MS = 5_000
 
-/**
- * A Lookup that asks DNS about a name once per TTL, however many monitors check it: each check still connects
- * to an address of the answer that the caller checks against its policy (pinAddress), so only the asking is
- * saved. Simultaneous lookups of a name share one question; a TTL of 0 is never kept.
- */
+/** Asks DNS about a name once per TTL, however many monitors check it; each check still applies its policy (pinAddress). */
 export function cachingLookup (options: CachingLookupOptions = {}): Lookup {
   const resolver = options.resolver ?? new Resolver({ tries: 2 })
   const fallback = options.fallback ?? defaultLookup

@@ -17,14 +17,8 @@ function missedMessage (intervalMinutes: number, graceMinutes: number): string {
   return `no ping within ${intervalMinutes + graceMinutes} min (interval ${intervalMinutes} + grace ${graceMinutes})`
 }
 
-/**
- * Records one missed deadline, the longest overdue, in one transaction; false when none is due. Under the row
- * lock (a ping may have just moved the deadline, SKIP LOCKED passes over one being pinged): a failed check, the
- * monitor `down` at once (the missed deadline is the confirmation, whatever `failure_threshold` says), its down
- * incident opened (none while one is open: each further period only adds a failed check) and told as
- * `heartbeat.missed`, and the next deadline one interval plus grace later. `last_checked_at` stays the last
- * ping's time: a missed deadline is not a ping (a new interval counts from the last ping).
- */
+/** Records the longest overdue missed deadline; false when none is due. The monitor goes down at once (the missed
+ * deadline is the confirmation), and `last_checked_at` stays the last ping's time. */
 export async function recordMissedHeartbeat (db: Database, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
     const monitor = await lockMissedHeartbeat(tx, now)
@@ -59,11 +53,7 @@ export interface HeartbeatDeadlinesOptions {
   db: Database
   clock: Clock
   log: FastifyBaseLogger
-  /**
-   * Longest sleep of an idle loop. A deadline is never sooner than two minutes after it is set (interval and
-   * grace are at least a minute each), and the loop sleeps until the earliest one it knows, so a new one is
-   * seen in time.
-   */
+  /** Longest idle sleep: the loop sleeps until the earliest deadline it knows, and a new one is at least two minutes away. */
   pollMs?: number
   /** Missed deadlines recorded per claim before the loop looks again (one short transaction each). */
   batch?: number

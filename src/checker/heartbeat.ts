@@ -1,6 +1,5 @@
-// A heartbeat's ping, recorded as a check with its consequences: the same rules and the same transaction as a
-// probe's check (record-check.ts, decideOutcome), the next deadline counted from the ping; pings that arrive
-// together share one transaction (a group commit).
+// A heartbeat's ping, recorded as a check with the same rules and transaction as a probe's (record-check.ts), its
+// next deadline counted from the ping; pings that arrive together share one transaction.
 import { LRUCache } from 'lru-cache'
 import type { Database } from '../db/client.ts'
 import { heartbeatDeadline } from '../domain/monitor-types.ts'
@@ -10,17 +9,13 @@ import type { MonitorRow } from '../repositories/scheduling.ts'
 import { groupCommit } from '../runtime/group-commit.ts'
 import { recordLockedChecks, type CheckToRecord } from './record-check.ts'
 
-/** What a ping body keeps: its first 10 KiB (a cron job's output can be long; the start says what ran). */
+/** What a ping body keeps: its first 10 KiB (the start of a cron job's output says what ran). */
 export const PING_BODY_MAX_BYTES = 10 * 1024
-/** A commit's bound: a burst of pings is recorded in several. */
 const PING_COMMITS = { maxBatch: 500 }
-/** How much of a /fail ping's first line its check's error message quotes. */
 const FAIL_LINE_MAX = 200
 
 export interface Ping {
-  /** A `/fail` ping: the job says it failed. */
   fail: boolean
-  /** The body as received (any content type), or none. */
   body?: Buffer
   at: Date
 }
@@ -28,10 +23,7 @@ export interface Ping {
 /** `recorded`; `unknown`: no live heartbeat has the token; `paused`: its monitor is paused (nothing recorded). */
 export type PingOutcome = 'recorded' | 'unknown' | 'paused'
 
-/**
- * The body as text: its first 10 KiB decoded as UTF-8 (invalid sequences, a character cut at the end and NUL,
- * which a text column refuses, become U+FFFD); null when empty.
- */
+/** The body as text: UTF-8 with NUL as U+FFFD (a text column refuses NUL); null when empty. */
 export function pingBodyText (body: Buffer | undefined): string | null {
   if (!body || body.length === 0) return null
   return new TextDecoder('utf-8').decode(body.subarray(0, PING_BODY_MAX_BYTES)).replaceAll('\0', '\uFFFD')
@@ -43,18 +35,12 @@ export function failMessage (bodyText: string | null): string {
   return line ? `ping /fail: ${line.slice(0, FAIL_LINE_MAX)}` : 'ping /fail'
 }
 
-/** A ping of the heartbeat whose token it carries. */
 export interface TokenPing extends Ping {
   token: string
 }
 
-/**
- * Records pings in one transaction: their monitors locked by token first, then each ping as a check with its
- * consequences as any check's (recordLockedChecks: a `/fail` counts as a failure towards `failure_threshold`,
- * a ping as a pass towards `recovery_threshold`, incidents and their notifications), its monitor's next
- * deadline one interval plus grace after the ping (not the probe's schedule decideOutcome gives). Pings of one
- * token are recorded in their order. Answers each ping's outcome.
- */
+/** Records pings in one transaction as checks (a `/fail` one a failure), in their order, each monitor's next deadline
+ * one interval plus grace after its ping. */
 export async function recordPings (db: Database, pings: TokenPing[]): Promise<PingOutcome[]> {
   return db.transaction(async (tx) => {
     const byToken = await lockHeartbeatsByTokens(tx, [...new Set(pings.map((ping) => ping.token))])
@@ -84,12 +70,9 @@ export async function recordPings (db: Database, pings: TokenPing[]): Promise<Pi
   })
 }
 
-/**
- * Tokens this process found no live heartbeat for. A token is only ever made new, at random (a create, a change
- * of kind), and a deleted monitor never comes back: an unknown token stays unknown, but for a restored backup.
- */
+// Tokens this process found no live heartbeat for. Tokens are random and never reused, so an unknown one stays
+// unknown (but for a restored backup).
 const UNKNOWN_TOKENS = { max: 10_000, ttl: 5 * 60_000 }
-/** Tokens this process found live (recorded or paused). */
 const LIVE_TOKENS = { max: 10_000 }
 
 export interface PingRecorder {
@@ -98,10 +81,7 @@ export interface PingRecorder {
   seenLive: (token: string) => boolean
 }
 
-/**
- * Pings of the process's requests, recorded in group commits (one transaction for those that arrive together).
- * A token of another shape than the server makes, or found unknown lately, is answered `unknown` without a query.
- */
+/** Records pings in group commits; a token not of the server's shape, or found unknown lately, is answered without a query. */
 export function pingRecorder (db: Database): PingRecorder {
   const commit = groupCommit((pings: TokenPing[]) => recordPings(db, pings), PING_COMMITS)
   const unknown = new LRUCache<string, true>(UNKNOWN_TOKENS)

@@ -1,4 +1,4 @@
-// Starts a checker (probes, scheduling, retention, uptime rollups, notification deliveries) on an open database; stop() ends it cleanly.
+// Starts a checker (probes, retention, uptime rollups, deliveries) on an open database; stop() ends it cleanly.
 import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../runtime/clock.ts'
 import { dnsServers, type Config } from '../runtime/config.ts'
@@ -14,8 +14,7 @@ import { Checker } from './scheduler.ts'
 export function startChecker (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock, metrics?: Metrics }) {
   const { config, db, log, metrics } = options
   const clock = options.clock ?? systemClock
-  // At debug level, a line every 10 s: checks recorded by this process and how late they started
-  // (bench/ reads it to see how several workers share the load).
+  // At debug level, a line every 10 s with this process's checks and their lateness (how workers share the load).
   const stats = { checks: 0, latenessMaxMs: 0, latenessSumMs: 0 }
   const statsTimer = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace'
     ? setInterval(() => {

@@ -1,19 +1,14 @@
-// One undici Pool per checked origin, kept from check to check: undici's Agent closes an origin's pool as soon as
-// its last connection closes, which with a new connection per check is after nearly every check, and the next
-// check of the origin builds the pool, its client and its parser again (bench/results.md, "Issue #17: claims ahead").
+// One undici Pool per checked origin, kept between checks: undici's Agent closes an origin's pool with its last
+// connection, so with a new connection per check it would build the pool, its client and its parser every time.
 import { Pool } from 'undici'
 
 export interface OriginPools {
   /** The pool of `origin` (`scheme://address:port`), made on first use; the most recently used are kept. */
   get (origin: string): Pool
-  /** Closes every pool once its requests are done. */
   close (): Promise<void>
 }
 
-/**
- * At most `max` pools are kept (the least recently used one is closed past it), and none unused for
- * `idleMs`: a pool holds no socket between checks (each request says "connection: close"), only its objects.
- */
+/** At most `max` pools (least recently used closed first), none idle past `idleMs`; a pool holds no socket between checks. */
 export function originPools (options: Pool.Options, { max = 2000, idleMs = 150_000 } = {}): OriginPools {
   // Insertion order is use order: get() moves an origin to the end.
   const pools = new Map<string, { pool: Pool, usedAt: number }>()

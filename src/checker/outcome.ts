@@ -14,7 +14,6 @@ export interface MonitorState {
   intervalMinutes: number
 }
 
-/** Open an incident, resolve the open one, or leave it. */
 type IncidentAction = 'open' | 'resolve' | null
 
 export interface Outcome {
@@ -22,19 +21,11 @@ export interface Outcome {
   consecutiveFailures: number
   consecutiveSuccesses: number
   consecutiveSlow: number
-  /** Milliseconds after this check until the next one. */
   nextCheckInMs: number
-  /**
-   * The down incident. `open`: it starts at the first failing check of the current run (the
-   * `consecutiveFailures`-th newest check); `resolve`: it ends at this check.
-   */
+  /** The down incident: `open` starts it at the first failing check of the run, `resolve` ends it at this check. */
   incident: IncidentAction
-  /**
-   * The degraded incident. `open`: it starts at the first slow check of the current run (the
-   * `consecutiveSlow`-th newest check; this very check when a recovery from down opens it); `resolve`:
-   * it ends at this check, or, when the monitor goes down (`incident` is `open` too), at the first failing
-   * check, where the down incident starts, so the two never overlap. A resolve is always done before an open.
-   */
+  /** The degraded incident: `open` starts it at the run's first slow check (this one after a recovery from down); `resolve`
+   * ends it here, or where a down incident starts, so that the two never overlap. A resolve comes before an open. */
   degradation: IncidentAction
 }
 
@@ -45,14 +36,9 @@ export interface CheckVerdict {
   degraded?: boolean
 }
 
-/**
- * Slowness follows the rules of failure: `failure_threshold` slow passes in a row make a monitor `degraded`
- * (below it, it is `up` and the next check comes after `confirmDelayMs`), and `recovery_threshold` fast
- * passes in a row make it `up` again. Failures below the threshold are confirmed after `confirmDelayMs`
- * rather than a whole interval, and so are passes that have not yet reached the recovery threshold of a
- * monitor that is down or degraded. While down, every pass (slow or fast) counts towards recovery; the
- * monitor then comes back `degraded` when this check is slow and enough slow passes preceded it.
- */
+/** Slow passes follow the rules of failure: `failure_threshold` in a row make `degraded`, `recovery_threshold` fast ones
+ * make `up` again. Counts below a threshold are confirmed after `confirmDelayMs`, not a whole interval. While down,
+ * every pass counts towards recovery, and the monitor comes back `degraded` when enough slow passes preceded. */
 export function decideOutcome (state: MonitorState, check: CheckVerdict, confirmDelayMs: number): Outcome {
   const intervalMs = state.intervalMinutes * 60_000
   const confirmMs = Math.min(confirmDelayMs, intervalMs)

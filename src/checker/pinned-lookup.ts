@@ -14,11 +14,7 @@ export type Pinned = { address: string, family: 4 | 6 } | { failure: string }
 
 export const HINT = 'the operator can allow private targets with ALLOW_PRIVATE_TARGETS=true'
 
-/**
- * Resolves `url`'s host with `lookup` (IP literals are taken as they are) and refuses it when ANY of its
- * addresses is not allowed: a name with one private address among public ones could be steered there by
- * whoever controls its DNS. Rejects with `signal.reason` when the signal aborts first.
- */
+/** Resolves the host and refuses it when ANY address is not allowed: whoever controls its DNS could steer it there. */
 export async function pinAddress (url: URL, lookup: Lookup, isAllowed: (ip: string) => boolean, signal: AbortSignal): Promise<Pinned> {
   // The WHATWG parser has already turned 127.1 and 0x7f000001 into 127.0.0.1; IPv6 literals keep their brackets.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1')

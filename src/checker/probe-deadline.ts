@@ -3,7 +3,6 @@ import type { ProbeResult } from './probe.ts'
 import { oneLine } from './probe-errors.ts'
 
 export interface CheckDeadline {
-  /** Aborts when the time is up or the caller aborts, whichever comes first. */
   signal: AbortSignal
   /** What ended the check early, if anything did. */
   ended: () => 'timeout' | 'aborted' | undefined

@@ -24,7 +24,6 @@ export interface DnsProbeOptions {
   /** Whether localhost-like names may be asked about (the policy on names); addresses go by isAllowed. */
   allowPrivateTargets: boolean
   isAllowed: (ip: string) => boolean
-  /** The resolvers (`1.1.1.1`, `9.9.9.9:53`, `[2620:fe::fe]:53`); undefined: the system's. */
   servers?: string[]
   now: () => number
   signal?: AbortSignal
@@ -42,13 +41,8 @@ const ANSWER_CODES: Record<string, string> = {
   EBADNAME: 'not a valid name',
 }
 
-/**
- * Up when the resolver answers with records of the type within timeoutSeconds and, when `expected` is not
- * empty, the answer contains every expected value. MX answers are their exchange host names (the
- * priorities are not compared), TXT answers each record's strings joined. The answer must pass the address
- * policy (policyRefusal), as a probe's resolved addresses must, so that nobody maps internal DNS through a
- * monitor; a refusal names no value. responseTimeMs: until the answer.
- */
+/** Up when the answer has records of the type and every expected value, and passes the address policy, so that nobody
+ * maps internal DNS through a monitor. */
 export async function probeDns (target: DnsProbeTarget, options: DnsProbeOptions): Promise<ProbeResult> {
   const start = options.now()
   const elapsed = () => Math.max(0, Math.round(options.now() - start))
@@ -99,11 +93,7 @@ export async function probeDns (target: DnsProbeTarget, options: DnsProbeOptions
   return down(`expected ${shown(type, missing)} not in ${seen}`)
 }
 
-/**
- * Why the answer may not be used, never naming what it holds; undefined when it passes the address policy:
- * every address allowed and, with private targets refused, every name (CNAME, MX, NS) public by its looks
- * and by its own A and AAAA answers from the same resolver. TXT values are not judged.
- */
+/** Why the answer fails the address policy (never naming what it holds); undefined when it passes. TXT is not judged. */
 async function policyRefusal (resolver: Resolver, type: DnsRecordType, answer: string[], options: DnsProbeOptions): Promise<string | undefined> {
   if (type === 'A' || type === 'AAAA') return answer.every((address) => options.isAllowed(address)) ? undefined : `target refused: the answer holds a private address; ${HINT}`
   if (type === 'TXT' || options.allowPrivateTargets) return undefined
@@ -132,10 +122,7 @@ async function ask (resolver: Resolver, name: string, type: DnsRecordType): Prom
   }
 }
 
-/**
- * How two values are compared: addresses as addresses (2001:DB8:0::1 is 2001:db8::1), names without case
- * or a trailing dot, TXT values exactly as written.
- */
+/** Addresses compared as addresses, names without case or trailing dot, TXT values exactly. */
 function comparable (type: DnsRecordType, value: string): string {
   if (type === 'TXT') return value
   if ((type === 'A' || type === 'AAAA') && isIP(value.trim()) !== 0) return ipaddr.parse(value.trim()).toString()
@@ -147,10 +134,7 @@ function shown (type: DnsRecordType, values: string[]): string {
   return values.map((value) => (type === 'TXT' ? JSON.stringify(value) : value)).join(', ')
 }
 
-/**
- * The name of `dns://name` as an http URL would read it (lower case, a Unicode name as its punycode, 127.1
- * as 127.0.0.1, a trailing dot kept): the name that is asked about and that the policy sees.
- */
+/** The name of `dns://name` as an http URL reads it (punycode, 127.1 as 127.0.0.1): what is asked and what the policy sees. */
 function parseDnsTarget (text: string): { name: string, host: URL } | { failure: string } {
   const invalid = { failure: `invalid dns target ${JSON.stringify(oneLine(text, 200))}: expected dns://name` }
   let url: URL

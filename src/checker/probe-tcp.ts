@@ -20,12 +20,7 @@ export interface TcpProbeOptions {
   signal?: AbortSignal
 }
 
-/**
- * Up when a connection to the target opens within timeoutSeconds. Like the HTTP probe it connects to one
- * address, the one it checked (IPv4 first), and only when every address of the name is allowed; a refused
- * or unreachable first address is the check's failure, no other address is tried. responseTimeMs runs from
- * the start (the lookup included) to the open connection, as the HTTP probe's runs to the headers.
- */
+/** Up when a connection to the checked address (IPv4 first, no other tried) opens in time; the lookup counts in its time. */
 export async function probeTcp (target: TcpProbeTarget, options: TcpProbeOptions): Promise<ProbeResult> {
   const start = options.now()
   const elapsed = () => Math.max(0, Math.round(options.now() - start))
@@ -60,11 +55,7 @@ export async function probeTcp (target: TcpProbeTarget, options: TcpProbeOptions
   }
 }
 
-/**
- * The host (as a URL, the form pinAddress takes) and port of `tcp://host:port`. The host is read as an
- * http URL's would be (127.1 is 127.0.0.1, a Unicode name its punycode), so the policy sees what the
- * HTTP probe would see.
- */
+/** Host and port of `tcp://host:port`, the host read as an http URL's would be, so the policy sees what the HTTP probe would. */
 function parseTcpTarget (text: string): { host: URL, port: number } | { failure: string } {
   const invalid = { failure: `invalid tcp target ${JSON.stringify(oneLine(text, 200))}: expected tcp://host:port` }
   let url: URL

@@ -17,7 +17,6 @@ import { certificateConnector, CONNECT_TIMEOUT_MS, verifyingConnector, type TlsC
 /** What a check of a monitor of each checked type needs (api-contract section 9). */
 export type CheckTarget = ProbeTarget | TcpProbeTarget | DnsProbeTarget
 
-/** An HTTP(S) check, a `site` monitor's. */
 export interface ProbeTarget {
   type?: 'site' // the default
   url: string
@@ -26,7 +25,6 @@ export interface ProbeTarget {
   timeoutSeconds: number // 1-60, for the WHOLE exchange incl. redirects and reading the body
   /** Sent on every hop (secret ones only to the first origin); a name here replaces a default in any case; never `host`. */
   requestHeaders?: Record<string, string>
-  /** Names (lower case) of further request headers that are secret, besides those whose names say so. */
   secretHeaders?: readonly string[]
   /** Sent with methods other than GET and HEAD; null (default): empty for POST, PUT and PATCH, none otherwise. */
   requestBody?: string | null
@@ -42,10 +40,7 @@ export interface ProbeResult {
   isUp: boolean
   /** Up, but slower than degradedAfterMs; errorMessage then says by how much. */
   degraded: boolean
-  /**
-   * Status of the response that ended the check: the final one, or a redirect that was not followed
-   * (too many, unusable Location); null when none did (DNS, refused target, connect, TLS, reset, timeout).
-   */
+  /** Status of the response that ended the check (the final one, or a redirect not followed); null when none did. */
   statusCode: number | null
   responseTimeMs: number // integer ms from the start until the final response's headers (or the failure)
   errorMessage: string | null // null when up and not degraded; else one line saying what happened
@@ -55,34 +50,27 @@ export interface ProbeResult {
 
 export interface ProbeOptions {
   allowPrivateTargets: boolean
-  /** DNS lookup, injectable for tests (default: cachingLookup(): the hosts file, then DNS answers kept for their TTL). Returns all addresses. */
+  /** DNS lookup, for tests; default cachingLookup(). Returns all addresses. */
   lookup?: Lookup
   /** Max bytes of body read (and searched for the keyword) and discarded (default 1 MiB); the rest is not read (connection destroyed). */
   maxBodyBytes?: number
   now?: () => number // ms clock for timing, default performance.now
-  /** Trusted roots for HTTPS checks instead of the system's. For tests. */
   tlsCa?: string | Buffer
-  /** Which addresses may be connected to (and be a dns check's answer); default `(ip) => allowPrivateTargets || !isPrivateAddress(ip)`. For tests. */
+  /** Which addresses may be connected to (and be a dns answer), for tests. */
   isAllowedAddress?: (ip: string) => boolean
-  /** The resolvers of dns checks (DNS_SERVERS: `1.1.1.1`, `9.9.9.9:53`, `[2620:fe::fe]:53`); undefined: the system's. */
   dnsServers?: string[]
 }
 
 export interface Prober {
-  /**
-   * Never rejects. When `signal` aborts, resolves at once with a failed result whose errorMessage is
-   * "aborted" (statusCode null), which the caller is expected not to record.
-   */
+  /** Never rejects; once `signal` aborts it resolves with errorMessage "aborted", which the caller does not record. */
   probe (target: CheckTarget, signal?: AbortSignal): Promise<ProbeResult>
   /** Waits for in-flight probes and releases the sockets; later probes fail with "prober closed". */
   close (): Promise<void>
 }
 
 export const USER_AGENT = 'Pingward/0.1 (+https://github.com/pingward/pingward)'
-// Sent unless the monitor's own headers name them (in any case).
 const DEFAULT_HEADERS: Record<string, string> = { 'user-agent': USER_AGENT, accept: '*/*' }
-// Describe the body: dropped with it when a redirect turns the request into a GET (the fetch standard's
-// "request-body-header names").
+// Describe the body, so they go with it when a redirect turns the request into a GET (fetch's request-body-header names).
 const BODY_HEADERS = new Set(['content-type', 'content-encoding', 'content-language', 'content-location'])
 const MAX_REDIRECTS = 5
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
@@ -94,11 +82,9 @@ export function createProber (options: ProbeOptions): Prober {
   const isAllowed = options.isAllowedAddress ?? ((ip: string) => options.allowPrivateTargets || !isPrivateAddress(ip))
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024
   const now = options.now ?? (() => performance.now())
-  // Every request says "connection: close" (reset: true), so no socket outlives its check; undici's own
-  // timeouts are pushed beyond the longest check so that the per-check deadline alone decides.
+  // Every request says "connection: close" (reset: true); undici's own timeouts are off so that the check's deadline decides.
   const pools = originPools({ headersTimeout: 0, bodyTimeout: 0, connect: quietResets(buildConnector({ timeout: CONNECT_TIMEOUT_MS })) })
-  // HTTPS goes through a client of its own per hop, whose connector sees the certificate of its connection
-  // (undici's pool shows no socket to its caller); every check opens a new connection anyway (reset).
+  // HTTPS goes through a client of its own per hop, whose connector sees the certificate (undici's pool hides the socket).
   const tlsConnector = quietResets(verifyingConnector(options.tlsCa))
   const httpsClients = new Set<Client>()
   // tcp and dns checks in flight, which close() waits for (each is bounded by its own time limit).
@@ -225,7 +211,6 @@ export function createProber (options: ProbeOptions): Prober {
     } finally {
       clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
-      // The body is read or destroyed by now: the connection is done with.
       for (const client of used) {
         httpsClients.delete(client)
         client.destroy().catch(() => {})
@@ -233,20 +218,13 @@ export function createProber (options: ProbeOptions): Prober {
     }
   }
 
-  /**
-   * Read (never kept) up to the cap so the server sees a normal client; past the cap undici destroys the
-   * connection. The deadline also ends a trickling body; the status has already decided the result.
-   */
+  /** Read up to the cap so the server sees a normal client; the status has already decided the result. */
   async function discardBody (body: Dispatcher.ResponseData['body']): Promise<void> {
     if (maxBodyBytes > 0) await body.dump({ limit: maxBodyBytes }).catch(() => {})
     else body.destroy() // dump() would take 0 as its 128 KiB default
   }
 
-  /**
-   * Reads the body up to the cap, only until the keyword decides (found, or the cap or the end reached),
-   * keeping no more of it than the keyword's length. Null when the keyword assertion holds, else why not.
-   * Throws when the check was aborted or the prober closed meanwhile (the caller's catch says so).
-   */
+  /** Reads the body only until the keyword decides; null when the assertion holds, else why not. Throws when aborted or closed. */
   async function keywordFailure (
     body: Dispatcher.ResponseData['body'], keyword: string, mode: KeywordMode, deadline: AbortSignal, timeoutMs: number
   ): Promise<string | null> {
@@ -288,10 +266,7 @@ export function createProber (options: ProbeOptions): Prober {
   }
 }
 
-/**
- * A search for `needle` through a body given chunk by chunk: true once it has been seen, across chunk
- * boundaries too, keeping only the last needle.length - 1 bytes between chunks.
- */
+/** Finds `needle` in a body given chunk by chunk, across chunk boundaries, keeping only needle.length - 1 bytes between them. */
 export function keywordFinder (needle: Buffer): (chunk: Buffer) => boolean {
   const keep = needle.length - 1
   let tail = Buffer.alloc(0)
@@ -307,7 +282,6 @@ export function keywordFinder (needle: Buffer): (chunk: Buffer) => boolean {
   }
 }
 
-/** The defaults, then the monitor's own headers (which replace a default of the same name in any case); never `host`. */
 function requestHeaders (own: Record<string, string> | undefined): Record<string, string> {
   if (own === undefined) return DEFAULT_HEADERS
   const names = new Set(Object.keys(own).map((name) => name.toLowerCase()))
@@ -321,7 +295,6 @@ function withoutHeaders (headers: Record<string, string>, drop: (lowerName: stri
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !drop(name.toLowerCase())))
 }
 
-/** `1 MiB`, `64 KiB` or `1000 bytes`, for the messages that name the body's cap. */
 function size (bytes: number): string {
   if (bytes > 0 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`
   if (bytes > 0 && bytes % 1024 === 0) return `${bytes / 1024} KiB`

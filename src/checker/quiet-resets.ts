@@ -5,11 +5,8 @@ import type { Socket } from 'node:net'
 
 type Connector = ReturnType<typeof buildConnector>
 
-/**
- * What undici destroys a socket with once its `reset` request is done: a new InformationalError('reset') each time,
- * whose stack Node's stream destroy() formats at once (it reads `err.stack`). Nobody reads that error: undici
- * ignores its own informational errors. This one is made once, with a stack of one line (where it was made says nothing).
- */
+// undici destroys each `reset` socket with a new InformationalError whose stack Node formats at once, though nobody
+// reads it; this one is made once, with a one-line stack.
 const RESET = new errors.InformationalError('reset')
 RESET.stack = `${RESET.name}: ${RESET.message} (a finished check's connection, closed)`
 
@@ -19,10 +16,7 @@ function destroyWithSharedReset (this: Socket, error?: Error): Socket {
   return (Object.getPrototypeOf(this) as Socket).destroy.call(this, reset ? RESET : error)
 }
 
-/**
- * `connector`, whose sockets are destroyed with the shared RESET when undici resets them. Any other error
- * (a refused connection, a timeout, a bad response) reaches the socket and the check as before.
- */
+/** `connector`, whose sockets undici resets are destroyed with the shared RESET; any other error passes as it is. */
 export function quietResets (connector: Connector): Connector {
   return (options, callback) => connector(options, (err, socket) => {
     if (err || !socket) {

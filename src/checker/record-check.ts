@@ -1,9 +1,5 @@
-// Records checks with their consequences in one transaction: the check rows, the monitors' new states, the
-// incidents (down, degraded) they open or resolve, as decideOutcome() rules, and the notification of each
-// incident change (the outbox); and, when a check saw a certificate near its expiry, the `tls.expiring`
-// notification (tlsExpiryReminder() rules). Many checks share one transaction of a few statements; a monitor
-// whose checks change an incident or tell something is recorded check by check. The repositories only read
-// and write rows.
+// Records checks with their consequences in one transaction: check rows, monitor states, the incidents decideOutcome()
+// opens or resolves with their notifications (the outbox), and `tls.expiring` reminders.
 import type { Database } from '../db/client.ts'
 import type { IncidentKind } from '../domain/vocabulary.ts'
 import { openIncident, resolveOpenIncident, type IncidentRow } from '../repositories/incidents.ts'
@@ -26,19 +22,13 @@ export interface CheckToRecord {
   nextCheckAt?: Date
 }
 
-/**
- * One transaction, so a crash never leaves the check, the status, the incident and its notification
- * disagreeing. The monitor row is locked first: a monitor paused or deleted meanwhile is left alone (false).
- */
+/** One check in one transaction, so that check, status, incident and notification never disagree; false when paused or deleted. */
 export async function recordCheck (db: Database, monitorId: string, result: CheckResult, confirmDelayMs: number): Promise<boolean> {
   const [recorded] = await recordChecks(db, [{ monitorId, result, confirmDelayMs }])
   return recorded
 }
 
-/**
- * Checks of many monitors (a monitor's several checks in their order) in one transaction; each says whether it
- * was recorded (false: its monitor was paused or deleted meanwhile, and nothing of it was written).
- */
+/** Checks of many monitors, in their order, in one transaction; false for each whose monitor was paused or deleted meanwhile. */
 export async function recordChecks (db: Database, entries: CheckToRecord[]): Promise<boolean[]> {
   return db.transaction(async (tx) => {
     const locked = await lockActiveMonitors(tx, [...new Set(entries.map((entry) => entry.monitorId))])
@@ -47,11 +37,7 @@ export async function recordChecks (db: Database, entries: CheckToRecord[]): Pro
   })
 }
 
-/**
- * Records the checks of the monitors `locked` holds (rows this transaction has locked; the others' are left
- * out). A monitor whose checks change nothing but its state (no incident, no reminder: nearly every check)
- * joins the others in one insert and one update; the rest are recorded one check at a time.
- */
+/** Records the checks of the locked monitors: quiet ones (nearly all) in one insert and one update, the rest one by one. */
 export async function recordLockedChecks (tx: Database, locked: Map<string, MonitorRow>, entries: CheckToRecord[]): Promise<void> {
   const byMonitor = new Map<string, CheckToRecord[]>()
   for (const entry of entries) {
@@ -69,8 +55,7 @@ export async function recordLockedChecks (tx: Database, locked: Map<string, Moni
       for (const entry of list) monitor = await recordEventfulCheck(tx, monitor, entry)
     }
   }
-  // Sent together: on PostgreSQL the two statements go in one round trip (pipelined on the transaction's
-  // connection), which shortens the transaction that the next batch waits for (bench/results.md).
+  // Sent together: on PostgreSQL they are pipelined in one round trip, which shortens the transaction.
   await Promise.all([insertCheckRows(tx, quietChecks), saveCheckStates(tx, quietStates)])
 }
 
@@ -120,7 +105,6 @@ const stateOf = (row: MonitorRow): CheckState & { id: string } => ({
   tlsExpiryToldDays: row.tlsExpiryToldDays,
 })
 
-/** One check that opens or resolves an incident or tells of a certificate, with its notifications; returns the monitor's new row. */
 async function recordEventfulCheck (tx: Database, monitor: MonitorRow, entry: CheckToRecord): Promise<MonitorRow> {
   const { monitorId, result } = entry
   const { outcome, reminder, row } = decide(monitor, entry)
@@ -134,7 +118,6 @@ async function recordEventfulCheck (tx: Database, monitor: MonitorRow, entry: Ch
     check: toCheck({ id: checkId, monitorId, ...result }),
     at: result.checkedAt,
   })
-  // Each incident change is told in this transaction (the outbox).
   const tell = async (incident: IncidentRow | undefined) => {
     if (incident) await enqueueIncidentEvent(tx, { ...told(), incident })
   }

@@ -1,5 +1,4 @@
-// Retention: deletes check rows older than CHECK_RETENTION_DAYS in small batches, and Idempotency-Keys
-// past their 24 hours, in the background.
+// Deletes old checks (CHECK_RETENTION_DAYS) in small batches and expired Idempotency-Keys, in the background.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
@@ -9,7 +8,7 @@ import { deleteExpiredIdempotencyKeys, IDEMPOTENCY_KEY_TTL_MS } from '../reposit
 const BATCH = 1000
 const EVERY_MS = 10 * 60_000
 
-/** Deletes everything that has expired, batch after batch; returns how many rows went. */
+/** Deletes expired checks, batch after batch; returns how many went. */
 export async function pruneChecks (db: Database, now: Date, retentionDays: number): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000)
   let total = 0

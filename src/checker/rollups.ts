@@ -10,13 +10,8 @@ const EVERY_MS = 60_000
 /** Buckets built per run at most: a long catch-up (a first start over old checks) spreads over several runs. */
 const MAX_PER_RUN = 200
 
-/**
- * After each bucket the job rests `restRatio` times as long as the bucket took. A first start over a month of
- * checks is a catch-up of hundreds of buckets, each a statement over every monitor and an hour's checks (~0.4 s at 10,000):
- * built back to back they kept PostgreSQL busy for minutes and put seconds of lateness on the checker
- * (bench/results.md, "Issue #13 closed"). Resting as long as it builds, the job takes at most half of one
- * connection's time.
- */
+// After each bucket the job rests as long as the bucket took: a catch-up over many buckets then takes at most half
+// of one connection's time and does not make the checker late.
 const REST_RATIO = 1
 
 export interface RollupRunOptions {
@@ -26,10 +21,7 @@ export interface RollupRunOptions {
   signal?: AbortSignal
 }
 
-/**
- * Builds every bucket that is due (at most MAX_PER_RUN) and prunes old rows, then vacuums the rollups when it
- * built a day (vacuumRollups); returns how many buckets were built.
- */
+/** Builds every due bucket (at most MAX_PER_RUN), prunes old rows and vacuums after building a day; returns how many were built. */
 export async function runRollups (db: Database, clock: Clock, options: RollupRunOptions = {}): Promise<number> {
   const { restRatio = 0, signal } = options
   let [built, days] = [0, 0]

@@ -16,49 +16,36 @@ export interface CheckerOptions {
   prober: Prober
   clock: Clock
   log: FastifyBaseLogger
-  /** Probes in flight at once. */
   concurrency: number
   confirmDelayMs: number
   /** Longest sleep of an idle loop: new monitors are noticed within it. */
   pollMs?: number
-  /** How far ahead of their due time monitors are claimed; each probe still starts at its due time (CLAIM_AHEAD_MS). */
+  /** How far ahead of their due time monitors are claimed; each probe still starts at its due time. */
   claimAheadMs?: number
   /** How long stop() lets in-flight probes finish (and be recorded) before abandoning them. */
   stopGraceMs?: number
   /** How long stop() keeps trying to give back the leases of abandoned checks while the database is away. */
   releaseWaitMs?: number
-  /** Called with each recorded check, its lateness (probe start minus due time) and result, for measurements. */
+  /** Hears each recorded check with its lateness (probe start minus due time). */
   onCheck?: (monitor: ClaimedMonitor, latenessMs: number, result: Omit<CheckResult, 'checkedAt'>) => void
-  /** Called with the size of each claim (the metrics). */
   onClaim?: (count: number) => void
 }
 
-// A lease outlives the longest possible probe (60 s) with room to record: a crashed worker's monitors
-// are claimed again by another worker after it expires.
+// A lease outlives the longest probe (60 s) with room to record; a crashed worker's monitors are claimed again once it expires.
 const LEASE_MS = 90_000
 // While stopping, a write the database refused is tried again this often (it may have just come back).
 const STOPPING_RETRY_MS = 250
-// Results that finish close together are recorded in one transaction (for the quiet ones a constant number of
-// statements: lock, insert, update; recordChecks). maxBatch above the default concurrency (200): all the results
-// in flight fit one batch. One batch in flight: a second made smaller batches and more commits for the heartbeat
-// pings (bench/results.md, issue #15), and PGlite has one connection anyway. gatherMs: at 10,000 monitors a
-// minute (166 checks/s) a result arrives every 6 ms and a commit takes less, so without it nearly every check
-// would be its own transaction; a result waiting up to 200 ms moves neither its lateness (the probe's start)
-// nor its lease (90 s). But not while every slot is taken: then nothing new is probed until a batch frees slots,
-// and waiting made claim, probe and record go in lockstep (all monitors due at once: 123 checks/s with a fixed
-// 200 ms against 327 without; bench/results.md, "Issue #17: checks recorded in group commits").
+// Results that finish close together share one transaction, and all the results in flight fit one batch. A result at
+// an idle writer waits GATHER_MS for others, which moves neither its lateness nor its lease; not while every slot is
+// taken, where waiting would make claim, probe and record go in lockstep (bench/results.md).
 const CHECK_COMMITS = { maxBatch: 250, maxInFlight: 1 }
 const GATHER_MS = 200
-// Claims take the monitors due in the next 250 ms at once and each probe waits for its due time: at 10,000
-// monitors a minute (one due every 6 ms) a claim per due monitor, and the finished probes' wake-ups, each
-// cost statements of their own; claiming ahead makes them ~4 a second (bench/results.md, "Issue #17: claims
-// ahead"). The loop claims again CLAIM_MARGIN_MS before the end of what it holds, time for the claim's round trip.
+// Claims take the monitors due in the next CLAIM_AHEAD_MS at once, so claims and wake-ups cost no statement per monitor
+// (bench/results.md); the loop claims again CLAIM_MARGIN_MS before the end of what it holds.
 const CLAIM_AHEAD_MS = 250
 const CLAIM_MARGIN_MS = 50
-// A probe starts at its due time rounded up to the next 100 ms, so that the ~17 checks due in each 100 ms
-// start on one timer and their connections' events come in the same turns of the loop, instead of a wake-up
-// of their own for each step of each check: CPU per check 0.92-1.08 -> 0.55 ms for lateness 0-100 ms
-// (bench/results.md, "Issue #17: probes started on 100 ms ticks"). Never before its due time.
+// A probe starts at its due time rounded up to the next START_TICK_MS (never before it), so that the checks due in a
+// tick share one timer and their connections' events share turns of the event loop.
 export const START_TICK_MS = 100
 
 interface Probing extends InFlight { monitor: ClaimedMonitor, abort: AbortController }
@@ -67,10 +54,7 @@ export class Checker {
   private readonly loop: ClaimLoop<Probing>
   /** Records one check, in the transaction of the results that finish close to it; false when its monitor was paused or deleted. */
   private readonly record: (check: CheckToRecord) => Promise<boolean>
-  /**
-   * Until then the running loop knows nothing more is due: its last claim took everything due up to
-   * CLAIM_MARGIN_MS after it, and wake-ups before it (a finished probe) claim nothing without asking.
-   */
+  /** Until then nothing more is due: the last claim took everything up to CLAIM_MARGIN_MS after it. */
   private quietUntil = 0
 
   constructor (private readonly options: CheckerOptions) {
@@ -93,14 +77,12 @@ export class Checker {
         if (now < this.quietUntil) return 0
         const horizon = now + aheadMs
         const claimed = await claimDueMonitors(this.options.db, new Date(horizon), free, LEASE_MS) // the lease runs from the horizon
-        // A claim that took fewer than it could took all that is due up to the horizon (SKIP LOCKED leaves out
-        // only what other workers hold).
+        // Fewer than it could: it took all that is due up to the horizon (SKIP LOCKED leaves out only others' claims).
         this.quietUntil = claimed.length < free ? horizon - marginMs : 0
         for (const monitor of claimed) this.launch(monitor)
         return claimed.length
       },
-      // Sleeps until a claim would find something: the margin before the next monitor is due (or the end of the
-      // quiet time), when that is sooner than a poll.
+      // Until a claim would find something: the margin before the next due monitor, or the end of the quiet time.
       idleSleepMs: async () => {
         const now = this.options.clock().getTime()
         if (now < this.quietUntil) return Math.min(pollMs, this.quietUntil - now)
@@ -114,7 +96,6 @@ export class Checker {
     this.loop.start()
   }
 
-  /** Claims what is due now (up to the free concurrency), starts the probes and returns how many. */
   tick (): Promise<number> {
     this.quietUntil = 0 // asked from outside the loop: monitors may have been added or rescheduled meanwhile
     return this.loop.tick()
@@ -131,8 +112,7 @@ export class Checker {
     const abort = new AbortController()
     const stopping = this.loop.stopping
     const work = (async () => {
-      // Claimed ahead: the probe starts at the tick after the due time (a stop lets it wait; stop() aborts it only
-      // once abandoned). One overdue starts at once.
+      // Claimed ahead: wait for the tick after the due time (stop() aborts the wait only once abandoned).
       const nowMs = this.options.clock().getTime()
       const dueMs = monitor.dueAt.getTime()
       const earlyMs = dueMs > nowMs ? Math.ceil(dueMs / START_TICK_MS) * START_TICK_MS - nowMs : 0
@@ -146,9 +126,8 @@ export class Checker {
         try {
           recorded = await this.record({ monitorId: monitor.id, result: { ...result, checkedAt: startedAt }, confirmDelayMs: this.options.confirmDelayMs })
         } catch (err) {
-          // The database is away (the batch failed, then this check alone did: groupCommit): keep the result and
-          // try again while the lease holds (an outage does not cost the check). Otherwise the lease expires
-          // and the monitor is checked again.
+          // The database is away: keep the result and try again while the lease holds, so an outage does not cost the check;
+          // otherwise the lease expires and the monitor is checked again.
           const delayMs = stopping.aborted ? STOPPING_RETRY_MS : Math.min(5000, 500 * 2 ** attempt)
           if (!isDatabaseUnavailable(err) || this.options.clock().getTime() + delayMs >= monitor.leaseUntil.getTime()) {
             this.options.log.error({ err, monitorId: monitor.id }, 'could not record a check')
@@ -167,11 +146,7 @@ export class Checker {
     this.loop.track(monitor.id, work, { monitor, abort })
   }
 
-  /**
-   * Stops claiming, lets in-flight probes finish and be recorded for a few seconds, then abandons the rest
-   * and gives their leases back, so that no claimed monitor waits for its lease to expire: every check
-   * claimed is recorded or released, unless the database stays away throughout.
-   */
+  /** Stops claiming, lets in-flight probes finish for a grace, then abandons the rest and gives their leases back. */
   async stop (): Promise<void> {
     const abandoned = await this.loop.stop(this.options.stopGraceMs ?? 3000)
     for (const probe of abandoned) probe.abort.abort()
@@ -198,10 +173,7 @@ export class Checker {
     }
   }
 
-  /**
-   * Waits `ms` before a recording is tried again; a stop cuts the wait short. False when the check was
-   * abandoned meanwhile.
-   */
+  /** Waits before a recording is tried again; false when the check was abandoned meanwhile. */
   private async retryPause (ms: number, abandoned: AbortSignal): Promise<boolean> {
     const stopping = this.loop.stopping
     await pause(ms, stopping.aborted ? abandoned : AbortSignal.any([abandoned, stopping]))

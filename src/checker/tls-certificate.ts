@@ -3,7 +3,6 @@
 import { buildConnector } from 'undici'
 import type { PeerCertificate, TLSSocket } from 'node:tls'
 
-/** What an HTTPS check saw of the server's certificate. */
 export interface TlsCertificate {
   expiresAt: Date
   /** The issuer's organization and common name, as the certificate gives them; null when it names neither. */
@@ -19,7 +18,6 @@ class CertificateError extends Error {
 
 const day = (date: Date) => date.toISOString().slice(0, 10)
 
-/** The one-line cause of a failed verification, in the words a person reads (`certificate expired on ...`). */
 function describeFailure (code: string, cert: PeerCertificate, servername: string): string {
   switch (code) {
     case 'CERT_HAS_EXPIRED': return `certificate expired on ${day(new Date(cert.valid_to))}`
@@ -41,11 +39,7 @@ function issuerOf (cert: PeerCertificate): string | null {
 
 type Connector = ReturnType<typeof buildConnector>
 
-/**
- * A connector for one HTTPS exchange: it hands `seen` the certificate of each TLS connection it makes, and
- * refuses a connection whose certificate node:tls did not verify (chain and host name), with its cause.
- * `ca`: trusted roots instead of the system's, for tests.
- */
+/** A connector that hands `seen` each connection's certificate and refuses one node:tls did not verify, with its cause. */
 export function certificateConnector (base: Connector, seen: (certificate: TlsCertificate) => void): Connector {
   return (options, callback) => base(options, (err, socket) => {
     if (err || !socket || !('getPeerCertificate' in socket)) {

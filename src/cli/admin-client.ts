@@ -1,5 +1,4 @@
-// The CLI's side of the admin socket: a command sent to the server that holds the embedded database, which
-// runs it and answers its output (admin-socket.ts). One JSON line each way; node:net only, so it loads fast.
+// The CLI's side of the admin socket (admin-socket.ts): one JSON line each way; node:net only, so that it loads fast.
 import { connect } from 'node:net'
 import { join, resolve } from 'node:path'
 import type { CliCommand, CommandOutput } from './commands.ts'

@@ -1,13 +1,5 @@
-// The server's admin socket on the embedded database: the CLI cannot open a directory the server holds
-// (data-dir-lock.ts), so it sends its command here and the server runs it on its own connection.
-//
-// A Unix socket in DATA_DIR/.admin/ (the directory 0700, the socket 0600): only the user the server runs as
-// can connect, the user who could open the directory's database anyway. Taken over at start without a
-// question: this process holds the data-dir lock, so a socket file found there is a dead holder's. On
-// PostgreSQL there is none: the CLI opens the database itself, as any number of processes may.
-// Rejected: the HTTP API (it knows keys, not operators, and would need a key to make the first key),
-// a TCP port (any local user could connect), a file-based queue (polling, and a stale request could run
-// at a later start). Windows has no Unix socket permissions to rely on: there the CLI needs the server stopped.
+// The server's admin socket on the embedded database, which the CLI cannot open while the server holds it: only the
+// server's user can connect, and a socket file found at start is a dead holder's (this process holds the data-dir lock).
 import { chmodSync, mkdirSync, rmSync } from 'node:fs'
 import { createServer, type Socket } from 'node:net'
 import { dirname } from 'node:path'
@@ -53,10 +45,7 @@ async function answer (line: string, db: Database, log: Log): Promise<AdminReply
   }
 }
 
-/**
- * Listens on DATA_DIR's admin socket; undefined (and a warning) where it cannot, the server running on
- * without it. close() stops listening, lets commands being run finish, and removes the socket.
- */
+/** Listens on DATA_DIR's admin socket, or warns and returns undefined; close() lets running commands finish. */
 export async function startAdminSocket (options: { dataDir: string, db: Database, log: Log }): Promise<AdminSocket | undefined> {
   const { dataDir, db, log } = options
   const path = adminSocketPath(dataDir)

@@ -1,5 +1,4 @@
-// The CLI's words: each command's usage and help, and argv parsed into a command, with every usage error
-// found before any database is opened. Imports nothing heavy: the CLI starts fast (see src/cli.ts).
+// The CLI's usage and argv parsing, every usage error found before any database opens; it imports nothing heavy.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { CliCommand } from './commands.ts'
 
@@ -10,7 +9,6 @@ type Options = NonNullable<ParseArgsConfig['options']>
 interface Spec {
   usage: string
   help: string
-  /** The one positional argument it takes, if any. */
   takes?: 'EMAIL' | 'KEY_ID'
   options?: Options
 }

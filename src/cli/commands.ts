@@ -1,16 +1,11 @@
-// The operator commands that touch the database, run on a `db`: by the CLI on a database it opened, or by the
-// running server for a CLI that reached it through the admin socket (admin-socket.ts). Their output is text
-// for the CLI to print: stdout for what a script takes (an id, a key, a table), stderr for what it says.
+// The operator commands that touch the database, run by the CLI or by the server for it; stdout holds what a script takes.
 import type { Database } from '../db/client.ts'
 import { createApiKey, deleteApiKey, listApiKeys } from '../repositories/api-keys.ts'
 import { rebuildRollups } from '../repositories/rollups.ts'
 import { deleteSessionsOfUser } from '../repositories/sessions.ts'
 import { createUser, deleteUserByEmail, findUserByEmail, listUsers, setPasswordHash } from '../repositories/users.ts'
 
-/**
- * A command as parsed and checked by the CLI (args.ts); a password arrives hashed, never in clear; a key's
- * options (`input`: name, scope, expires_in_days) are checked here, by the API's schema (key-input.ts).
- */
+/** A command as the CLI parsed it: a password arrives hashed, and a key's `input` is checked here (key-input.ts). */
 export type CliCommand =
   | { name: 'users create', email: string }
   | { name: 'users password', email: string, passwordHash: string }
@@ -41,19 +36,13 @@ async function userOrFail (db: Database, email: string) {
   return user
 }
 
-/**
- * The options of a command that has some to check (`keys create`), checked before any database is touched;
- * a UsageError (args.ts) naming the flag otherwise. Ajv is loaded for this only (a running server has it).
- */
+/** Checks a command's options before any database is touched (a UsageError names the flag); only this loads Ajv. */
 export async function checkOptions (command: CliCommand) {
   if (command.name !== 'keys create') return undefined
   return (await import('./key-input.ts')).keyOptions(command.input)
 }
 
-/**
- * Runs one command; throws CommandError (or a domain error such as a duplicate user) when it cannot, and
- * UsageError (args.ts) for options the command does not take.
- */
+/** Runs one command; throws CommandError or a domain error when it cannot, UsageError for options it does not take. */
 export async function runCommand (db: Database, command: CliCommand, now = new Date()): Promise<CommandOutput> {
   switch (command.name) {
     case 'users create': {

@@ -1,6 +1,4 @@
-// `keys create`'s options checked by the API's own rules for a new key (CreateApiKeySchema, which the
-// dashboard's form uses too), worded for the command line. Checked where the command runs (commands.ts): by a
-// running server, whose Ajv is loaded already, so that the CLI itself loads no Ajv (a few hundred ms).
+// `keys create`'s options checked by the API's rules for a new key where the command runs, so that the CLI loads no Ajv.
 import { bodyValidator } from '../http/validation.ts'
 import { API_KEY_SCOPES } from '../domain/vocabulary.ts'
 import { CreateApiKeySchema, KEY_EXPIRY_MAX_DAYS, type CreateApiKey } from '../schemas/api-key.ts'

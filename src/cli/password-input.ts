@@ -43,7 +43,6 @@ function promptHidden (prompt: string): Promise<string> {
   })
 }
 
-/** The first line of stdin (a pipe or a file), without its line ending. */
 async function firstLineOfStdin (): Promise<string> {
   let text = ''
   for await (const chunk of process.stdin) {

@@ -1,6 +1,4 @@
-// Channel forms to API input. A type's config fields are read off the API's config schema for it (so a new
-// type needs nothing here), and the input is checked by the API's schemas, validator and target rule; an
-// error in the config names the config field (`config/url`), so that the form shows it next to that field.
+// Channel forms to API input: a type's fields come from its config schema, and the API's own checks decide.
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { InvalidInputError } from '../domain/errors.ts'
 import { CHANNEL_TYPES, NOTIFICATION_EVENT_TYPES, type ChannelType } from '../domain/vocabulary.ts'
@@ -12,7 +10,6 @@ import {
 } from '../schemas/notification-channel.ts'
 import type { FormFields } from './form-input.ts'
 
-/** How a config field is typed in: a line of text, a URL, a list (comma-separated), a number, a checkbox. */
 type ConfigFieldKind = 'text' | 'url' | 'list' | 'number' | 'switch'
 
 export interface ConfigField {
@@ -85,11 +82,7 @@ function newConfig (type: ChannelType, form: FormFields): Record<string, unknown
   return config
 }
 
-/**
- * An edit's config, merged over the stored one by the service: a blank secret keeps the stored one (it is
- * never shown), a blank optional field is removed (null), a blank required field is sent blank, for the
- * schema to refuse.
- */
+/** An edit's config: a blank secret keeps the stored one, a blank optional field is removed, a blank required one refused. */
 function configPatch (type: ChannelType, form: FormFields): Record<string, unknown> {
   const patch: Record<string, unknown> = {}
   for (const field of configFields(type)) {
@@ -118,11 +111,7 @@ const validateUpdate = bodyValidator<UpdateChannel>(UpdateChannelSchema)
 const validateConfig = Object.fromEntries(CHANNEL_TYPES.map((type) => [type, bodyValidator(CHANNEL_CONFIG_SCHEMAS[type])])) as
   Record<ChannelType, ReturnType<typeof bodyValidator>>
 
-/**
- * The first error of a config, named by its config field: the type's config schema checks the config as a
- * body of its own (so its field is the config's), and the path of the message is put back under `config`,
- * where the API's validation puts it. Then the target rule, on every URL field.
- */
+/** A config's first error, from its type's schema (its path put back under `config`), then the target rule on URL fields. */
 function configError (type: ChannelType, config: Record<string, unknown>, allowPrivateTargets: boolean): FieldError | null {
   const result = validateConfig[type](config)
   if (!result.ok) {

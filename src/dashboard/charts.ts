@@ -1,5 +1,4 @@
-// Inline SVG made on the server: a sparkline per monitor and the response-time chart of a monitor's page.
-// Down checks are drawn as squares (not only in another colour), and every chart has a text summary.
+// Inline SVG made on the server; down checks are squares (not only another colour) and every chart has a text summary.
 import { html, raw, type SafeHtml } from './html.ts'
 import { utc } from './format.ts'
 
@@ -23,10 +22,7 @@ function summary (points: ChartPoint[]): { min: number, max: number, down: numbe
   return { min, max, down }
 }
 
-/**
- * A 100×24 sparkline of the points (oldest first), scaled from 0 to the largest value. Drawn on a 200×48
- * grid in whole numbers: half-pixel precision in the fewest bytes, as a page may hold a thousand of them.
- */
+/** A 100×24 sparkline, oldest first, drawn on a 200×48 grid in whole numbers: half-pixel precision in few bytes. */
 export function sparkline (points: ChartPoint[]): SafeHtml {
   if (points.length === 0) return html`<span class="muted">No checks yet</span>`
   const { min, max, down } = summary(points)

@@ -1,5 +1,4 @@
-// Form strings to API input: converted to the schema's types, then checked by the API's own schemas,
-// validator and message formatter, and the API's target rule, so the dashboard has no rules of its own.
+// Form strings to API input, checked by the API's own schemas and target rule: the dashboard has no rules of its own.
 import { InvalidInputError } from '../domain/errors.ts'
 import { isFieldOfType } from '../domain/monitor-types.ts'
 import { MONITOR_TYPES, type MonitorType } from '../domain/vocabulary.ts'
@@ -18,20 +17,14 @@ const MONITOR_INTEGER_FIELDS = [
   'expected_status', 'interval_minutes', 'timeout_seconds', 'failure_threshold', 'recovery_threshold',
 ] as const
 
-/**
- * A number typed into a form becomes a number; anything else stays text, so that the schema says
- * "must be integer" for "abc" or "1.5" just as the API would. An empty field is left out.
- */
+/** A typed number becomes a number; anything else stays text, so the schema says "must be integer" as the API would. */
 function putNumber (input: Record<string, unknown>, name: string, value: string | undefined) {
   const text = value?.trim()
   if (text === undefined || text === '') return
   input[name] = /^[+-]?\d+(\.\d+)?$/.test(text) && text.length <= 20 ? Number(text) : text
 }
 
-/**
- * An optional field left empty is null (so that an edit can clear it), anything else its number or its text
- * as typed (a keyword or a body may start or end with spaces).
- */
+/** An optional field left empty is null, so that an edit can clear it; text is kept as typed, spaces included. */
 function putNullable (input: Record<string, unknown>, name: string, value: string | undefined, kind: 'text' | 'number') {
   if (value === undefined) return
   if (kind === 'number' ? value.trim() === '' : value === '') input[name] = null
@@ -39,14 +32,9 @@ function putNullable (input: Record<string, unknown>, name: string, value: strin
   else input[name] = value
 }
 
-/** How a line of the request headers' textarea is shown in an error: short, on one line. */
 const quoteLine = (line: string) => JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line)
 
-/**
- * The request headers' textarea (one `Name: value` per line, blank lines ignored) as the API's object. Only
- * what the object cannot hold is refused here: a line that is no `Name: value`, a name given twice, and
- * `__proto__` (which a JSON body may not carry either); names and values are the API schema's to check.
- */
+/** The headers textarea as the API's object; only what an object cannot hold (bad line, repeated name, `__proto__`) is refused here. */
 function headersFromText (text: string): { ok: true, value: Record<string, string> } | { ok: false, error: FieldError } {
   const headers: Record<string, string> = {}
   const refuse = (message: string) => ({ ok: false as const, error: { field: 'request_headers', message: `body/request_headers: ${message}` } })
@@ -70,10 +58,7 @@ export const headersText = (headers: Record<string, string>): string =>
 /** The form's name of a notification channel's checkbox (one per channel: the form parser keeps one value per name). */
 export const channelFieldName = (id: string) => `channel:${id}`
 
-/**
- * Only the monitor's writable fields are taken from the form; a checkbox that is not sent is false, an empty
- * optional field null (no request headers: none).
- */
+/** Only the monitor's writable fields; an unsent checkbox is false, an empty optional field null. */
 function monitorInputFromForm (form: FormFields): Validated<Record<string, unknown>> {
   const input: Record<string, unknown> = {}
   if (form.name !== undefined) input.name = form.name

@@ -4,7 +4,6 @@ import { html, type SafeHtml } from './html.ts'
 
 export const STATUS_LABELS: Record<MonitorStatus, string> = { up: 'Up', degraded: 'Degraded', down: 'Down', pending: 'Pending', paused: 'Paused' }
 
-/** A status badge: the word is the information, the colour only repeats it. */
 export function statusBadge (status: MonitorStatus): SafeHtml {
   return html`<span class="st st-${status}">${STATUS_LABELS[status]}</span>`
 }
@@ -40,7 +39,6 @@ export function ago (date: Date | string | null, now: Date): SafeHtml {
   return html`<time datetime="${when.toISOString()}" title="${utc(when)}">${text}</time>`
 }
 
-/** An exact time in a <time> element. */
 export function timeTag (date: Date | string | null, empty = 'Never'): SafeHtml {
   if (date === null) return html`<span class="muted">${empty}</span>`
   const when = typeof date === 'string' ? new Date(date) : date
@@ -59,10 +57,7 @@ export const count = (n: number) => n.toLocaleString('en-US')
 /** Under this many days before its expiry a certificate is shown as a warning (the first `tls.expiring` reminder). */
 const CERTIFICATE_WARNING_DAYS = 14
 
-/**
- * When a certificate expires, relative to now: "expires in 41 days" (whole days, rounded down), "expires within a
- * day", "expired 3 h ago"; a warning under 14 days, an error once expired (said in words, the colour repeats it).
- */
+/** When a certificate expires, in words (the colour only repeats it): a warning near expiry, an error once expired. */
 export function certificateExpiry (expiresAt: Date | string, now: Date): SafeHtml {
   const when = typeof expiresAt === 'string' ? new Date(expiresAt) : expiresAt
   const ms = when.getTime() - now.getTime()

@@ -1,5 +1,4 @@
-// The one HTML-escaping helper of the dashboard: a tagged template that escapes every value unless it is
-// already SafeHtml (the result of another html`` call), so markup is built without string concatenation.
+// The dashboard's one HTML-escaping helper: a tagged template that escapes every value that is not already SafeHtml.
 
 /** Markup that is already safe: made only by html`` and raw(). */
 export class SafeHtml {
@@ -21,10 +20,7 @@ function render (value: unknown): string {
   return escapeHtml(String(value))
 }
 
-/**
- * html`<p>${text}</p>`: strings and numbers are escaped, SafeHtml is kept, arrays are joined, and
- * null, undefined and false render as nothing (so `${cond && html`...`}` works).
- */
+/** Escapes strings and numbers, keeps SafeHtml, joins arrays; null, undefined and false render nothing (`${cond && html`...`}`). */
 export function html (strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
   let out = strings[0]
   for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]

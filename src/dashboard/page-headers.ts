@@ -1,6 +1,4 @@
-// The dashboard's security headers, as @fastify/helmet options: the same values on every page, asset,
-// redirect and error page of the dashboard (registered in its context only: the API's answers and /docs
-// do not get them), plus HSTS and upgrade-insecure-requests when the request arrived over https.
+// The dashboard's security headers as @fastify/helmet options, in its context only (not the API's answers or /docs).
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyHelmetOptions } from '@fastify/helmet'
 import { arrivedOverHttps, HSTS_MAX_AGE_SECONDS } from '../http/transport-security.ts'
@@ -15,12 +13,7 @@ const DIRECTIVES = {
   baseUri: ["'none'"],
 }
 
-/**
- * The pages' security headers, and only these: a CSP that lets nothing load from elsewhere, no framing,
- * no type sniffing, the referrer only to this site. Helmet's other headers are off. (Helmet joins the CSP's
- * directives with ';' and no space, which browsers read the same.) Cache-Control: no-store is plugin.ts's.
- * Not global: `pageHeaders` applies them, choosing per request what depends on https.
- */
+/** Nothing loads from elsewhere, no framing or sniffing; not global, as `pageHeaders` adds per request what depends on https. */
 export const HELMET_OPTIONS: FastifyHelmetOptions = {
   global: false,
   contentSecurityPolicy: { useDefaults: false, directives: DIRECTIVES },
@@ -38,8 +31,7 @@ export const HELMET_OPTIONS: FastifyHelmetOptions = {
   xXssProtection: false,
 }
 
-/** What changes over https (merged over HELMET_OPTIONS by reply.helmet()). Over plain http on a LAN address
- * both would break the dashboard or mean nothing; see src/http/transport-security.ts. */
+/** Merged over HELMET_OPTIONS over https only: on plain http to a LAN address they would break the dashboard. */
 const OVER_HTTPS: FastifyHelmetOptions = {
   contentSecurityPolicy: { useDefaults: false, directives: { ...DIRECTIVES, upgradeInsecureRequests: [] } },
   strictTransportSecurity: { maxAge: HSTS_MAX_AGE_SECONDS, includeSubDomains: false },

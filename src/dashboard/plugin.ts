@@ -1,8 +1,5 @@
-// The dashboard at /: server-rendered pages over the API's repositories and rules, for a signed-in user.
-// The entry src/http/app.ts registers: the session plugin (app.sessions, whose setup links the server prints
-// too), then one encapsulated context of pages that alone reads cookies, parses HTML forms (the API keeps
-// answering 415 to them), loads the session, checks CSRF on every POST, sets strict browser headers, gzips
-// large pages and answers errors with HTML pages. The folder's rules: README.md.
+// The dashboard at /: server-rendered pages for a signed-in user, in one encapsulated context that alone reads
+// cookies and HTML forms, checks CSRF and answers errors with HTML pages. The folder's rules: README.md.
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyPluginAsync } from 'fastify'
 import fastifyCompress from '@fastify/compress'
@@ -37,14 +34,12 @@ interface DashboardOptions {
 
 const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   await app.register(fastifyCookie)
-  // Forms only: a JSON body is no more use here than a form body is to the API. The server's body limit
-  // (1 MiB) applies, as to JSON. A repeated field keeps its last value (a string, never an array).
+  // Forms only; a repeated field keeps its last value (a string, never an array).
   app.removeContentTypeParser('application/json')
   await app.register(fastifyFormbody, { parser: (body) => Object.fromEntries(new URLSearchParams(body)) })
   await app.register(fastifyHelmet, HELMET_OPTIONS)
   app.addHook('onRequest', pageHeaders)
-  // Below 16 KiB a page goes as it is: compressing would cost more time than it saves. Only gzip, and no
-  // compressed request bodies.
+  // A small page goes as it is, since compressing it would cost more time than it saves.
   await app.register(fastifyCompress, { encodings: ['gzip'], threshold: 16 * 1024, globalDecompression: false })
 
   // Pages show keys, monitors and tokens: never kept by a browser or proxy cache (assets say otherwise).

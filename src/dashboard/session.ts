@@ -1,6 +1,4 @@
-// Dashboard sessions: a random token in an HttpOnly cookie, its SHA-256 in the sessions table, a CSRF token
-// per session (and a cookie-bound one before sign-in). (One-time setup links: src/services/setup-links.ts.)
-// Cookies are read and written by @fastify/cookie, registered with the dashboard's routes (plugin.ts).
+// Dashboard sessions: a random token in an HttpOnly cookie, its SHA-256 stored, and a CSRF token per session.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -30,11 +28,7 @@ const TOUCH_RESOLUTION_MS = 60_000
 const token = () => randomBytes(32).toString('base64url')
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
-/**
- * Every dashboard cookie: HttpOnly, SameSite=Lax and Path=/ unless said otherwise, Secure when the request
- * came over https (@fastify/cookie's 'auto' reads request.protocol: behind a proxy that TRUST_PROXY names,
- * its X-Forwarded-Proto; src/http/trust-proxy.ts); Max-Age is given where it is set.
- */
+/** Every dashboard cookie; 'auto' makes it Secure over https, which behind a TRUST_PROXY proxy is its X-Forwarded-Proto. */
 export const COOKIE_OPTIONS: CookieSerializeOptions = { path: '/', httpOnly: true, sameSite: 'lax', secure: 'auto' }
 
 function sameToken (a: string | undefined, b: string | undefined): boolean {
@@ -49,7 +43,6 @@ interface SessionManager {
   load: (request: FastifyRequest) => Promise<void>
   /** Signs the user in: a new session (never a reused id) and its cookie. */
   start: (reply: FastifyReply, userId: string) => Promise<void>
-  /** Signs out: deletes the session row and clears the cookie. */
   end: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
   /** The CSRF token to put in a form: the session's, or before sign-in one bound to a cookie. */
   csrfToken: (request: FastifyRequest, reply: FastifyReply) => string
@@ -57,10 +50,7 @@ interface SessionManager {
   checkCsrf: (request: FastifyRequest, submitted: string | undefined) => void
 }
 
-/**
- * True when the Origin (or else the Referer) names this host, or when the browser sent neither. The host is
- * the one the browser used: behind a proxy that TRUST_PROXY names, its X-Forwarded-Proto and -Host.
- */
+/** True when the Origin (else the Referer) names the host the browser used, or when the browser sent neither. */
 function sameOrigin (request: FastifyRequest): boolean {
   const source = request.headers.origin ?? request.headers.referer
   if (source === undefined) return true
@@ -96,7 +86,6 @@ export default fp(async (app) => {
       const expiresAt = new Date(now.getTime() + SESSION_TTL_MS)
       await createSession(app.db, { id: sha256(raw), userId, csrfToken: token(), now, expiresAt })
       reply.setCookie(SESSION_COOKIE, raw, { ...COOKIE_OPTIONS, maxAge: SESSION_TTL_MS / 1000 })
-      // The pre-sign-in token has done its job.
       reply.clearCookie(ANONYMOUS_CSRF_COOKIE, COOKIE_OPTIONS)
     },
 

@@ -1,5 +1,4 @@
-// The uptime figures of a monitor's page, from the same rollups as GET /monitors/{id}/uptime: the last 24 hours
-// and 7 days by hour, the last 30, 90 and 365 days by UTC day, and the days of the 90-day bar.
+// The uptime figures of a monitor's page, from the same rollups as GET /monitors/{id}/uptime.
 import type { Database } from '../db/client.ts'
 import type { RollupGranularity } from '../domain/vocabulary.ts'
 import { monitorUptime, uptimeReport } from '../repositories/uptime.ts'

@@ -24,10 +24,7 @@ export interface DatabaseHandle {
   poolUse: () => PoolUse
   /** Throws when the database does not answer (at once while it is known to be down). */
   ping: () => Promise<void>
-  /**
-   * Calls `listener` when the database goes down (queries are refused at once from then on) and when
-   * it answers again (health.ts); returns the function that stops it. PGlite, in the process, never does.
-   */
+  /** Calls `listener` when the database goes down and answers again (never on PGlite); returns a stop function. */
   watch: (listener: AvailabilityListener) => () => void
   /** What opening an embedded database's directory took away from other users, for the start's log. */
   tightened?: Tightened
@@ -38,7 +35,6 @@ export interface DatabaseOptions {
   DATABASE_URL?: string
   /** A directory, or `memory://` for a throw-away database (tests). */
   DATA_DIR: string
-  /** Connections in the postgres.js pool. */
   poolSize?: number
 }
 
@@ -53,13 +49,8 @@ function once (close: () => Promise<void>): () => Promise<void> {
 }
 
 /**
- * drizzle sends its queries unprepared, and postgres.js then asks the server for the parameter types
- * before every execution: two round trips per query. Through this wrapper each distinct statement is
- * prepared once per connection and then executed in one round trip (bench/results.md, "Measurements
- * behind the source"). drizzle's statements are a fixed set of texts, all values
- * are parameters, so the per-connection statement cache stays small. Outside transactions (whose
- * queries run on the connection they hold), queries go through the gate (query-gate.ts), and a
- * transaction does not begin while the database is known to be down (health.ts).
+ * Prepares each statement once per connection (unprepared, postgres.js asks for parameter types every time).
+ * Outside transactions queries go through the gate, and no transaction begins while the database is down.
  */
 function preparing (sql: postgres.Sql, pool?: { gate: QueryGate, health: DatabaseHealth, transactions: { open: number } }): postgres.Sql {
   return new Proxy(sql, {
@@ -96,11 +87,7 @@ function preparing (sql: postgres.Sql, pool?: { gate: QueryGate, health: Databas
   })
 }
 
-/**
- * postgres.js waits longer after each failed connection before it tries again (up to 20 s), and a query
- * given to a connection waits as long: after an outage the first requests would hang. While the database
- * is down, the health's probe paces the attempts (and queries are not tried at all), so the wait stays short.
- */
+// Kept short: postgres.js waits ever longer between reconnects, and the health probe already paces them.
 const reconnectBackoffSeconds = (retries: number) => Math.min(0.05 * 2 ** retries, 0.5)
 
 export async function openDatabase (options: DatabaseOptions): Promise<DatabaseHandle> {
@@ -124,10 +111,8 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
     // drizzle sets its parsers of times on the client here, before the array types below are built on them.
     const transactions = { open: 0 }
     const db = drizzlePostgres({ client: preparing(client, { gate, health, transactions }), schema }) as unknown as Database
-    // postgres.js asks every new connection for the array types (their parsers are then the pool's), and
-    // when a connection dies with that question open (a database stopping), the question it can no longer
-    // answer ends the process as an unhandled rejection. The answer is the same for the whole pool: asked
-    // once here, by the first connection, and never again.
+    // postgres.js asks every new connection for the array types, and a connection dying with that question open
+    // ends the process with an unhandled rejection: asked once here, the answer serves the whole pool.
     try {
       await client`select 1`
     } catch (err) {
@@ -154,8 +139,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
         }
       },
       watch: (listener) => health.watch(listener),
-      // Bounded: connections that hang (or wait to reconnect) must not hold a stop past its grace; with the
-      // database down there is nothing to wait for.
+      // Bounded: hanging connections must not hold a stop past its grace; with the database down, nothing to wait for.
       close: once(() => {
         const timeout = health.isDown ? 0 : 2
         health.close()
@@ -169,8 +153,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
   const tighten = () => inMemory ? undefined : tightenDataDir(options.DATA_DIR)
   try {
     const tightened = tighten()
-    // Loaded only for the embedded database: PGlite alone adds ~40 MB to every process's memory, which
-    // API and checker processes on PostgreSQL never use.
+    // Loaded only for the embedded database, so that processes on PostgreSQL do not carry PGlite's memory.
     const [{ openPglite }, { drizzle: drizzlePglite }] = await Promise.all([import('./pglite.ts'), import('drizzle-orm/pglite')])
     const client = await openPglite(inMemory ? 'memory://' : options.DATA_DIR)
     try {

@@ -1,6 +1,5 @@
-// The embedded database's files are its user's alone: its WAL holds channel secrets in clear. Not by umask:
-// PGlite's file system chmods each new file to PostgreSQL's requested mode less its own 022, so the tree is
-// tightened when the database opens, before PGlite starts and again once it has.
+// The embedded database's files are its user's alone: its WAL holds channel secrets in clear. The umask cannot
+// do it (PGlite chmods new files to PostgreSQL's mode less 022), so the tree is tightened before and after start.
 import { chmodSync, lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 

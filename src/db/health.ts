@@ -5,26 +5,16 @@ import { DatabaseUnavailableError, isDatabaseUnavailable, refusalCode } from './
 export type AvailabilityListener = (available: boolean, err?: unknown) => void
 
 interface HealthOptions {
-  /** Pause before the first probe after a failure (see below). */
+  /** Pause before the first probe after a failure. */
   firstProbeMs?: number
-  /** Pause between probes while the database is down. */
   probeEveryMs?: number
   /** A probe not answered within this long failed (a connection that hangs instead of failing). */
   probeTimeoutMs?: number
 }
 
 /**
- * A query that fails for want of the database (a refused, timed-out or dropped connection, a server
- * shutting down: isDatabaseUnavailable) marks it down. While it is down, queries are refused at once
- * (`DatabaseUnavailableError`, 503 at the edge) instead of each waiting for a connection that cannot be
- * made, and one cheap query probes it, every `probeEveryMs` until one answers. So a single dropped
- * connection on a healthy server costs the requests of about `firstProbeMs`.
- *
- * The first probe waits `firstProbeMs` rather than going at once: a server that stops closes all its
- * connections within a few milliseconds, and a query written to a connection whose close postgres.js has
- * not yet read can leave that connection unable to send anything for its next few connects (3.4.9 keeps
- * a cleared write timer; see transaction-guard.ts for its other flaw). Refusing everything at once
- * while down also keeps the rest of the traffic from being written into those closes.
+ * While down, queries are refused at once and one query probes until it answers. The first probe waits: a query
+ * written into a connection's unread close can leave postgres.js 3.4.9 unable to send on it.
  */
 export class DatabaseHealth {
   private down = false
@@ -46,7 +36,6 @@ export class DatabaseHealth {
     return this.down
   }
 
-  /** Throws `DatabaseUnavailableError` while the database is known to be down. */
   assertUp (): void {
     if (this.down) throw new DatabaseUnavailableError('DATABASE_DOWN', 'The database is down: refused without asking it')
   }

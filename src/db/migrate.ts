@@ -12,8 +12,7 @@ export async function migrate (handle: DatabaseHandle, databaseUrl?: string): Pr
     await migratePglite(handle.db as never, { migrationsFolder })
     return
   }
-  // drizzle's migrator does not lock: a session-level advisory lock on a connection of its own
-  // makes concurrent starts of several API and checker processes wait for each other.
+  // drizzle's migrator does not lock: an advisory lock on a connection of its own makes concurrent starts wait.
   const [{ default: postgres }, { migrate: migratePostgres }] = await Promise.all([import('postgres'), import('drizzle-orm/postgres-js/migrator')])
   const lock = postgres(databaseUrl!, { max: 1, onnotice: () => {}, connect_timeout: 5 })
   try {

@@ -4,10 +4,8 @@ import { getTableColumns, getTableName, is, Placeholder, sql, type SQL } from 'd
 import type { Database } from './client.ts'
 
 /**
- * Wraps a function that builds a drizzle prepared query (with `sql.placeholder`s) so that it is built
- * once per database: building a query costs more CPU than a primary-key lookup in PostgreSQL
- * (bench/results.md, "Measurements behind the source"). The values of placeholders in a where clause (or
- * wrapped in sql``) skip drizzle's column mapping: times go as ISO text, not Date.
+ * Builds a drizzle prepared query once per database: building one costs more CPU than a primary-key lookup.
+ * Placeholder values in a where clause (or in sql``) skip column mapping: times go as ISO text, not Date.
  */
 export function preparedPerDatabase<T> (build: (db: Database) => T): (db: Database) => T {
   const statements = new WeakMap<Database, T>()
@@ -24,28 +22,18 @@ const dialect = new PgDialect()
 export interface PreparedSql {
   /** The rows as the driver gives them: an array (postgres.js) or {rows} (PGlite); see rowsOf(). */
   execute: (values: Record<string, unknown>) => Promise<unknown>
-  /**
-   * The rows as arrays of the columns' bytes (UTF-8 text; null for a null): what postgres.js received, not
-   * decoded into strings, for a large text that is sent on as it is (a list's JSON).
-   */
+  /** The rows as arrays of undecoded UTF-8 bytes (null for null), for a large text sent on as it is. */
   executeRaw: (values: Record<string, unknown>) => Promise<Array<Array<Buffer | null>>>
 }
 
-// What drizzle's PGlite session passes with every query: date and time types stay text, as on postgres.js
-// (where drizzle sets this on the client). The type OIDs, so that PGlite is not loaded to name them.
+// Date and time types stay text, as drizzle sets them on postgres.js; OIDs, so that PGlite is not loaded to name them.
 const PGLITE_TEXT_TIMES = { parsers: Object.fromEntries([1082, 1114, 1184, 1186].map((oid) => [oid, (value: string) => value])) }
 
 type Client = { unsafe: (text: string, params: unknown[]) => Promise<unknown> & { raw: () => Promise<unknown> } } |
   { query: (text: string, params: unknown[], options: object) => Promise<unknown> }
 type RawRows = Array<Array<Buffer | null>>
 
-/**
- * Plain SQL (drizzle's sql`` with sql.placeholder()s) turned into text once, and run on drizzle's own
- * client (on PostgreSQL the preparing, gated one of client.ts; in a transaction, the transaction's)
- * without its prepared-query layers (placeholders, tracing spans, cache, nested promises): on the API's
- * hottest reads both the text's building and those layers were a measurable share of each request
- * (bench/results.md, "Measurements behind the source").
- */
+/** Plain SQL with sql.placeholder()s, made text once and run on drizzle's client without its prepared-query layers. */
 export function preparedSql (name: string, build: () => SQL): (db: Database) => PreparedSql {
   let query: { text: string, names: string[] } | undefined
   const built = () => {
@@ -80,12 +68,7 @@ export function preparedSql (name: string, build: () => SQL): (db: Database) => 
   })
 }
 
-/**
- * `m.id, m.name, ...`: the select list of a plain-SQL read, one column of `table` (alias `alias`) per
- * field of the API's schema, in the schema's order, so that the rows come back with the API's field
- * names and no read lists its fields by hand. `from` gives a field its own expression (`{ monitor_id:
- * 'm.id' }` makes `m.id as monitor_id`); any other field must be a column of the table.
- */
+/** `m.id, m.name, ...`: a column per API field, so rows come with its names; `from` maps a field to an expression. */
 export function selectList (alias: string, table: PgTable, fields: readonly string[], from: Record<string, string> = {}): SQL {
   const columns = new Set(Object.values(getTableColumns(table)).map((column) => column.name))
   return sql.raw(fields.map((field) => {

@@ -3,25 +3,14 @@ import { DatabaseUnavailableError } from './unavailable.ts'
 
 /** What the gate asks before a query and tells after a failed one (health.ts). */
 interface Admission {
-  /** Throws when the query should not even be tried (the database is known to be down). */
   assertUp: () => void
   observe: (err: unknown) => void
 }
 
 /**
- * postgres.js (3.4.9) sends a query on a busy connection, behind the one running there, when no
- * connection is idle; it keeps those connections in a queue that is only reset when it empties, so
- * under sustained load the queue grows by one entry per query and every query scans it (indexOf).
- * That scan grew with the length of the load into a large share of the API server's CPU
- * (bench/results.md, "Measurements behind the source"). (Its undeclared `max_pipeline` option is no cure: a BEGIN that
- * fills a pipeline is never given its connection, and the transaction fails.)
- * Queries outside transactions therefore wait here, in order, while `max` are running: the one that
- * goes next finds the connection of the one that finished idle. A query's promise settles after
- * postgres.js has made its connection idle again.
- *
- * The wait is bounded: a query that gets no slot within `maxWaitMs` fails (`POOL_TIMEOUT`, 503 at the
- * edge) rather than holding its request indefinitely, and `failWaiting` refuses every waiting query at
- * once when the database goes down.
+ * postgres.js 3.4.9 pipelines a query onto a busy connection when none is idle, and under sustained load its
+ * queue of such connections grows until scanning it dominates CPU (`max_pipeline` strands a BEGIN). Queries
+ * outside transactions wait here in order while `max` run; a wait past `maxWaitMs` fails with POOL_TIMEOUT.
  */
 export class QueryGate {
   private running = 0
@@ -64,7 +53,7 @@ export class QueryGate {
     return gated
   }
 
-  /** Queries running through the gate now, and waiting for a slot (the metrics' pool use). */
+  /** Queries running through the gate and waiting for a slot, for the pool metrics. */
   get use (): { running: number, waiting: number } {
     return { running: this.running, waiting: this.waiting.length }
   }

@@ -11,32 +11,20 @@ import {
 import { MonitorListItemSchema } from '../schemas/monitor.ts'
 import { rowJsonSql } from './row-json.ts'
 
-/**
- * How many of the list item's first fields monitors.list_head holds: id, name, url, monitor_type, which only
- * the API changes; list_tail holds the others (status, is_active, interval_minutes, last_checked_at). PostgreSQL
- * recomputes a stored generated column only when a column it reads is written: the checker's and the pings'
- * updates recompute the tail, a few cheap expressions, and leave the head and its JSON escaping alone
- * (bench/results.md, issue #17).
- */
+// The list item's first fields, which only the API changes, go to list_head: the checker's writes leave it alone.
 export const MONITOR_LIST_HEAD_FIELDS = 4
 
 // Millisecond precision, so a timestamp read back as JSON can be sent again as a `before` cursor.
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 })
 
-/** A CHECK that the text column holds one of the vocabulary's values (src/domain/vocabulary.ts). */
 const oneOf = (name: string, column: PgColumn, values: readonly string[]) =>
   check(name, sql`${column} in (${sql.raw(values.map((v) => `'${v}'`).join(', '))})`)
 
-/** A CHECK that every element of the text[] column is one of the vocabulary's values. */
 const allOf = (name: string, column: PgColumn, values: readonly string[]) =>
   check(name, sql`${column} <@ array[${sql.raw(values.map((v) => `'${v}'`).join(', '))}]::text[]`)
 
-/**
- * A version 7 UUID (RFC 9562): the insert's clock in milliseconds, then random bits. Check rows are the one
- * table that grows without end; with random ids each insert wrote a random leaf of a primary key far larger
- * than the shared buffers, while ids in time order fill its last pages (bench/results.md). PostgreSQL 15 and
- * PGlite have no uuidv7(): a version 4 UUID gets the time in its first 48 bits and its version nibble made 7.
- */
+// A version 7 UUID (RFC 9562) for checks, the table that grows without end: ids in time order fill the last pages
+// of its primary key. PostgreSQL 15 and PGlite have no uuidv7(): a v4 UUID gets the time and version 7.
 const uuidV7 = sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(floor(date_part('epoch', clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`
 
 export const users = pgTable('users', {
@@ -60,8 +48,7 @@ export const sessions = pgTable('sessions', {
   index('sessions_expires_idx').on(t.expiresAt),
 ])
 
-// Dashboard sign-in attempts being counted when there is no Redis (src/plugins/sign-in-throttle.ts): one row
-// per address and one per (email, address) pair, keyed by a hash, so the table holds no email or address.
+// Sign-in attempts counted without Redis (sign-in-throttle.ts), keyed by a hash: no email or address is stored.
 export const signInAttempts = pgTable('sign_in_attempts', {
   key: text('key').primaryKey(),
   attempts: integer('attempts').notNull(),
@@ -73,8 +60,8 @@ export const signInAttempts = pgTable('sign_in_attempts', {
   index('sign_in_attempts_expires_idx').on(t.expiresAt),
 ])
 
-// One-time links that let a user set a password (printed by the server on first start, or by the CLI). The
-// id is the SHA-256 of the link's token, so any instance accepts a link and a read of this table cannot use one.
+// One-time links to set a password. The id is the SHA-256 of the link's token, so any instance accepts a link
+// and a read of this table cannot use one.
 export const setupTokens = pgTable('setup_tokens', {
   id: text('id').primaryKey(),
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
@@ -85,8 +72,7 @@ export const setupTokens = pgTable('setup_tokens', {
   index('setup_tokens_expires_idx').on(t.expiresAt),
 ])
 
-// The Idempotency-Key of a user's POST /monitors, kept 24 h: a repeated key gets the first answer. `response`
-// ({status, headers, body}) is null while the first request is still being handled.
+// The Idempotency-Key of a POST /monitors: `response` is null while the first request is still being handled.
 export const idempotencyKeys = pgTable('idempotency_keys', {
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
   key: text('key').notNull(),
@@ -129,7 +115,6 @@ export const monitors = pgTable('monitors', {
   timeoutSeconds: smallint('timeout_seconds').notNull().default(MONITOR_DEFAULTS.timeout_seconds),
   failureThreshold: smallint('failure_threshold').notNull().default(MONITOR_DEFAULTS.failure_threshold),
   recoveryThreshold: smallint('recovery_threshold').notNull().default(MONITOR_DEFAULTS.recovery_threshold),
-  // HTTP assertions and request of a `site` monitor (api-contract section 9).
   keyword: text('keyword'),
   keywordMode: text('keyword_mode', { enum: KEYWORD_MODES }).notNull().default(MONITOR_DEFAULTS.keyword_mode),
   degradedAfterMs: integer('degraded_after_ms'),
@@ -140,14 +125,12 @@ export const monitors = pgTable('monitors', {
   // A `dns` monitor's question and the values its answer must contain (null: any answer); null for other types.
   dnsRecordType: text('dns_record_type', { enum: DNS_RECORD_TYPES }),
   dnsExpected: text('dns_expected').array(),
-  // A `heartbeat` monitor's minutes of grace after its interval, and the token of its ping URL; null for other types.
+  // Null for every type but `heartbeat`.
   graceMinutes: smallint('grace_minutes'),
   pingToken: text('ping_token').unique(),
-  // The certificate the latest HTTPS check saw: when it expires and who issued it.
   tlsExpiresAt: ts('tls_expires_at'),
   tlsIssuer: text('tls_issuer'),
-  // The smallest of the days before expiry (14, 7, 1) that a `tls.expiring` event told of this certificate;
-  // null when none was. A certificate with another expiry, or another url, starts again. Not in the API.
+  // The smallest days-before-expiry a `tls.expiring` event told of; another certificate or url starts again.
   tlsExpiryToldDays: smallint('tls_expiry_told_days'),
   status: text('status', { enum: MONITOR_STATUSES }).notNull().default('pending'),
   lastCheckedAt: ts('last_checked_at'),
@@ -161,8 +144,7 @@ export const monitors = pgTable('monitors', {
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
   deletedAt: ts('deleted_at'),
-  // The row's item in the monitor list's JSON, head || tail, kept by the database so that a list is stored texts
-  // joined (src/repositories/monitor-json.ts); not read otherwise (monitor-rows.ts).
+  // The row's item in the monitor list's JSON (head || tail), so that a list is stored texts joined (monitor-json.ts).
   listHead: text('list_head').notNull().generatedAlwaysAs(sql.raw(rowJsonSql(MonitorListItemSchema, { part: 'head', headFields: MONITOR_LIST_HEAD_FIELDS }))),
   listTail: text('list_tail').notNull().generatedAlwaysAs(sql.raw(rowJsonSql(MonitorListItemSchema, { part: 'tail', headFields: MONITOR_LIST_HEAD_FIELDS }))),
 }, (t) => [
@@ -206,7 +188,6 @@ export const incidents = pgTable('incidents', {
   resolvedAt: ts('resolved_at'),
 }, (t) => [
   index('incidents_monitor_started_idx').on(t.monitorId, t.startedAt, t.id),
-  // At most one open incident per monitor, enforced by the database.
   uniqueIndex('incidents_one_open_idx').on(t.monitorId).where(sql`${t.status} = 'open'`),
   // The incidents that overlap an hour being rolled up (src/repositories/rollups.ts): resolved since its start.
   index('incidents_resolved_idx').on(t.resolvedAt),
@@ -214,9 +195,8 @@ export const incidents = pgTable('incidents', {
   oneOf('incidents_kind_check', t.kind, INCIDENT_KINDS),
 ])
 
-// Where a user wants to be told (api-contract section 8). `config` holds the type's settings, secrets
-// included (they are needed to send); the API masks them. A webhook's signing secret is a column of its own,
-// with the previous one kept for 24 h after a rotation, when both sign.
+// `config` holds secrets in clear (they are needed to send); the API masks them. After a rotation the previous
+// webhook secret keeps signing until previous_secret_until.
 export const notificationChannels = pgTable('notification_channels', {
   id: uuid('id').primaryKey().defaultRandom(),
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
@@ -231,8 +211,7 @@ export const notificationChannels = pgTable('notification_channels', {
   secret: text('secret'),
   previousSecret: text('previous_secret'),
   previousSecretUntil: ts('previous_secret_until'),
-  // A delivery worker holds the channel until then: one message at a time per channel, across workers
-  // (src/repositories/delivery-queue.ts); null or past when nobody does.
+  // A delivery worker holds the channel until then, so that a channel gets one message at a time across workers.
   deliveryLeaseUntil: ts('delivery_lease_until'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
@@ -251,9 +230,8 @@ export const monitorNotificationChannels = pgTable('monitor_notification_channel
   index('monitor_notification_channels_channel_idx').on(t.channelId),
 ])
 
-// The outbox: an event is written in the transaction of the change that caused it, with one delivery per
-// channel it goes to. `payload` is the webhook body as of that moment ({type, timestamp, data}); its id is
-// the `webhook-id`, the same on every retry and for every channel.
+// The outbox: an event is written in the transaction of the change that caused it, one delivery per channel.
+// Its id is the `webhook-id`, the same on every retry and for every channel.
 export const notificationEvents = pgTable('notification_events', {
   id: uuid('id').primaryKey().defaultRandom(),
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
@@ -273,7 +251,7 @@ export const notificationDeliveries = pgTable('notification_deliveries', {
   id: uuid('id').primaryKey().defaultRandom(),
   channelId: uuid('channel_id').notNull().references(() => notificationChannels.id, { onDelete: 'cascade' }),
   eventId: uuid('event_id').notNull().references(() => notificationEvents.id, { onDelete: 'cascade' }),
-  // The event's monitor (null for a `test`), for the index of the order rule below, which reads undelivered ones only.
+  // The event's monitor (null for a `test`), for the order rule's index below.
   monitorId: uuid('monitor_id'),
   status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('pending'),
   attempts: integer('attempts').notNull().default(0),
@@ -291,8 +269,7 @@ export const notificationDeliveries = pgTable('notification_deliveries', {
   // A channel's due deliveries, for the worker that holds the channel (its history can be long).
   index('notification_deliveries_channel_due_idx').on(t.channelId, t.nextAttemptAt).where(sql`${t.status} in ('pending', 'failed')`),
   index('notification_deliveries_channel_created_idx').on(t.channelId, t.createdAt, t.id),
-  // A monitor's undelivered deliveries to a channel, oldest first: a later one waits while an earlier one waits
-  // for its retry (src/repositories/delivery-queue.ts).
+  // A later delivery of a monitor to a channel waits while an earlier one waits for its retry (delivery-queue.ts).
   index('notification_deliveries_channel_monitor_idx').on(t.channelId, t.monitorId, t.createdAt, t.nextAttemptAt)
     .where(sql`${t.status} in ('pending', 'failed') and ${t.monitorId} is not null`),
   index('notification_deliveries_event_idx').on(t.eventId),
@@ -300,27 +277,23 @@ export const notificationDeliveries = pgTable('notification_deliveries', {
   oneOf('notification_deliveries_status_check', t.status, DELIVERY_STATUSES),
 ])
 
-// When a monitor was paused (is_active false): one row per pause, resumed_at null while it lasts. Written by
-// the trigger monitors_record_pauses (drizzle/0013_rollups.sql) on every change of is_active, whoever makes it
-// (API, dashboard, CLI), at the row's updated_at (created_at for a monitor created paused). Uptime leaves it out.
+// One row per pause of a monitor, resumed_at null while it lasts; written by the trigger monitors_record_pauses
+// (drizzle/0013_rollups.sql) on every change of is_active, whoever makes it.
 export const monitorPauses = pgTable('monitor_pauses', {
   monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
   pausedAt: ts('paused_at').notNull(),
   resumedAt: ts('resumed_at'),
 }, (t) => [
   primaryKey({ columns: [t.monitorId, t.pausedAt] }),
-  // A monitor's open pause, at most one: what a resume closes (the trigger finds it here in one probe) and the
-  // pauses that overlap every hour rolled up. Apart from the closed ones: an index of all resumed_at values led
-  // the planner, its estimates stale, to AND the trigger's lookup with every open pause's entry (bench/results.md).
+  // A monitor's open pause, at most one: what a resume closes. Apart from the closed ones, so that stale estimates
+  // cannot lead the planner to combine the trigger's lookup with every open pause.
   uniqueIndex('monitor_pauses_one_open_idx').on(t.monitorId).where(sql`${t.resumedAt} is null`),
   // The closed pauses that overlap an hour being rolled up (src/repositories/rollups.ts): resumed since its start.
   index('monitor_pauses_resumed_idx').on(t.resumedAt).where(sql`${t.resumedAt} is not null`),
 ])
 
-// Uptime and latency per monitor and UTC hour or day (api-contract section 10), built from checks, incidents
-// and pauses by src/checker/rollups.ts. Times in ms: tracked is the time the monitor existed and was not
-// paused, downtime the part of it in a `down` incident. The response times are a sparse histogram over the
-// buckets of src/domain/latency-histogram.ts: ascending bucket numbers and their counts.
+// Uptime and latency per monitor and UTC hour or day (src/checker/rollups.ts): tracked_ms is the time unpaused,
+// downtime_ms the part of it in a `down` incident; the histogram uses src/domain/latency-histogram.ts.
 export const monitorRollups = pgTable('monitor_rollups', {
   monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
   granularity: text('granularity', { enum: ROLLUP_GRANULARITIES }).notNull(),
@@ -331,9 +304,8 @@ export const monitorRollups = pgTable('monitor_rollups', {
   downtimeMs: integer('downtime_ms').notNull(),
   histBuckets: smallint('hist_buckets').array().notNull(),
   histCounts: integer('hist_counts').array().notNull(),
-  // A day row as the uptime read sends it to the API (src/repositories/uptime.ts), kept by the database:
-  // writing a year's arrays as text was most of the read's time in PostgreSQL (bench/results.md). The format is
-  // rollup_row_text() of drizzle/0016_rollup_day_text.sql; hour rows are written out by the read itself.
+  // A day row as the uptime read sends it (drizzle/0016_rollup_day_text.sql), kept by the database so that a read
+  // does not format a year of arrays; hour rows are formatted by the read itself.
   rowText: text('row_text').generatedAlwaysAs(sql.raw(`case when granularity = 'day' then
     rollup_day_text(start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts) end`)),
 }, (t) => [

@@ -4,11 +4,7 @@
 // PGlite and of most servers): "2026-11-21 10:00:00.123456+00", the fraction cut short of trailing zeros.
 const UTC_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/
 
-/**
- * Equal to `new Date(value).toISOString()` (which truncates to milliseconds), without parsing a date:
- * the reads of the API convert every time of every row, and Date's parsing of this text adds up over a
- * page of 100 checks (bench/results.md, "Measurements behind the source"). Other forms (another TimeZone, a Date) take the slow way.
- */
+/** `new Date(value).toISOString()` without parsing a date for UTC text: reads convert every time of every row. */
 export function isoTime (value: string | Date): string {
   if (typeof value === 'string') {
     const match = UTC_TEXT.exec(value)

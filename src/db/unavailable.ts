@@ -6,10 +6,7 @@ const UNAVAILABLE_CODES = new Set([
   'DATABASE_DOWN', 'POOL_TIMEOUT',
 ])
 
-/**
- * Refused without asking the database: it is known to be down (`DATABASE_DOWN`, health.ts), or no
- * connection of the pool came free in time (`POOL_TIMEOUT`, query-gate.ts).
- */
+/** Refused without asking the database: known to be down (health.ts) or no connection free in time (query-gate.ts). */
 export class DatabaseUnavailableError extends Error {
   constructor (readonly code: 'DATABASE_DOWN' | 'POOL_TIMEOUT', message: string) {
     super(message)
@@ -21,7 +18,6 @@ function * causes (err: unknown): Generator<{ code?: unknown }> {
   for (let e = err as { code?: unknown, cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) yield e
 }
 
-/** True when the error (or what caused it) says the database cannot be reached right now. */
 export function isDatabaseUnavailable (err: unknown): boolean {
   for (const e of causes(err)) {
     if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true

@@ -1,7 +1,5 @@
-// Errors of the domain, in words for the caller and without HTTP: the edge maps each kind to a status
-// (src/http/error-catalog.ts), so repositories, services, the checker and net/ never speak HTTP.
+// Domain errors, without HTTP: the edge maps each kind to a status (src/http/error-catalog.ts).
 
-/** What kind of failure a domain error is; the edge turns it into a status. */
 export type DomainErrorKind = 'invalid' | 'unauthenticated' | 'conflict'
 
 export abstract class DomainError extends Error {

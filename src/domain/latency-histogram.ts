@@ -1,6 +1,5 @@
-// The response-time histogram of the uptime rollups: fixed, log-spaced buckets of whole milliseconds,
-// defined once here for the SQL that fills them (width_bucket over HISTOGRAM_LOWER_BOUNDS) and the code
-// that reads percentiles from them.
+// The response-time histogram of the uptime rollups: fixed log-spaced buckets of whole milliseconds, shared by the
+// SQL that fills them (width_bucket over HISTOGRAM_LOWER_BOUNDS) and the code that reads percentiles.
 
 /** Each bucket's largest value is at most this ratio times its smallest. */
 const HISTOGRAM_RATIO = 1.09
@@ -8,12 +7,8 @@ const HISTOGRAM_RATIO = 1.09
 /** Times from this many ms on share the last bucket (no probe waits that long: timeouts are shorter). */
 const HISTOGRAM_CEILING_MS = 3_600_000
 
-/**
- * The smallest whole millisecond of each bucket, ascending from 0: bucket i holds the times from
- * bound[i] to bound[i + 1] - 1. Below 12 ms a bucket is one value (exact); above, its largest value is
- * at most HISTOGRAM_RATIO times its smallest, so the geometric middle of the two is within 4.4% of any
- * value in it, and within 5% once shown to 0.1 ms. About 160 buckets.
- */
+/** The smallest millisecond of each bucket, from 0: exact below 12 ms; above, the bucket's geometric middle is
+ * within 5% of any value in it (HISTOGRAM_RATIO). */
 export const HISTOGRAM_LOWER_BOUNDS: readonly number[] = (() => {
   const bounds = [0]
   for (let low = 1; low < HISTOGRAM_CEILING_MS; low = Math.floor(low * HISTOGRAM_RATIO) + 1) bounds.push(low)
@@ -41,7 +36,7 @@ export function bucketValue (bucket: number): number {
   return Math.round(Math.sqrt(smallest * largest) * 10) / 10
 }
 
-/** bucketValue() of every bucket, made once: the uptime read asks for three of them per bucket of its answer. */
+/** bucketValue() of every bucket, made once: the uptime read asks for many. */
 const BUCKET_VALUES: readonly number[] = HISTOGRAM_LOWER_BOUNDS.map((_, bucket) => bucketValue(bucket))
 
 /** A dense histogram to add sparse ones into: one count per bucket. */
@@ -60,25 +55,18 @@ export interface PercentileColumns { p50: Float64Array, p95: Float64Array, p99: 
 const one: PercentileColumns = { p50: new Float64Array(1), p95: new Float64Array(1), p99: new Float64Array(1) }
 const orNull = (value: number) => Number.isNaN(value) ? null : value
 
-/** The percentiles at index `at` of columns (null where NaN). */
+/** The percentiles at index `at` (null where NaN). */
 export const percentilesAt = (columns: PercentileColumns, at: number): Percentiles =>
   ({ p50: orNull(columns.p50[at]), p95: orNull(columns.p95[at]), p99: orNull(columns.p99[at]) })
 
-/**
- * p50, p95 and p99 by nearest rank (the value at rank ceil(p * n)) of a dense histogram: the value of the
- * bucket that holds that rank, so within 5% of the exact percentile. Null when there are no times.
- */
+/** p50, p95 and p99 by nearest rank (ceil(p * n)) of a dense histogram; null without times. */
 export function percentiles (histogram: ArrayLike<number>): Percentiles {
   percentilesInto(one, 0, null, histogram)
   return percentilesAt(one, 0)
 }
 
-/**
- * The same into `columns` at `at` (NaN without times), of a sparse histogram (`buckets` ascending, or null
- * for a dense one: the index is the bucket) without making it dense: a bucket of the uptime report is
- * mostly one stored row. Only the entries from `from` to `to` (exclusive) when given: one row's part of
- * arrays that hold many. No objects made: this runs for every bucket of a year's answer.
- */
+/** percentiles() into `columns` at `at` (NaN without times), of entries `from` to `to` of a sparse histogram (`buckets`
+ * ascending; null: dense), without making it dense or any object: it runs for every bucket of a year's answer. */
 export function percentilesInto (columns: PercentileColumns, at: number, buckets: ArrayLike<number> | null, counts: ArrayLike<number>,
   from = 0, to = counts.length): void {
   let total = 0

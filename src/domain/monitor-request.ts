@@ -14,22 +14,15 @@ const RESERVED_HEADERS = new Set([
 // Words in a header's name that say its value is a credential (authorization, x-session, x-api-key, ...).
 const SECRET_NAME = /auth|cookie|session|credential|pass|sig|token|key|secret/
 
-/**
- * Whether a monitor's header is secret (write-only, masked in every answer, not sent to another origin): its
- * name says so, or the monitor marks it (`marked`: its `secret_headers`, in lower case).
- */
+/** Whether a header is secret (write-only, masked, not sent to another origin): by its name, or marked by the monitor. */
 export function isSecretHeader (name: string, marked: readonly string[]): boolean {
   const lower = name.toLowerCase()
   return SECRET_NAME.test(lower) || marked.includes(lower)
 }
 
-/** Methods whose requests carry no body. */
 const BODILESS_METHODS = new Set(['GET', 'HEAD'])
 
-/**
- * Refuses what the schema cannot say: a reserved header, a header given twice (names differ only in case), a
- * header marked secret that is not sent, a body on a GET or HEAD request, a keyword on a HEAD request. `request` is the monitor as it would be after the change.
- */
+/** Refuses what the schema cannot say about headers, body and keyword; `request` is the monitor after the change. */
 export function assertSendableRequest (request: {
   method: string, request_headers: Record<string, string>, secret_headers: readonly string[], request_body: string | null, keyword: string | null
 }): void {
@@ -54,11 +47,7 @@ export function assertSendableRequest (request: {
 /** The origin (scheme, host, port) a site monitor's url sends to; secrets given for one are not sent to another. */
 export const originOf = (url: string | null): string | null => url === null ? null : URL.canParse(url) ? new URL(url).origin : null
 
-/**
- * Refuses an update that would keep a secret header's value without its being given again (`carried`: the
- * secret headers whose stored values the body left out or sent back masked) when that value would then go
- * to another origin, or be shown in clear because the header is no longer secret (`secretAfter`).
- */
+/** Refuses keeping a secret header's stored value (`carried`) when it would go to a new origin or stop being secret. */
 export function assertSecretsGivenAgain (carried: readonly string[], change: { originChanges: boolean, secretAfter: (name: string) => boolean }): void {
   for (const name of carried) {
     if (change.originChanges) {

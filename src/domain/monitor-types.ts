@@ -11,15 +11,11 @@ export const MONITOR_TYPE_FIELDS = {
   heartbeat: ['grace_minutes'],
 } as const satisfies Record<MonitorType, readonly string[]>
 
-/** Every field that belongs to some kinds of monitor and not to others. */
 export const TYPE_SPECIFIC_FIELDS: ReadonlySet<string> = new Set(Object.values(MONITOR_TYPE_FIELDS).flat())
 
 const PORT = '(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})'
 
-/**
- * What each kind's `url` looks like, with the sentence that says it (a heartbeat has none: it is pinged).
- * `tcp://host:port`: a name, an IPv4 address or a bracketed IPv6 one, and a port; `dns://name`: a host name.
- */
+/** What each kind's `url` looks like, with the sentence that says it; a heartbeat has none (it is pinged). */
 export const MONITOR_URLS = {
   site: { pattern: '^[hH][tT][tT][pP][sS]?://', rule: 'an absolute http or https URL of at most 2048 characters' },
   tcp: { pattern: `^[tT][cC][pP]://(\\[[0-9A-Fa-f:.]+\\]|[^\\s/:?#@\\[\\]]+):${PORT}/?$`, rule: 'a tcp://host:port URL (port 1-65535)' },
@@ -35,10 +31,7 @@ export function isFieldOfType (type: MonitorType, field: string): boolean {
   return !TYPE_SPECIFIC_FIELDS.has(field) || (MONITOR_TYPE_FIELDS[type] as readonly string[]).includes(field)
 }
 
-/**
- * Refuses an update that sets a field the monitor's kind (after the update) does not have, and a url whose
- * scheme is not that kind's, each as a 400 naming the field. `update` is the body; `type` the resulting kind.
- */
+/** Refuses, naming the field, a field the resulting kind lacks and a url with another kind's scheme. */
 export function assertFieldsOfType (type: MonitorType, update: Record<string, unknown>, url: string | null): void {
   for (const field of Object.keys(update)) {
     if (update[field] !== undefined && !isFieldOfType(type, field)) {

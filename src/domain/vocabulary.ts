@@ -1,21 +1,14 @@
 // The closed vocabularies and the monitor defaults, each written once: the TypeBox schemas, the table
 // definitions (text columns with a CHECK constraint), the checker and the dashboard all take them from here.
 
-/**
- * Kinds of monitor: `site` is an HTTP(S) request, `tcp` a connection opened (`tcp://host:port`), `dns` a
- * question to the resolver (`dns://name`); a `heartbeat` is not checked but pinged (it has no url).
- */
+/** `site`: an HTTP(S) request; `tcp`: a connection opened; `dns`: a question to the resolver; `heartbeat`: pinged, not checked. */
 export const MONITOR_TYPES = ['site', 'tcp', 'dns', 'heartbeat'] as const
 export type MonitorType = typeof MONITOR_TYPES[number]
 
-/** Methods a `site` monitor may send. */
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 export type HttpMethod = typeof HTTP_METHODS[number]
 
-/**
- * A monitor's status: `pending` until its first check, `paused` while inactive; `degraded` while its checks
- * pass but answer slower than its `degraded_after_ms`.
- */
+/** `pending` until the first check, `paused` while inactive, `degraded` while checks pass slower than `degraded_after_ms`. */
 export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused'] as const
 export type MonitorStatus = typeof MONITOR_STATUSES[number]
 
@@ -23,7 +16,6 @@ export type MonitorStatus = typeof MONITOR_STATUSES[number]
 export const KEYWORD_MODES = ['contains', 'not_contains'] as const
 export type KeywordMode = typeof KEYWORD_MODES[number]
 
-/** The record types a `dns` monitor may ask for. */
 export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS'] as const
 export type DnsRecordType = typeof DNS_RECORD_TYPES[number]
 
@@ -86,11 +78,7 @@ export const MONITOR_DEFAULTS = {
 export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'teams', 'telegram', 'ntfy', 'pagerduty', 'email'] as const
 export type ChannelType = typeof CHANNEL_TYPES[number]
 
-/**
- * What a channel can be told; `test` is only sent by `POST /notification-channels/{id}/test`; `tls.expiring`
- * when an HTTPS check sees a certificate 14, 7 or 1 days from its expiry (one event per threshold);
- * `heartbeat.missed` when a heartbeat's deadline passes without a ping (its down incident opens).
- */
+/** `tls.expiring`: 14, 7 or 1 days before a certificate's expiry; `test`: sent only by the channel's test route. */
 export const NOTIFICATION_EVENT_TYPES = ['incident.opened', 'incident.resolved', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring', 'test'] as const
 export type NotificationEventType = typeof NOTIFICATION_EVENT_TYPES[number]
 
@@ -98,7 +86,6 @@ export type NotificationEventType = typeof NOTIFICATION_EVENT_TYPES[number]
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead'] as const
 export type DeliveryStatus = typeof DELIVERY_STATUSES[number]
 
-/** Defaults of a new channel's optional fields. */
 export const CHANNEL_DEFAULTS = {
   events: ['incident.opened', 'incident.resolved'],
   all_monitors: false,

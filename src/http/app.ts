@@ -49,17 +49,14 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     logger: logger === false ? false : { level: config.LOG_LEVEL, ...(typeof logger === 'object' ? logger : {}), serializers: logSerializers },
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
-    // The database plugin runs the migrations before the app is ready: on a busy small box (or a big database)
-    // that takes longer than Fastify's 10 s default, which would fail the start with "Plugin did not start in time".
+    // The database plugin migrates before the app is ready, which can outlast Fastify's default on a small box.
     pluginTimeout: 120_000,
-    // request.ip, .protocol and .host from X-Forwarded-* only when the connection comes from a trusted proxy.
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     logController: new OneLineRequestLog(),
     // Requests arriving during shutdown get our own 503 body (plugins/errors.ts).
     return503OnClosing: false,
-    // A client that does not finish its request in time gets 408 and is cut off (slowloris). Node applies
-    // requestTimeout to a body only when headersTimeout is not longer (both given at creation), and checks
-    // every connectionsCheckingInterval, so the interval follows the timeout.
+    // A slow client gets 408 (slowloris). Node applies requestTimeout to a body only when headersTimeout is not
+    // longer, and checks every connectionsCheckingInterval, so the interval follows the timeout.
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: 60_000,
     http: {
@@ -73,7 +70,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     frameworkErrors,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     schemaErrorFormatter,
-    // Serializers compiled when first used (src/http/serialization.ts), as validators are (src/http/validation.ts).
+    // Serializers compiled on first use, as validators are.
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(createValidatorCompiler(SHARED_SCHEMAS))

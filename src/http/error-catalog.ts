@@ -1,6 +1,5 @@
-// The one catalog of error statuses: the API's `{error}` message, the dashboard's wording, the OpenAPI
-// description and example of each, and the status of each kind of domain error. The JSON error handler,
-// the dashboard's HTML handler, the raw-socket answers and `errorResponses()` all read it.
+// The one catalog of error statuses: the API message, the dashboard wording and the OpenAPI description and
+// example of each, read by every error handler and by `errorResponses()`.
 import { STATUS_CODES } from 'node:http'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
@@ -13,7 +12,6 @@ interface CatalogEntry {
   message: string
   /** The dashboard's sentence for the same status. */
   page: string
-  /** The OpenAPI description of the response. */
   description?: string
   /** The OpenAPI example message (a specific one where `message` is only the fallback). */
   example?: string
@@ -70,7 +68,6 @@ export const ERROR_CATALOG = {
 
 export type ErrorStatus = keyof typeof ERROR_CATALOG
 
-/** The status of each kind of domain error. */
 const STATUS_OF_KIND: Record<DomainErrorKind, ErrorStatus> = {
   invalid: 400,
   unauthenticated: 401,
@@ -89,11 +86,7 @@ const isErrorStatus = (status: unknown): status is ErrorStatus => typeof status 
 /** The catalog's entry of a status; a 4xx the catalog does not name reads as a 400. */
 const entryOf = (status: number): CatalogEntry => isErrorStatus(status) ? ERROR_CATALOG[status] : ERROR_CATALOG[400]
 
-/**
- * The status and client message of an error whose message may be shown (an HttpError, a domain error, a
- * validation error), or, for any other error with a 4xx status, that status without a message (the
- * caller takes the catalog's); undefined for a server-side failure (the caller logs it, answers 500 or 503).
- */
+/** Status and message of an error meant for the client (bare 4xx: no message); undefined for a server failure. */
 function clientErrorOf (error: Error & { statusCode?: number, validation?: unknown }): { status: number, message?: string } | undefined {
   if (error instanceof DomainError) return { status: STATUS_OF_KIND[error.kind], message: error.message }
   const status = error.statusCode
@@ -109,11 +102,7 @@ const PARSER_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body',
 }
 
-/**
- * The status and the words of any error a request ended with, for the API's `{error}` (`message`) or a
- * dashboard page (`page`). A server-side failure is logged here (503 when the database is away, else 500),
- * and its words never carry its details.
- */
+/** The status and words of any error a request ended with; a server-side failure is logged, never described. */
 export function describeError (
   error: Error & { statusCode?: number, validation?: unknown, code?: string }, request: FastifyRequest, wording: 'message' | 'page'
 ): { status: number, message: string } {
@@ -141,11 +130,7 @@ export const errorBody = (status: ErrorStatus, message: string = ERROR_CATALOG[s
 
 type DocumentedStatus = { [S in ErrorStatus]: (typeof ERROR_CATALOG)[S] extends { description: string } ? S : never }[ErrorStatus]
 
-/**
- * One error response of the OpenAPI document: its description and an example of its body, the catalog's
- * unless the route says them (a 404 names what was not found). Each status has its own example, so a
- * reader (or an SDK's docs) sees what that status says, not one example for every error.
- */
+/** One error response of the OpenAPI document: the catalog's description and example unless the route gives them. */
 export function errorResponse (status: DocumentedStatus, description?: string, example?: string) {
   const entry: CatalogEntry = ERROR_CATALOG[status]
   return {

@@ -1,6 +1,5 @@
-// The JSON body parser: Fastify's own (secure-json-parse, refusing prototype-poisoning keys), with a message
-// that says what was refused: Fastify reports a `__proto__` key as "Body is not valid JSON". An empty body
-// is no body on a route that takes none.
+// Fastify's JSON body parser, with a message naming a refused prototype-poisoning key (Fastify calls it
+// "Body is not valid JSON"), and an empty body as no body on a route that takes none.
 import type { FastifyInstance } from 'fastify'
 import { HttpError } from './error-catalog.ts'
 
@@ -23,8 +22,7 @@ export function useJsonBodyParser (app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    // No body where the route takes none (a DELETE, a POST that only acts), whatever Content-Type a client
-    // library adds to every request: nothing to parse, rather than 400 for an empty JSON body.
+    // Client libraries send a JSON Content-Type even with no body: nothing to parse, not a 400.
     if (body === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined)
     parse(request, body as string, (error, value) => {
       // Only on the way out with an error: a valid body costs nothing more.

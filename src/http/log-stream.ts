@@ -1,7 +1,7 @@
 // The API process's log stream: pino lines batched into writes of about 4 KB, flushed at least every second.
 import pino from 'pino'
 
-/** Bytes of log lines gathered before one write(2): a busy server writes once per dozen requests. */
+/** Bytes of log lines gathered before one write(2): larger batches gain nothing (bench/results.md). */
 export const LOG_BATCH_BYTES = 4096
 
 export interface LogStream {
@@ -11,11 +11,8 @@ export interface LogStream {
 }
 
 /**
- * Writing each log line as soon as the previous write was done was a measurable part of the request log's
- * cost on the API's cheapest read; batches of 4 KB save it, larger batches or synchronous writes gained
- * nothing more (bench/results.md, "Measurements behind the source"). No line is dropped:
- * the batch has no size limit, the timer flushes a quiet server within `flushMs`, and pino flushes
- * synchronously when the process exits.
+ * No line is dropped: the batch has no size limit, the timer flushes a quiet server within `flushMs`, and pino
+ * flushes synchronously when the process exits.
  */
 export function batchedLogStream ({ dest = 1, flushMs = 1000 }: { dest?: number | string, flushMs?: number } = {}): LogStream {
   // periodicFlush: sonic-boom's own timer (unref'd, cleared when the stream closes).

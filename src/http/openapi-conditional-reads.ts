@@ -1,6 +1,5 @@
-// The document's side of src/plugins/api-responses.ts: every read of the API declares its ETag, the If-None-Match
-// it may send back and the 304 that answers it, so that SDK generators know them. A @fastify/swagger `transform`
-// (per route, the document only: validation and serialization never see it).
+// The document's side of src/plugins/api-responses.ts: every API read declares its ETag, If-None-Match and 304.
+// A @fastify/swagger `transform`: only the document sees it, not validation or serialization.
 import type { SwaggerTransform } from '@fastify/swagger'
 
 const ETAG = {

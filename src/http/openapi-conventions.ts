@@ -1,9 +1,5 @@
-// What every operation of the OpenAPI document shares, applied to the whole document once it is built:
-// the response headers declared once (components.headers) and referred to from every response that
-// carries them, so that SDK generators expose them (the request id of plugins/errors.ts, the rate limit's
-// of plugins/rate-limit.ts, Retry-After on a 429, WWW-Authenticate on a 401), an example on every error
-// answer, an example on every request body, and a name for each variant of a discriminated oneOf. A
-// route's own headers (Location, Link) and examples are in its schema.
+// What every operation of the OpenAPI document shares, applied once it is built: shared response headers
+// (declared once, so SDK generators expose them), examples on errors and bodies, named oneOf variants.
 import { ERROR_CATALOG } from './error-catalog.ts'
 
 type Header = { description: string, required?: boolean, schema: object, example: unknown }
@@ -67,10 +63,7 @@ interface Response {
   content?: Record<string, { schema?: { $ref?: string }, example?: unknown }>
 }
 
-/**
- * An error answer without an example (a route that wrote `Type.Ref(ErrorSchema)`, whose sibling
- * `examples` the document drops) gets its status's message from the catalog.
- */
+// An error answer without an example (the document drops siblings of a `Type.Ref`) gets the catalog's message.
 function exampleError (status: string, response: Response): void {
   const media = response.content?.['application/json']
   if (!media || media.example !== undefined || media.schema?.$ref !== '#/components/schemas/ApiError') return
@@ -80,11 +73,8 @@ function exampleError (status: string, response: Response): void {
 
 type Schema = Record<string, any>
 
-/**
- * A `oneOf` told apart by a discriminator names each of its objects (a component, by its title) and maps each
- * tag value to it: a discriminator selects named schemas only, and an SDK generator makes one type per
- * variant (`CreateWebhookChannel`, ...). The route schemas keep them inline, as the validator reads them.
- */
+// A discriminated `oneOf` gets each object as a component named by its title: a discriminator selects named
+// schemas only. The route schemas keep them inline, as the validator reads them.
 function nameDiscriminatedVariants (schemas: Record<string, Schema>): void {
   for (const schema of Object.values(schemas)) {
     const { discriminator, oneOf } = schema
@@ -99,12 +89,8 @@ function nameDiscriminatedVariants (schemas: Record<string, Schema>): void {
       return { $ref: ref }
     })
     if (Object.keys(mapping).length > 0) schema.discriminator = { ...discriminator, mapping }
-    // A tag with a default (a monitor's `monitor_type`, `site`) is required by the validator only after the
-    // default is applied: a client may leave it out. OpenAPI 3.1's discriminator cannot say so (a tag it reads
-    // must be required), and a linter cannot see that an optional tag still tells the variants apart, so the
-    // document gives them as an anyOf: a body of each kind matches exactly one all the same. The tag's default
-    // is said by the variant that takes it; beside the variants, the validator's own copy of the tag would read
-    // to an SDK generator as one more variant.
+    // A tag with a default may be left out, which an OpenAPI 3.1 discriminator cannot say (its tag is required),
+    // so the variants become an anyOf; the validator's copy of the tag goes, or generators see one more variant.
     if (schema.properties?.[discriminator.propertyName]?.default !== undefined) {
       delete schema.discriminator
       schema.anyOf = schema.oneOf
@@ -117,10 +103,7 @@ function nameDiscriminatedVariants (schemas: Record<string, Schema>): void {
   }
 }
 
-/**
- * A request body that refers to a named schema shows that schema's first example as its own, as it did when
- * inline: Swagger UI's Try it out and the tests that send each route's example read it there.
- */
+// A body that refers to a named schema gets its first example: Swagger UI and the example tests read it there.
 function exampleBody (operation: { requestBody?: { content?: Record<string, { schema?: { $ref?: string }, example?: unknown }> } },
   schemas: Record<string, Schema>): void {
   const media = operation.requestBody?.content?.['application/json']
@@ -129,10 +112,7 @@ function exampleBody (operation: { requestBody?: { content?: Record<string, { sc
   if (media && media.example === undefined && example !== undefined) media.example = example
 }
 
-/**
- * For @fastify/swagger's transformObject: every response gets its shared headers, every error an example,
- * every request body its example, every discriminated variant a name.
- */
+/** For @fastify/swagger's transformObject. */
 export function applyConventions<T extends { paths?: object, components?: object }> (document: T): T {
   const schemas = (document.components as { schemas?: Record<string, Schema> } | undefined)?.schemas ?? {}
   nameDiscriminatedVariants(schemas)

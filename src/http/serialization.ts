@@ -1,6 +1,5 @@
-// Response serializers made on their first use: Fastify's own (fast-json-stringify, with the shared schemas),
-// each compiled when its route first answers with its status, and once for the routes that answer with the
-// same schema object (a GET and its HEAD twin).
+// Fastify's own response serializers, each compiled when first used and once per schema object (a GET and
+// its HEAD twin share one).
 import { createRequire } from 'node:module'
 
 type Serialize = (data: unknown) => string
@@ -8,21 +7,14 @@ type Serialize = (data: unknown) => string
 interface RouteDefinition { method: string, url: string, httpStatus: string, schema?: unknown }
 type SerializerFactory = (externalSchemas?: unknown, options?: object) => (route: RouteDefinition) => Serialize
 
-/**
- * Fastify's default serializer factory, as Fastify itself loads it (the package is Fastify's dependency, not
- * ours: resolved from Fastify's own location, the version Fastify was installed with).
- */
+// Resolved from Fastify's location: the package is Fastify's dependency, not ours.
 function fastifyDefaultFactory (): SerializerFactory {
   const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'))
   const selector = fromFastify('@fastify/fast-json-stringify-compiler') as () => SerializerFactory
   return selector()
 }
 
-/**
- * `schemaController.compilersFactory.buildSerializer` for Fastify: what the default makes, compiled on first
- * use. Fastify compiled every route's serializers at start, each status's and each HEAD route's again (~0.25 s
- * of CPU in a restart's profile, and their code in the heap), though most are never used.
- */
+/** Fastify's default serializers, compiled on first use: most are never used, and each costs start time and heap. */
 export function lazySerializerFactory (): SerializerFactory {
   // fast-json-stringify itself is loaded with the first serializer made, not at start.
   let buildDefault: SerializerFactory | undefined

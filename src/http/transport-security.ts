@@ -5,19 +5,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 /** A year, without includeSubDomains: Pingward speaks for its own host name, not for the names under it. */
 export const HSTS_MAX_AGE_SECONDS = 365 * 24 * 60 * 60
 
-/**
- * Whether the browser reached us over https. Over plain http, upgrade-insecure-requests makes the browser fetch
- * every asset from https://<same host>, which nothing serves on a LAN (a blank page), and HSTS is ignored anyway.
- */
+// Over plain http, upgrade-insecure-requests would send every asset to https://<same host>: a blank page on a LAN.
 export function arrivedOverHttps (request: FastifyRequest): boolean {
   return request.protocol === 'https'
 }
 
-/**
- * Swagger UI's own policy (@fastify/swagger-ui's `staticCSP: true`, whose scripts and styles are files of its
- * own: no inline hashes), with upgrade-insecure-requests and HSTS only over https. Set when the request
- * arrives, so every answer under /docs (the page, its assets, a 404) carries it.
- */
+/** Swagger UI's own CSP (its `staticCSP: true`), set on arrival so that every answer under /docs carries it. */
 export async function swaggerUiHeaders (request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const https = arrivedOverHttps(request)
   reply.header('content-security-policy', https ? `${SWAGGER_UI_CSP} upgrade-insecure-requests;` : SWAGGER_UI_CSP)

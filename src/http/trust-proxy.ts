@@ -1,6 +1,5 @@
-// TRUST_PROXY -> Fastify's `trustProxy`: which peers' X-Forwarded-For, -Proto and -Host are believed, and
-// so where request.ip, request.protocol and request.host come from (rate limits, sign-in limits, the
-// dashboard's origin check and Secure cookies all read those three).
+// TRUST_PROXY -> Fastify's `trustProxy`: which peers' X-Forwarded-* headers are believed for request.ip,
+// .protocol and .host, which rate limits, the origin check and Secure cookies read.
 import ipaddr from 'ipaddr.js'
 import { ConfigError } from '../runtime/config.ts'
 
@@ -19,12 +18,8 @@ function validRange (text: string): boolean {
 }
 
 /**
- * Unset (or "0"): forwarded headers are ignored. A number: that many proxies in front, whoever they are.
- * Fastify 5 refuses a bare number (it cannot tell a proxy from a client that connects directly and
- * writes the headers itself), so a hop count becomes the function Fastify used to make of it: it is
- * right only when nothing but the proxy can reach the server (HOST=127.0.0.1, the proxy on the same
- * machine); otherwise name the proxies' addresses. Addresses and CIDR ranges are checked here, so
- * that a typo stops the start with the variable's name instead of proxy-addr's TypeError.
+ * Unset or "0": forwarded headers are ignored. Fastify 5 refuses a bare hop count, so it becomes a function,
+ * right only when nothing but the proxy reaches the server. Ranges are checked so a typo names the variable.
  */
 export function trustProxyOption (value: string | undefined): TrustProxy {
   const text = value?.trim() ?? ''

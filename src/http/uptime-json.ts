@@ -1,7 +1,5 @@
-// The bytes of GET /monitors/{id}/uptime's answer, written from the series' columns: a year by day is 366 periods
-// (~76 KB) whose objects, serialization and UTF-8 copy were most of the read's Node time (bench/results.md, #16).
-// The schema stays the contract: test/http/uptime-json.test.ts checks these bytes against Fastify's own
-// serializer of UptimeEnvelope and against the schema.
+// The bytes of GET /monitors/{id}/uptime, written from the series without building objects. The schema stays the
+// contract: test/http/uptime-json.test.ts checks these bytes against it and against Fastify's serializer.
 import { bucketBounds, uptimePercent, type UptimeSeries } from '../repositories/uptime.ts'
 
 /** ISO times of whole hours, which repeat from one answer to the next (a year by day has 366 of them). */
@@ -31,11 +29,7 @@ function period (series: UptimeSeries, i: number): string {
     ',"response_time_ms":{"p50":' + number(series.p50[i]) + ',"p95":' + number(series.p95[i]) + ',"p99":' + number(series.p99[i]) + '}}'
 }
 
-/**
- * `{"data":{"summary":...,"buckets":[...]}}` of a series: UptimeEnvelope's JSON, as bytes (encoded once, for the
- * ETag's hash and the socket alike). One string of concatenations: V8 joins them faster than a byte loop writes
- * them (bench/results.md); every character is ASCII, so latin1 is UTF-8 here.
- */
+/** UptimeEnvelope as bytes, encoded once for the ETag and the socket; every character is ASCII, so latin1 is UTF-8. */
 export function uptimeEnvelopeJson (series: UptimeSeries): Buffer {
   let json = '{"data":{"summary":' + period(series, series.count) + ',"buckets":['
   for (let i = 0; i < series.count; i++) json += (i > 0 ? ',' : '') + period(series, i)

@@ -1,5 +1,4 @@
-// Request validation: strict bodies (no coercion, no dropped fields), coerced query and path values,
-// and one message per error that names the field and the rule.
+// Request validation: strict bodies, coerced URL values, one message per error naming the field and the rule.
 import { Ajv, type ErrorObject, type Options } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { TSchema } from '@sinclair/typebox'
@@ -36,14 +35,8 @@ function makeAjv (options: Options): Ajv {
 }
 
 /**
- * A validator compiler for one app: bodies strict (no coercion, nothing dropped) with the schema's defaults
- * applied, so a create body arrives whole; query strings and path params (text) coerced. `shared`: the
- * schemas with an $id that route schemas refer to (`Type.Ref`); Fastify hands its shared schemas only to
- * its own compiler, not to one set with setValidatorCompiler.
- *
- * Each validator is compiled on its first call, not when its route is registered: a start compiled every
- * route's (and every HEAD route's copy of a GET's) whether or not it was ever asked, ~0.3 s of CPU and the
- * code of each in the heap (bench/results.md, "Memory on a small box").
+ * A validator compiler: bodies strict with defaults applied, URL parts coerced, each compiled on first call.
+ * `shared` are the $id schemas that routes refer to: Fastify gives its own only to its own compiler.
  */
 export function createValidatorCompiler (shared: readonly TSchema[] = []) {
   let ajvs: { body: Ajv, url: Ajv } | undefined
@@ -95,11 +88,7 @@ const UNSTORABLE: Array<[RegExp, string]> = [
 
 const ANY_UNSTORABLE = new RegExp(UNSTORABLE.map(([pattern]) => pattern.source).join('|'), 'u')
 
-/**
- * Where the first string (value or key) that PostgreSQL cannot store is, breadth first without recursion. Each
- * value keeps its parent's place and its key, so that a path is built only for the string refused: building one
- * for every key cost more than the test itself.
- */
+// The first string (value or key) PostgreSQL cannot store, breadth first; a path is built only for the one refused.
 function findUnstorableText (data: unknown): { path: string, message: string } | undefined {
   const values: unknown[] = [data]
   const parents: number[] = [-1]
@@ -186,10 +175,7 @@ export type Validated<T> = { ok: true, value: T } | { ok: false, error: FieldErr
 
 let sharedCompiler: ReturnType<typeof createValidatorCompiler> | undefined
 
-/**
- * A validator of `schema` for input that arrives outside an API request (the dashboard's forms, the CLI's
- * options): the API's compiler for bodies, so the same rules, defaults and messages apply.
- */
+/** A body validator for input outside an API request (forms, CLI options), with the API's rules and messages. */
 export function bodyValidator<T> (schema: TSchema): (input: Record<string, unknown>) => Validated<T> {
   sharedCompiler ??= createValidatorCompiler()
   const validate = sharedCompiler({ schema, httpPart: 'body' }) as ((data: unknown) => boolean) & { errors?: unknown }

@@ -2,20 +2,13 @@
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
 
-// Of ipaddr.js's range names (its IANA special-purpose tables), the IPv4 ones that are globally reachable
-// unicast; an IPv6 address must be plain 'unicast' (its AS112 and AMT blocks, which nobody monitors, stay
-// refused with 2001::/23). Every other name is refused: private, loopback, linkLocal (169.254.169.254, the cloud
-// metadata address), uniqueLocal (fd00:ec2::254, its IPv6 twin), carrierGradeNat, reserved (documentation,
-// benchmarking, 2001::/23, 3fff::/20), segmentRouting, multicast, ...
+// The ipaddr.js IPv4 range names that are globally reachable unicast; an IPv6 address must be plain 'unicast'.
+// Every other name is refused, among them linkLocal (169.254.169.254, the cloud metadata address).
 const PUBLIC_IPV4 = new Set(['unicast', 'as112', 'amt'])
 
 const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96')
 
-/**
- * The IPv4 address an IPv6 address of `range` leads to, for the forms that carry it in a known place; null for
- * the forms that embed one where it cannot be read safely, which are refused whatever they carry; undefined for
- * addresses that embed none.
- */
+/** The IPv4 address an IPv6 address leads to; null when it cannot be read safely (refused); undefined when none. */
 function embeddedIpv4 (address: ipaddr.IPv6, range: string): ipaddr.IPv4 | null | undefined {
   const bytes = address.toByteArray()
   const at = (offset: number) => new ipaddr.IPv4(bytes.slice(offset, offset + 4))
@@ -23,16 +16,12 @@ function embeddedIpv4 (address: ipaddr.IPv6, range: string): ipaddr.IPv4 | null 
     case 'ipv4Mapped': // ::ffff:a.b.c.d, where the socket layer connects over IPv4
     case 'rfc6145': // ::ffff:0:a.b.c.d, IPv4-translated (SIIT)
       return at(12)
-    // 64:ff9b::a.b.c.d is the well-known NAT64 prefix. The local-use 64:ff9b:1::/48 (RFC 8215) is routed only
-    // inside its operator's network, and the operator picks the prefix length (/48 to /96, RFC 6052), so where
-    // the IPv4 sits is not known: refused outright.
+    // Only the well-known NAT64 prefix is read: in local-use ones (RFC 8215) the operator picks where the IPv4 sits.
     case 'rfc6052':
       return address.match(NAT64_WELL_KNOWN) ? at(12) : null
     case '6to4': // 2002:AABB:CCDD::/48 carries its relay's IPv4 in bits 16-48
       return at(2)
-    // Teredo (2001::/32) reaches its client's NAT mapping (the last 32 bits, XORed) through a relay chosen by
-    // whoever routes it, via a server (bits 32-64): neither is the address we connect to. It was refused with
-    // the rest of 2001::/23 before, and stays refused outright, whatever it carries.
+    // Teredo goes through a relay chosen by whoever routes it: no embedded address is the one we connect to.
     case 'teredo':
       return null
     // ::a.b.c.d, the deprecated IPv4-compatible form, which ipaddr.js counts as plain unicast.
@@ -66,30 +55,21 @@ const PRIVATE_NAMES = /(^|\.)(localhost|localdomain|internal|local|home\.arpa|in
 
 export const PRIVATE_TARGET_HINT = 'private, loopback, link-local and metadata addresses are refused; the operator can allow them with ALLOW_PRIVATE_TARGETS=true'
 
-/**
- * Checks what can be known of a URL without a DNS lookup: an IP literal or a name that is private by
- * definition. Names that resolve to private addresses are refused by the checker at connect time.
- */
+/** What can be known without a DNS lookup; names that resolve to private addresses are refused at connect time. */
 export function privateTargetReason (url: URL): string | undefined {
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '')
   if (isIP(host) ? isPrivateAddress(host) : PRIVATE_NAMES.test(host)) return `${host} is not a public address`
   return undefined
 }
 
-/**
- * True when a URL's host names this machine by itself: `localhost` (or a name under it) or a loopback address
- * (127.0.0.0/8, ::1, ::ffff:127.x). Any other name may lead off the machine, whatever it resolves to now.
- */
+/** True when the host is `localhost` or a loopback address: any other name may lead off the machine later. */
 export function isLoopbackHost (hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
   if (isIP(host) === 0) return host === 'localhost' || host.endsWith('.localhost')
   return ipaddr.process(host).range() === 'loopback'
 }
 
-/**
- * True when a name that a DNS answer gives (a CNAME, MX or NS target) is private by its looks: an IP
- * address that is not public, a single label, or a name of PRIVATE_NAMES. Its addresses are not looked up here.
- */
+/** True when a name from a DNS answer (CNAME, MX, NS) looks private; its addresses are not looked up here. */
 export function isPrivateName (name: string): boolean {
   const host = name.trim().replace(/\.$/, '')
   if (isIP(host) !== 0) return isPrivateAddress(host)

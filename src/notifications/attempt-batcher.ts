@@ -14,11 +14,7 @@ interface Pending {
 // A statement's size bound: a burst is recorded in several.
 const MAX_RECORDS = 500
 
-/**
- * A recorder that sends one statement at a time: what arrives while one runs goes together in the next.
- * An attempt waits for at most the statement before it, never for a timer, and under load each commit
- * (the database's fsync) carries the attempts of many channels instead of one.
- */
+/** One statement at a time, with what arrived meanwhile in the next: one commit carries many channels, and no timer waits. */
 export function attemptBatcher (db: Database): AttemptRecorder {
   const queue: Pending[] = []
   let running = false

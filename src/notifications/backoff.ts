@@ -2,20 +2,13 @@
 
 const FIRST_STEP_MS = 30_000
 const MAX_STEP_MS = 6 * 3600_000
-// A receiver's Retry-After is honoured within these bounds: a 0 must not make a busy loop, and a date
-// weeks away must not outlive the two days.
+// Retry-After is bounded: a 0 must not make a busy loop, nor a far date outlive the two days.
 const MIN_RETRY_AFTER_MS = 1000
 const MAX_RETRY_AFTER_MS = 6 * 3600_000
 /** A delivery is retried while its next attempt would fall within this time after it was written. */
 export const GIVE_UP_AFTER_MS = 48 * 3600_000
 
-/**
- * When the next attempt is due after the `attempts`-th failed (1 for the first), or null when the delivery
- * is given up (dead). Steps of 30 s, 1 min, 2 min, ... up to 6 h, each taken at a random point of its
- * upper half: the jitter spreads the retries of many deliveries to a receiver that comes back (they failed
- * together and would otherwise return together), and the lower bound keeps a retry from following its
- * failure at once. A Retry-After (ms, as the receiver said) replaces the step.
- */
+/** The next attempt's time, or null once given up; a point in the step's upper half spreads retries that failed together. */
 export function nextAttemptAt (
   failure: { attempts: number, createdAt: Date, now: Date, retryAfterMs?: number }, random: () => number = Math.random
 ): Date | null {

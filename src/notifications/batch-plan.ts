@@ -11,20 +11,13 @@ export interface PlannedSend { message: Message, deliveries: QueuedDelivery[] }
 export interface BatchPlan {
   /** In order: a resolution never goes before its incident's opening. */
   sends: PlannedSend[]
-  /**
-   * Not sent now: a storm's deliveries wait for the digest at the end of its minute; a resolution waits
-   * for its failed opening's retry (for a person, together with it).
-   */
+  /** Not sent now: a storm waits for its digest, a resolution for its failed opening's retry. */
   held: Array<{ deliveries: QueuedDelivery[], until: Date }>
 }
 
 const told = (delivery: QueuedDelivery): ToldEvent => ({ id: delivery.eventId, event: delivery.payload })
 
-/**
- * Which edge of an incident a delivery tells: a down incident's by its type (`incident.opened`,
- * `incident.resolved`), a degraded one's by its incident's status (`monitor.degraded` is one type for both
- * edges), so the rules below (in order, held for a failed opening, told whole as a flap) hold for both kinds.
- */
+/** The edge a delivery tells, so the rules below hold for degraded incidents too (`monitor.degraded` is one type for both). */
 function edgeOf (d: QueuedDelivery): 'opened' | 'resolved' | null {
   // A missed heartbeat opens a down incident: its `incident.resolved` is the other edge.
   if (d.type === 'incident.opened' || d.type === 'heartbeat.missed') return 'opened'
@@ -33,13 +26,7 @@ function edgeOf (d: QueuedDelivery): 'opened' | 'resolved' | null {
   return d.payload.data.incident?.status === 'open' ? 'opened' : 'resolved'
 }
 
-/**
- * `deliveries` as takeDueDeliveries returns them (oldest event first). A receiver that is a program
- * (`forPeople` false: webhook, PagerDuty) gets each event as it is. A person gets an incident that opened
- * and resolved before its opening was told as one message ("was down 3 min, now up"), and the deliveries
- * of a storm (past the 10th of a minute) as one digest when the minute since the first of them is over,
- * or with the digest already waiting (`heldUntil`).
- */
+/** `deliveries` oldest first: a program gets each event as it is, a person a flap as one message and a storm as a digest. */
 export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: boolean, now: Date, heldUntil: Date | null }): BatchPlan {
   const opening = new Map<string, QueuedDelivery>()
   const resolution = new Map<string, QueuedDelivery>()
@@ -49,8 +36,7 @@ export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: b
     if (edgeOf(d) === 'resolved') resolution.set(d.incidentId, d)
   }
   if (!options.forPeople) {
-    // An opening that failed is retried when its backoff (or the receiver's Retry-After) says; its
-    // resolution, due sooner, waits for it.
+    // A failed opening is retried when its backoff says; its resolution, due sooner, waits for it.
     const held: BatchPlan['held'] = []
     const sends: PlannedSend[] = []
     for (const d of deliveries) {
@@ -78,8 +64,7 @@ export function planBatch (deliveries: QueuedDelivery[], options: { forPeople: b
     if (storm.has(d) || merged.has(d)) continue
     const resolved = edgeOf(d) === 'opened' && d.incidentId !== null ? resolution.get(d.incidentId) : undefined
     if (resolved && d.attempts > 0 && d.nextAttemptAt > options.now) {
-      // The opening failed and waits for its retry (the receiver's Retry-After, or the backoff): its
-      // resolution does not bring it forward; the two go as one message then.
+      // The failed opening waits for its retry, and its resolution goes with it as one message.
       merged.add(resolved)
       held.push({ deliveries: [d, resolved], until: d.nextAttemptAt })
     } else if (resolved) {

@@ -27,7 +27,7 @@ export interface DeliveryOptions {
   log?: FastifyBaseLogger
   /** For the jitter of retries (tests pass a fixed one). */
   random?: () => number
-  /** Records attempts (a worker's batches the records of its channels into shared statements); recordAttempts at once otherwise. */
+  /** A worker batches its channels' records into shared statements; recordAttempts at once otherwise. */
   recorder?: AttemptRecorder
   /** Hears the attempts recorded, by the status they left their deliveries in (the metrics). */
   onAttempts?: (result: AttemptRecord['status'], count: number) => void
@@ -35,18 +35,12 @@ export interface DeliveryOptions {
   leash?: TimeoutLeash
 }
 
-/**
- * Records a message's attempts, gives its channel back with them when `release` says so, and brings the
- * channel's waiting deliveries forward with `forward` (a 2xx); returns the ids recorded.
- */
+/** Records a message's attempts, with the channel's `release` and `forward` if given; returns the ids recorded. */
 export type AttemptRecorder = (
   records: Array<AttemptRecord & { lease: Date }>, release?: { channelId: string, lease: Date }, forward?: BringForward
 ) => Promise<Set<string>>
 
-/**
- * The options of the process's deliveries, from its config. Its transport keeps connections: the caller
- * closes it (`options.transport.close()`) when it stops.
- */
+/** The process's delivery options from its config; the caller closes `transport`, which keeps connections. */
 export function deliveryOptionsFromConfig (config: Config, log?: FastifyBaseLogger): DeliveryOptions {
   return {
     transport: createTransport({
@@ -61,13 +55,9 @@ export function deliveryOptionsFromConfig (config: Config, log?: FastifyBaseLogg
   }
 }
 
-/**
- * How long a worker holds a channel. Before each message it checks that the lease will outlast the send
- * (15 s at most) and its recording; a crashed worker's channels are taken up by another after it.
- */
+/** How long a worker holds a channel; a message is sent only while the lease outlasts the send and its recording. */
 export const CHANNEL_LEASE_MS = 60_000
 const LEASE_MARGIN_MS = SEND_TIMEOUT_MS + 10_000
-/** Deliveries taken per turn of a channel; the rest are taken at its next turn. */
 export const BATCH_SIZE = 50
 
 /** A worker's stop: `stop` ends a channel's turn after the message in flight, `abort` cuts that message short. */
@@ -77,12 +67,8 @@ export interface StopSignals { stop: AbortSignal, abort: AbortSignal }
 export const PEOPLE_CHANNEL_TYPES = CHANNEL_TYPES.filter((type) => CHANNEL_ADAPTERS[type].forPeople)
 
 /**
- * Sends what a worker took of a channel it holds (claimChannels), in order, one message at a time;
- * records each attempt; gives the channel back (with the last attempt, in the same statement). A failed
- * message's later events of the same monitor wait for its retry. A receiver that seems away (no answer,
- * 408, 429, 5xx) gets nothing more this turn: the rest wait for the failed one's retry. What a stop
- * leaves unsent stays due (an aborted message is not recorded: it is sent again). Returns how many
- * deliveries were attempted.
+ * Sends a claimed channel's deliveries in order and releases it with the last record. A failure holds back its monitor's
+ * later events, and a receiver that seems away gets nothing more this turn. Returns how many were attempted.
  */
 export async function deliverChannel (db: Database, claimed: ClaimedChannel, options: DeliveryOptions, signals?: StopSignals): Promise<number> {
   const clock = options.clock ?? systemClock
@@ -140,10 +126,7 @@ export async function deliverChannel (db: Database, claimed: ClaimedChannel, opt
 
 type Outcome = 'delivered' | 'gone' | 'aborted' | { retryAt: Date, receiverAway: boolean }
 
-/**
- * Renders and sends one message, records the attempt on each of its deliveries; a 2xx brings the channel's
- * waiting retries forward, a 410 turns the channel off.
- */
+/** Sends one message and records its attempt; a 2xx brings waiting retries forward, a 410 turns the channel off. */
 async function sendAndRecord (
   db: Database, channel: QueuedChannel, send: PlannedSend, lease: Date, options: DeliveryOptions, signal?: AbortSignal, release = false
 ): Promise<Outcome> {
@@ -183,7 +166,7 @@ async function sendAndRecord (
       attempts: Math.max(...send.deliveries.map((d) => d.attempts)) + 1,
       createdAt: new Date(Math.min(...send.deliveries.map((d) => d.createdAt.getTime()))),
       now,
-      // A date is as of this delivery's clock, like everything else it decides (a past one: at once, within the bounds).
+      // A date is read against this delivery's clock; a past one means at once, within the bounds.
       retryAfterMs: result.retryAfter instanceof Date ? result.retryAfter.getTime() - now.getTime() : result.retryAfter,
     }, options.random)
     const code = result.statusCode
@@ -216,11 +199,7 @@ async function whyNotRecorded (db: Database, channelId: string, ids: string[]): 
   return 'the lease on the channel ran out during the send'
 }
 
-/**
- * The message with each monitor record as the API shows it: a heartbeat's `ping_url` absolute. The outbox keeps
- * the record as the repositories give it (the path from the server's root), so it is made absolute here, with
- * the PUBLIC_URL of the process that sends, as the API's edge does with its own.
- */
+/** Makes each heartbeat's `ping_url` absolute with this PUBLIC_URL, as the API does: the outbox keeps only the path. */
 function asSent (message: Message, publicUrl: string): Message {
   const told = (one: ToldEvent): ToldEvent => {
     const { monitor } = one.event.data
@@ -232,13 +211,7 @@ function asSent (message: Message, publicUrl: string): Message {
   return { kind: 'event', told: told(message.told) }
 }
 
-/**
- * Makes one attempt of a delivery now, outside the worker's order (`POST /notification-channels/{id}/test`
- * answers with its result): it takes the channel's lease, waiting while a worker holds it, unless that
- * worker attempts this very delivery meanwhile. Resolves once the attempt is recorded, by either; or,
- * when a worker keeps the channel longer than a send may take (15 s: it is sending a backlog), without
- * an attempt: the delivery stays due, and a worker sends it in its turn.
- */
+/** One attempt of a delivery now (the test route), once no worker holds its channel; after SEND_TIMEOUT_MS it stays due. */
 export async function attemptDelivery (db: Database, deliveryId: string, options: DeliveryOptions): Promise<void> {
   const clock = options.clock ?? systemClock
   const before = await deliveryState(db, deliveryId)

@@ -1,5 +1,4 @@
-// The delivery worker of a checker process: claims channels with due deliveries and sends to them, a bounded
-// number at once; stop() lets what is in flight finish briefly, then gives the rest back.
+// The delivery worker of a checker process: claims channels with due deliveries and sends to them, a bounded number at once.
 import { setMaxListeners } from 'node:events'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
@@ -19,25 +18,14 @@ import {
 export interface DeliveryWorkerOptions extends DeliveryOptions {
   db: Database
   log: FastifyBaseLogger
-  /**
-   * Channels being sent to at once by this process (one message at a time each): DELIVERY_CONCURRENCY. A
-   * turn is mostly waiting (the receiver, the database); 100 at once sent about 1.3x the deliveries per
-   * second of 50 to one local receiver, 200 no more (bench/results.md).
-   */
+  /** DELIVERY_CONCURRENCY: channels sent to at once, one message at a time each. */
   concurrency: number
-  /**
-   * The percent of `concurrency` one owner's channels may take at once (at least one channel): DELIVERY_OWNER_SHARE,
-   * so that an owner whose receivers hang cannot hold every slot.
-   */
+  /** DELIVERY_OWNER_SHARE: the percent of `concurrency` one owner may take, so that hanging receivers cannot hold every slot. */
   ownerShare?: number
-  /**
-   * Sleep of an idle loop: a delivery written meanwhile waits at most this long (plus the claim) before it
-   * is sent. The idle query is one range probe of the due index, empty.
-   */
+  /** Sleep of an idle loop: how long a new delivery may wait before it is claimed. */
   pollMs?: number
   /** How long stop() lets messages in flight finish (and be recorded) before abandoning them. */
   stopGraceMs?: number
-  /** Called with the size of each claim (the metrics). */
   onClaim?: (count: number) => void
 }
 
@@ -46,14 +34,12 @@ export class DeliveryWorker {
   private readonly aborting = new AbortController()
   private readonly clock: Clock
   private readonly options: DeliveryWorkerOptions
-  /** Whether the last claim found nothing to send. */
   private idle = false
   /** Channels in flight by owner, and how many one owner may have. */
   private readonly busy = new Map<string, number>()
   private readonly ownerCap: number
 
   constructor (options: DeliveryWorkerOptions) {
-    // The attempts of all its channels are recorded in shared statements.
     this.options = { recorder: attemptBatcher(options.db), leash: new TimeoutLeash(), ...options }
     const share = options.ownerShare ?? ConfigSchema.properties.DELIVERY_OWNER_SHARE.default
     this.ownerCap = Math.max(1, Math.ceil(options.concurrency * share / 100))
@@ -78,9 +64,7 @@ export class DeliveryWorker {
         this.idle = claimed.length === 0
         for (const channel of claimed) {
           this.launch(channel)
-          // A channel's turn plans, renders and signs its first message before it first waits: launched all in
-          // one go, a claim of many channels held the event loop, and with it the probes of the checker in the
-          // same process (bench/results.md, "Notification deliveries": lateness p95 +4 ms in a flip).
+          // Yield between launches: each turn signs its first message synchronously, which would hold up the checker's probes.
           await nextTurn()
         }
         return claimed.length
@@ -110,8 +94,7 @@ export class DeliveryWorker {
       .then(() => {}, async (err: unknown) => {
         if (isDatabaseUnavailable(err)) this.options.log.warn({ err, channelId }, 'delivery: database unavailable')
         else this.options.log.error({ err, channelId }, 'delivery: sending to a channel failed')
-        // Given back once more (its own release may be what failed); else its lease runs out and the channel
-        // is claimed again: nothing is lost either way.
+        // Released once more (its own release may be what failed); else its lease runs out: nothing is lost.
         await releaseChannel(this.options.db, channelId, lease).catch((err: unknown) => {
           this.options.log.warn({ err, channelId }, 'delivery: could not give a channel back; its lease will expire')
         })
@@ -124,11 +107,7 @@ export class DeliveryWorker {
     this.loop.track(channelId, work, {})
   }
 
-  /**
-   * Stops claiming and lets the messages in flight finish for a moment; then aborts the rest (not
-   * recorded: they stay due and are sent again, at least once) and gives their channels back, so that
-   * another worker takes them at once instead of after the lease.
-   */
+  /** Stops claiming, lets messages in flight finish briefly, then aborts the rest (they stay due) and releases their channels. */
   async stop (): Promise<void> {
     await this.loop.stop(this.options.stopGraceMs ?? 3000)
     // Each abandoned turn gives its channel back as it ends (deliverChannel, or launch's error path).
@@ -153,8 +132,7 @@ export function startDeliveryWorker (options: { config: Config, db: Database, lo
     onAttempts: metrics && ((result, count) => metrics.deliveryAttempts(result, count)),
   })
   worker.start()
-  // SMTP_URL is tried once at start, so that a wrong host or password is in the log now rather than at the
-  // first outage. It does not stop the process: checks and other channels go on, and mails are retried.
+  // SMTP_URL is tried at start so that a wrong host or password shows now; a failure does not stop the process.
   delivery.transport.verifyEmail().then((result) => {
     if (result === 'ok') log.info('email channels: the SMTP server accepted the connection')
   }, (err: Error) => {

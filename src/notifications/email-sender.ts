@@ -1,5 +1,4 @@
-// Email channels' sender: one nodemailer SMTP transport over SMTP_URL, checked at start, that sends a rendered
-// mail and says what the attempt came to (never throws), as the delivery worker records it.
+// Email channels' sender: one nodemailer SMTP transport over SMTP_URL; a send never throws.
 import { performance } from 'node:perf_hooks'
 import type { Transporter } from 'nodemailer'
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
@@ -14,10 +13,7 @@ type OutgoingEmail = Extract<Outgoing, { kind: 'email' }>
 /** Milliseconds for connecting, the greeting and each later step: the delivery timeout. */
 const TIMEOUT_MS = 15_000
 
-/**
- * Whether the sender must upgrade to TLS (STARTTLS) before it logs in: it has credentials for a server off this
- * machine over smtp://, and SMTP_URL does not say `requireTLS=false` (nodemailer's own parameter).
- */
+/** Whether STARTTLS is required before login: credentials for a server off this machine over smtp://, unless `requireTLS=false`. */
 export function smtpRequiresTls (smtpUrl: string): boolean {
   const url = new URL(smtpUrl)
   if (url.protocol !== 'smtp:' || url.username === '' || isLoopbackHost(url.hostname)) return false
@@ -31,7 +27,7 @@ export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'
   if (from === undefined) throw new Error('SMTP_FROM is required with SMTP_URL') // loadConfig refuses this already
   const url = config.SMTP_URL
   const requireTLS = smtpRequiresTls(url)
-  // Made on first use: nodemailer's ~35 modules are loaded only by a process that sends or checks a mail.
+  // Made on first use, so that only a process that sends or checks a mail loads nodemailer.
   let made: Promise<Transporter<SMTPTransport.SentMessageInfo>> | undefined
   const transport = () => (made ??= (async () => {
     const [{ default: nodemailer }, { default: SMTPTransport }] =
@@ -77,8 +73,7 @@ export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'
         sending.catch(() => {})
         return result(null, 'aborted')
       }
-      // Taken for at least one address (nodemailer fails when all are refused): delivered, since a retry would
-      // send it again to those and not change the server's mind about the others.
+      // Accepted for at least one address is delivered: a retry would not change the server's mind about the others.
       return result(replyCode(info.response), null)
     } catch (err) {
       const failure = err as Error & { responseCode?: number, response?: string, code?: string }
@@ -114,7 +109,6 @@ function replyCode (response: string | undefined): number | null {
   return match ? Number(match[1]) : null
 }
 
-/** The URL without its password, for messages and logs. */
 function withoutPassword (url: string): string {
   const parsed = new URL(url)
   if (parsed.password) parsed.password = '***'

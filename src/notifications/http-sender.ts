@@ -18,14 +18,12 @@ export interface HttpSenderOptions {
 }
 
 export interface HttpSender {
-  /** `short`: with the shorter timeout. */
   send (request: HttpRequest, signal?: AbortSignal, short?: boolean): Promise<SendResult>
   close (): Promise<void>
 }
 
 export const SEND_TIMEOUT_MS = 15_000
-// What is read of an answer: its start goes into last_error when it is not a 2xx; the rest is drained
-// (up to the cap) so that the connection can carry the next delivery.
+// A failed answer's start goes into last_error; the rest is drained, up to the cap, so that the connection is reused.
 const KEPT_BODY_CHARS = 200
 const MAX_BODY_BYTES = 64 * 1024
 const TIMEOUT = Symbol('timeout')
@@ -35,9 +33,7 @@ export function createHttpSender (options: HttpSenderOptions): HttpSender {
   const isAllowed = (ip: string) => options.allowPrivateTargets || !isPrivateAddress(ip)
   const fullTimeoutMs = options.timeoutMs ?? SEND_TIMEOUT_MS
   const shortTimeoutMs = options.shortTimeoutMs ?? Math.round(fullTimeoutMs / 3)
-  // Connections are kept between deliveries (a receiver gets many in a burst). The origin is the checked
-  // IP, and undici opens a new connection when a request's Host (hence TLS servername) differs from the
-  // one the connection was made for, so a kept connection is only reused for the name it was checked for.
+  // Connections are kept; undici reconnects when a request's Host differs, so one serves only the name it was checked for.
   const agent = new Agent({ headersTimeout: 0, bodyTimeout: 0, connect: { timeout: fullTimeoutMs }, keepAliveTimeout: 4000 })
   let closed = false
 
@@ -114,16 +110,12 @@ async function readStart (body: AsyncIterable<Buffer> & { destroy: () => void })
   return text
 }
 
-/**
- * A Retry-After header: delay seconds as milliseconds, an HTTP date as that time (the delivery reads it against
- * its own clock); undefined when absent or unreadable.
- */
+/** A Retry-After header as milliseconds (delay seconds) or a Date (an HTTP date); undefined when absent or unreadable. */
 export function parseRetryAfter (value: string | string[] | undefined): number | Date | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim()
   if (!text) return undefined
   if (/^\d+$/.test(text)) return Number(text) * 1000
-  // An HTTP date starts with its weekday ("Wed, 21 Oct 2015 07:28:00 GMT", or the obsolete "Wednesday,
-  // 21-Oct-15 ..." and "Wed Oct 21 ..."); Date.parse alone would read "-3" as a year.
+  // An HTTP date starts with its weekday, in all three forms; Date.parse alone would read "-3" as a year.
   if (!/^[a-z]{3,9},?\s/i.test(text)) return undefined
   const at = Date.parse(text)
   return Number.isNaN(at) ? undefined : new Date(at)

@@ -1,16 +1,10 @@
-// The words a person reads on a phone: which monitor, what failed (or what was slow), since when, for how
-// long (or which certificate expires when), and the link to it in the dashboard. Every adapter for people
-// builds its service's format from this one text.
+// The words a person reads on a phone; every adapter for people builds its service's format from this one text.
 import { daysLeft } from '../checker/tls-expiry.ts'
 import type { Incident } from '../schemas/incident.ts'
 import type { Monitor } from '../schemas/monitor.ts'
 import type { ChannelForSending, Message, SendContext, ToldEvent } from './channels/types.ts'
 
-/**
- * How it reads: `down` (an incident opened), `degraded` (a degraded incident opened: passing, but slow), `up`
- * (either resolved), `flap` (opened and resolved at once), `expiring` (a certificate near its expiry), `info`
- * (a test, a digest of no outage, an incident closed by a pause or a delete).
- */
+/** How a message reads; `info` is a test, a digest of no outage, or an incident closed by a pause or a delete. */
 export type Tone = 'down' | 'degraded' | 'up' | 'flap' | 'expiring' | 'info'
 
 interface Fact {
@@ -24,7 +18,6 @@ export interface HumanText {
   tone: Tone
   /** One line: a notification's title, a mail's subject. */
   title: string
-  /** What failed, since when, for how long, where: label and value. */
   facts: Fact[]
   /** A digest's events, one line each with its monitor's page; empty for anything else. */
   items: Array<{ tone: Tone, line: string, url: string | null }>
@@ -43,7 +36,7 @@ export function isOpening (told: ToldEvent): boolean {
   return incidentOf(told)?.incident.status === 'open'
 }
 
-/** `down` or `degraded`: what the incident of an event is about (an event written before `kind` existed is a down incident's). */
+/** `down` or `degraded`: what an event's incident is about; one without `kind` is a down incident. */
 export const incidentKind = (incident: Incident) => incident.kind === 'degraded' ? 'degraded' : 'down'
 
 /** The monitor's url as a fact, when it has one (a heartbeat is pinged, not checked at a url). */
@@ -115,11 +108,7 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
   return { tone: 'up', title: `${monitor.name} is up again`, facts, items: [], link }
 }
 
-/**
- * A degraded incident (passing, but slower than the monitor's degraded_after_ms): opened, "⚠ Homepage is
- * degraded: <cause>" and what was slow, since when; resolved, "Homepage is no longer degraded" and how long it was slow.
- * It also ends when the monitor goes down: said so in the title, as the down incident's own message follows.
- */
+/** A degraded incident's text; one that ends because the monitor went down says so, as the down incident's message follows. */
 function degradedText (told: ToldEvent, flap: boolean, monitor: Monitor, incident: Incident, context: SendContext): HumanText {
   const link = { url: monitorUrl(context, monitor.id), label: 'Open in Pingward' }
   if (incident.status === 'open') {
@@ -145,21 +134,13 @@ function degradedText (told: ToldEvent, flap: boolean, monitor: Monitor, inciden
   return { tone: 'up', title: `${monitor.name} is no longer degraded`, facts, items: [], link }
 }
 
-/**
- * An opening's title (the answering mail's subject too): "Homepage is down", or "Homepage is degraded: response took
- * 9120 ms, degraded after 2000 ms", so that a preview of the title alone (a phone, a subject) says why a passing
- * monitor warns; a long cause cut at 160, whole in the facts. A missed heartbeat's is missedHeadline.
- */
+/** An opening's title (and mail subject): a degraded one names its cause, so that a preview says why a passing monitor warns. */
 export function openingHeadline (monitor: Pick<Monitor, 'name'>, incident: Incident): string {
   if (incidentKind(incident) === 'down') return `${monitor.name} is down`
   return `${monitor.name} is degraded: ${truncate(incident.cause, 160)}`
 }
 
-/**
- * "Backup missed its heartbeat: no ping since 2026-05-01 02:00 UTC (expected every 5 min + 1 min grace)". Its last
- * ping is the monitor's `last_checked_at` (a missed deadline records a check, not a ping); a heartbeat never pinged
- * has waited since its deadline's start: the missed check's time less the interval and grace.
- */
+/** The last ping is `last_checked_at`; a heartbeat never pinged has waited since the missed check less interval and grace. */
 function missedHeadline (told: ToldEvent, monitor: Monitor): string {
   const grace = monitor.grace_minutes ?? 0
   const checkedAt = told.event.data.check?.checked_at ?? told.event.timestamp
@@ -174,11 +155,7 @@ function closedWithoutCheck (told: ToldEvent, monitor: Monitor): 'paused' | 'del
   return monitor.is_active ? 'deleted' : 'paused'
 }
 
-/**
- * The certificate of a `tls.expiring` event, as its check saw it: when it expires, who issued it, and the
- * headline that says how long that was from the check ("expires in 7 days", "in 1 day": the event's own time,
- * so a retry says what the first attempt said); null for any other event.
- */
+/** A `tls.expiring` event's certificate as its check saw it; days count from the event's time, so a retry says the same. */
 export function certificateOf (told: ToldEvent): { monitor: Monitor, certificate: { expiresAt: string, issuer: string | null, headline: string } } | null {
   const { monitor } = told.event.data
   if (told.event.type !== 'tls.expiring' || !monitor?.tls_expires_at) return null
@@ -229,7 +206,6 @@ function digestText (told: ToldEvent[], context: SendContext): HumanText {
   }
 }
 
-/** A digest's line of a degraded incident's edge. */
 function degradedLine (told: ToldEvent, monitor: Monitor, incident: Incident): { tone: Tone, line: string } {
   if (incident.status === 'open') return { tone: 'degraded', line: `${monitor.name} is degraded since ${utcTime(incident.started_at)}: ${incident.cause}` }
   const slow = duration(incident.duration_seconds ?? 0)
@@ -276,10 +252,7 @@ export function truncate (text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
 }
 
-/**
- * As many of `lines` as fit in `max` characters joined by `separator`, then "…and N more": a storm's digest
- * must stay within the service's limit however many events it holds.
- */
+/** As many `lines` as fit in `max` characters, then "…and N more": a digest stays within the service's limit. */
 export function fitLines (lines: string[], max: number, separator = '\n'): string {
   const kept: string[] = []
   let length = 0

@@ -1,14 +1,11 @@
-// A channel that keeps timing out gets a shorter timeout until it answers again: a receiver that is gone holds a
-// worker's slot for less time, and one that answers keeps the whole 15 s that the contract gives it.
+// A channel that keeps timing out gets a shorter timeout until it answers again, so a gone receiver holds a slot less.
 
-/** Timeouts in a row after which a channel's requests get the shorter timeout. */
 const LEASH_AFTER_TIMEOUTS = 3
 
 /** One per worker process: channels whose last attempts timed out, and how many in a row. */
 export class TimeoutLeash {
   private readonly timeouts = new Map<string, number>()
 
-  /** Whether the channel's next request gets the shorter timeout. */
   isShort (channelId: string): boolean {
     return (this.timeouts.get(channelId) ?? 0) >= LEASH_AFTER_TIMEOUTS
   }

@@ -11,18 +11,13 @@ export interface SendResult {
   durationMs: number
   /** One line saying what went wrong; null when ok. */
   error: string | null
-  /** No answer within the timeout. */
   timedOut?: boolean
-  /**
-   * The receiver's Retry-After: ms from its answer (delay seconds), or the time it named (an HTTP date), which
-   * the delivery reads against its own clock.
-   */
+  /** The receiver's Retry-After: ms from its answer, or the HTTP date it named, read against the delivery's clock. */
   retryAfter?: number | Date
 }
 
 type EmailOutgoing = Extract<Outgoing, { kind: 'email' }>
 
-/** Sends one mail; written with the email adapter (SMTP_URL). */
 export interface EmailSender {
   send (mail: EmailOutgoing, signal?: AbortSignal): Promise<SendResult>
   /** Connects and authenticates once: a wrong host, port or password shows at start, not at the first outage. */

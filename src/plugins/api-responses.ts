@@ -1,5 +1,4 @@
-// The API's HTTP conveniences, registered in the /api/v1 context: CORS for the origins of CORS_ORIGINS (off when
-// unset), an ETag on every read with If-None-Match answered 304, and gzip or br when the client asks for it.
+// The API's HTTP conveniences in the /api/v1 context: CORS for CORS_ORIGINS, ETags with 304, gzip or br.
 import fp from 'fastify-plugin'
 import xxhash, { type XXHashAPI } from 'xxhash-wasm'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -23,9 +22,7 @@ function parseOrigins (list: string | undefined): string[] {
 export default fp<ApiResponsesOptions>(async (api, options) => {
   const origins = new Set(parseOrigins(options.corsOrigins))
   if (origins.size > 0) {
-    // API keys travel in a header, never in a cookie: no credentials mode. A preflight is answered when it
-    // arrives (onRequest), before the key is asked for: it carries none. Any other origin (or an OPTIONS
-    // without one) gets no CORS at all, as when CORS is off: its request goes on to the routes.
+    // Keys travel in a header, so no credentials mode; a preflight is answered before the key is asked for.
     await api.register(fastifyCors, {
       origin: (origin, allow) => allow(null, origin !== undefined && origins.has(origin.toLowerCase())),
       strictPreflight: false,
@@ -37,17 +34,13 @@ export default fp<ApiResponsesOptions>(async (api, options) => {
   }
   // A context hook: it runs before compression's (a route hook), so the tag is of the uncompressed body.
   api.addHook('onSend', etagHook(await xxhash()))
-  // Answers from 1 KiB on, when Accept-Encoding asks (br at quality 4, gzip); no compressed request bodies.
+  // Compressed answers when Accept-Encoding asks; compressed request bodies are not taken.
   await api.register(fastifyCompress, { encodings: ['br', 'gzip'], globalDecompression: false })
 }, { name: 'api-responses', fastify: '5.x' })
 
 /**
- * A weak tag of the serialized body on every successful read, and 304 (no body) when If-None-Match names it.
- * Weak, because compression changes the bytes but not the meaning (as nginx does). The tag is the body's 64-bit
- * XXH64 rather than a cryptographic digest: a validator has to change when the body does (two bodies share a tag
- * by chance once in 2^64; @fastify/etag's default, FNV-1a, has 32 bits), not to resist forgery (a client only
- * compares tags of its own answers); SHA-1 was a sixth of the CPU of a large list (bench/results.md, "The
- * ETag's hash"). Only GET and HEAD: a write's If-None-Match is not a question this answers.
+ * A weak tag (compression changes the bytes, not the meaning) on every successful read, and 304 when If-None-Match
+ * names it. XXH64, not a cryptographic digest: a tag must change with the body, not resist forgery.
  */
 function etagHook ({ h64Raw, h64 }: Pick<XXHashAPI, 'h64Raw' | 'h64'>) {
   return function etag (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void): void {

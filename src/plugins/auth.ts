@@ -1,6 +1,5 @@
-// API key authentication: every request's Bearer key is resolved once (onRequest, so the rate limit can
-// count per key); `app.requireApiKey` then refuses requests without a valid key (401) or with too little
-// scope (403). Keys seen valid are remembered, but a remembered key is never trusted alone: see below.
+// API key authentication: the Bearer key is resolved on request, so the rate limit counts per key, and
+// `app.requireApiKey` refuses a missing or invalid key (401) or too little scope (403).
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import { LRUCache } from 'lru-cache'
@@ -13,13 +12,11 @@ import type { KeyOwner } from '../repositories/owner.ts'
 /** What a route may know of the request's key: not its user, which only confirmedCaller() gives. */
 type RequestKey = Pick<ApiKeyPrincipal, 'keyId' | 'scope'>
 
-// The user of the request's key, set only once the key was found in the database during this request.
-// Not exported: handlers get it through confirmedCaller(), never from a remembered key.
+// The key's user, set only once the key was found in the database during this request (see confirmedCaller).
 const confirmedUser = Symbol('confirmedUser')
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The valid API key of the request, or null. */
     principal: RequestKey | null
     [confirmedUser]: string | null
   }
@@ -28,11 +25,7 @@ declare module 'fastify' {
     requireApiKey: (request: FastifyRequest) => Promise<void>
   }
   interface FastifyContextConfig {
-    /**
-     * Every statement of the route (its reads, or POST /monitors' create) goes through keyOwner(request) and
-     * checks itself that the key still exists: the plugin does not look a remembered key up again first.
-     * Only these routes may call keyOwner(), and they may not call confirmedCaller(): both are compile errors.
-     */
+    /** The route's statements check the key themselves (keyOwner): a remembered key is not looked up again. */
     keyCheckedByQuery?: true
   }
 }
@@ -52,13 +45,8 @@ function hasSeveralAuthorizations (request: FastifyRequest): boolean {
 const bearerKey = (request: FastifyRequest) => /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1]
 
 export default fp(async (app) => {
-  /**
-   * Keys found valid, by key. A key's user, scope and expiry never change; only its deletion does, which
-   * a remembered key cannot see. So a remembered key decides the rate-limit bucket and the scope, and
-   * a route uses it only when its statements check the key themselves (keyCheckedByQuery, keyOwner):
-   * every other route looks the key up again first. A deleted key is refused on its very next request
-   * (test/routes/deleted-key.test.ts proves it for every route of the API).
-   */
+  // Keys found valid. Only a deletion changes a key, which a remembered one cannot see: routes without
+  // keyCheckedByQuery look the key up again (test/routes/deleted-key.test.ts).
   const remembered = new LRUCache<string, ApiKeyPrincipal>({ max: REMEMBERED_KEYS_MAX })
 
   async function lookUp (request: FastifyRequest, key: string, now: Date): Promise<ApiKeyPrincipal | undefined> {
@@ -124,13 +112,9 @@ export default fp(async (app) => {
   })
 }, { name: 'auth', fastify: '5.x', dependencies: ['db', 'background-writes'] })
 
-/** What a helper reads of the handler's request: its route's config. */
 type RouteRequest<Config> = FastifyRequest & { routeOptions: { config: Config } }
 
-/**
- * The owner for the statements of a keyCheckedByQuery route: the request's key, which every owner-scoped
- * statement checks itself (no row: ApiKeyGoneError, answered 401). A compile error on any other route.
- */
+/** The owner for a keyCheckedByQuery route, whose statements check the key themselves; a compile error elsewhere. */
 export function keyOwner (request: RouteRequest<{ keyCheckedByQuery: true }>): KeyOwner {
   if (request.routeOptions.config.keyCheckedByQuery !== true) {
     throw new Error(`keyOwner() on ${request.routeOptions.method} ${request.routeOptions.url}, which is not keyCheckedByQuery`)
@@ -143,11 +127,7 @@ type NotOnKeyCheckedRoutes<Config> = Config extends { keyCheckedByQuery: true }
   ? { 'a keyCheckedByQuery route works through keyOwner(request), never the caller\'s user id': never }
   : unknown
 
-/**
- * The id of the user whose key made the request, found in the database during this request (only on
- * routes behind requireApiKey). A compile error on keyCheckedByQuery routes, where the key may only have
- * been remembered, and a 500 there (or wherever the key was not confirmed), never the remembered user.
- */
+/** The request key's user, confirmed in the database in this request; a compile error on keyCheckedByQuery routes. */
 export function confirmedCaller<Config> (request: RouteRequest<Config> & NotOnKeyCheckedRoutes<Config>): string {
   const userId = request[confirmedUser]
   // The first check fails on every request, not only on those whose key happens to be remembered.

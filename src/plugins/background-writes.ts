@@ -10,10 +10,7 @@ declare module 'fastify' {
 }
 
 interface BackgroundWrites {
-  /**
-   * Lets `write` run on without the caller: a failure is logged at warn ("could not <what>", on `log`,
-   * by default the app's) and never rejects anything.
-   */
+  /** Lets `write` run on without the caller: a failure is logged at warn ("could not <what>"), never rejected. */
   track: (write: Promise<unknown>, what: string, log?: FastifyBaseLogger) => void
   /** Resolves once every write tracked until now has finished, whether it succeeded or not. */
   settled: () => Promise<void>
@@ -33,7 +30,6 @@ export default fp(async (app) => {
     },
   }
   app.decorate('backgroundWrites', backgroundWrites)
-  // onClose hooks run last-registered first, and this plugin is registered after the db plugin: the
-  // writes finish before the database closes.
+  // onClose hooks run in reverse order of registration: these writes finish before the database closes.
   app.addHook('onClose', () => backgroundWrites.settled())
 }, { name: 'background-writes', fastify: '5.x', dependencies: ['db'] })

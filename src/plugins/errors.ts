@@ -12,8 +12,7 @@ const FIRST_REQUEST_WAIT_MS = 500
 
 export default fp(async (app) => {
   let closing = false
-  // Connections accepted whose first request has not arrived yet: Node's server.close() would close them
-  // as idle, and their clients would see the connection reset instead of an answer.
+  // Accepted connections whose first request has not arrived: server.close() would reset them as idle.
   const waitingForRequest = new Set<Socket>()
   let allArrived: (() => void) | undefined
   const arrived = (socket: Socket) => {
@@ -28,15 +27,12 @@ export default fp(async (app) => {
   app.addHook('preClose', async () => {
     closing = true
     if (!app.server.listening) return
-    // Connections the kernel has completed are accepted first (a turn of the event loop, through its poll
-    // for I/O): closing the listening socket would reset them. New connections are refused from then on
-    // (net's close: the listening socket only), while those accepted get a moment to send their request
-    // and be answered 503; Fastify's server.close() then closes what is idle.
+    // Accept what the kernel has completed first (a turn of the event loop), or closing the listener resets it;
+    // then only the listener closes, and accepted connections get a moment to send their request and hear 503.
     await nextTurn()
     await nextTurn()
     NetServer.prototype.close.call(app.server)
-    // A connection the kernel completed after that last turn's accepts is reset by this close: no server
-    // can accept it (the race every listening socket has). The time logged here lets that be told apart.
+    // A connection completed after the last accept is reset by this close (every listener's race); the log dates it.
     app.log.info('stopped accepting connections')
     if (waitingForRequest.size === 0) return
     let timer: NodeJS.Timeout | undefined
@@ -46,15 +42,13 @@ export default fp(async (app) => {
     })
     clearTimeout(timer)
   })
-  // Requests that began before the stop close their connection too when answered: one left idle would
-  // hold the stop for Node's keep-alive timeout.
+  // Answered while stopping, a connection closes: one left idle would hold the stop for the keep-alive timeout.
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
     done(null, payload)
   })
 
-  // Callback style, as the hooks on every request's path are: an async hook costs a promise and a
-  // microtask per request even when it has nothing to wait for.
+  // Callback style, as on every request's path: an async hook costs a promise and a microtask per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     if (closing) {
@@ -64,8 +58,7 @@ export default fp(async (app) => {
     done(ambiguity(request))
   })
 
-  // Node answers an Expect other than 100-continue with a bare 417 unless someone listens: pass the
-  // request on to Fastify instead, whose onRequest hook above refuses it with a body and a request id.
+  // Node answers an unknown Expect with a bare 417 unless someone listens: the hook above refuses it with a body.
   app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res))
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -75,10 +68,7 @@ export default fp(async (app) => {
   })
 }, { name: 'errors', fastify: '5.x' })
 
-/**
- * What HTTP/1.1 leaves unanswerable, refused here instead of by Node with an empty body (app.ts turns off
- * Node's own Host check): no Host, or an expectation other than 100-continue.
- */
+/** What HTTP/1.1 leaves unanswerable (no Host, an Expect other than 100-continue), refused with a body, not by Node. */
 function ambiguity (request: FastifyRequest): HttpError | undefined {
   const { host, expect } = request.headers
   if (host === undefined && request.raw.httpVersion === '1.1') return new HttpError(400, 'Bad request: the Host header is missing')
@@ -91,10 +81,7 @@ function ambiguity (request: FastifyRequest): HttpError | undefined {
 /** The methods a path may be asked with; HEAD comes with each GET route. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
-/**
- * The methods the path has routes for, in METHODS' order. A wildcard route (`/docs/static/*`, a CORS
- * `OPTIONS *`) matches any path under it, so it makes no path known.
- */
+/** The methods the path has routes for; a wildcard route matches any path under it, so it makes no path known. */
 function allowedMethods (app: FastifyInstance, path: string): string[] {
   return METHODS.filter((method) => {
     const route = app.findRoute({ method, url: path })
@@ -102,11 +89,7 @@ function allowedMethods (app: FastifyInstance, path: string): string[] {
   })
 }
 
-/**
- * The one not-found handler: 404, or 405 with `Allow` for a known path asked with another method (RFC 9110
- * 15.5.6). Set after the rate limit is registered, so that unknown routes are counted and carry the
- * rate-limit headers like every other response.
- */
+/** 404, or 405 with `Allow` for a known path; set after the rate limit, so that unknown routes are counted. */
 export function setNotFoundHandler (app: FastifyInstance): void {
   app.setNotFoundHandler(app.hasDecorator('rateLimit') ? { preHandler: app.rateLimit() } : {}, (request, reply) => {
     const allowed = allowedMethods(app, request.url)
@@ -119,10 +102,7 @@ export function setNotFoundHandler (app: FastifyInstance): void {
   })
 }
 
-/**
- * Fastify's `frameworkErrors`: what the router refuses before any hook runs (a path with broken
- * percent-encoding, a path segment over maxParamLength) still answers 400 `{error}` with a request id.
- */
+/** Fastify's `frameworkErrors`: what the router refuses before any hook still gets 400 `{error}` and a request id. */
 export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
     ? 'Bad request: a path segment is too long'
@@ -130,10 +110,7 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
   reply.code(400).header('x-request-id', request.id).type('application/json; charset=utf-8').send({ error: message })
 }
 
-/**
- * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before Fastify sees a request (headers
- * or URL too large, malformed HTTP, a client too slow to send its request within requestTimeout).
- */
+/** Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before Fastify sees a request. */
 export function clientErrorHandler (this: { log: FastifyRequest['log'] }, err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400

@@ -22,8 +22,7 @@ export default fp<{ token?: string }>(async (app, { token }) => {
     })
   app.decorate('metrics', metrics)
   if (metrics) {
-    // After the answer is sent, from the route's pattern: one series per route, whatever the URL's ids. (A plugin
-    // context takes the hooks there are when it is registered: this plugin comes early in buildApp.)
+    // By the route's pattern: one series per route, whatever the ids in the URL.
     app.addHook('onResponse', (request, reply, done) => {
       metrics.httpRequest(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode, reply.elapsedTime)
       done()

@@ -60,8 +60,7 @@ export default fp(async (app) => {
         license: { name: 'MIT', identifier: 'MIT' },
         contact: { name: 'The operator of this Pingward instance' },
       },
-      // Relative: the instance that serves this document (Swagger UI's Try it out goes to the address it was opened at;
-      // an SDK takes the instance's root as its base URL). The paths include /api/v1.
+      // Relative, so that Swagger UI and SDKs use the instance that serves the document.
       servers: [{ url: '/', description: 'The Pingward instance serving this document' }],
       tags: [
         { name: 'monitors', description: 'Uptime monitors' },
@@ -83,20 +82,16 @@ export default fp(async (app) => {
     },
     // Components are named after the schemas' $id (Monitor, Check, ...), not def-0, def-1.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    // Every read's ETag, If-None-Match and 304 (src/plugins/api-responses.ts).
     transform: declareConditionalReads,
-    // Shared response headers, error examples and named variants, on the document as built (src/http/openapi-conventions.ts).
     transformObject: (document) => 'openapiObject' in document ? applyConventions(document.openapiObject) : document.swaggerObject,
   })
 
   await app.register(async (docs) => {
-    // A path that climbs out of /docs/static names no file of it: 404, as for any other missing file
-    // (@fastify/static answers it 403, which read as a refused API key).
+    // A path climbing out of /docs/static is a 404, not @fastify/static's 403, which reads as a refused API key.
     docs.addHook('onRequest', (request: FastifyRequest<{ Params: { '*'?: string } }>, _reply, done) => {
       done(/(^|[\\/])\.\.([\\/]|$)/.test(request.params['*'] ?? '') ? new HttpError(404) : undefined)
     })
-    // Swagger UI's policy, set here rather than by its `staticCSP: true`, which sends upgrade-insecure-requests over
-    // plain http too: a blank page at http://<LAN address>/docs, every asset asked of https.
+    // Not by `staticCSP: true`, which sends upgrade-insecure-requests over plain http too: a blank page on a LAN.
     docs.addHook('onRequest', swaggerUiHeaders)
     await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
   })

@@ -8,14 +8,13 @@ interface RateLimitOptions {
   max: number
   timeWindowMs: number
   redisUrl?: string
-  /** Prefix of the counters' keys in Redis. */
   redisPrefix?: string
 }
 
 export default fp<RateLimitOptions>(async (app, options) => {
   let redis: Redis | undefined
   if (options.redisUrl) {
-    // Loaded only when configured: most installations have no Redis (~40 modules of ioredis).
+    // Loaded only when configured: most installations have no Redis.
     const { Redis } = await import('ioredis')
     redis = new Redis(options.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: true })
     app.addHook('onClose', async () => { await redis!.quit().catch(() => redis!.disconnect()) })

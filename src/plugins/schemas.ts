@@ -1,5 +1,4 @@
-// The shared schemas that routes refer to by $id (Type.Ref): registered once, for validation and
-// serialization, whether or not the OpenAPI document is served (it names its components after them).
+// The shared $id schemas, registered once for validation and serialization, whether or not the document is served.
 import fp from 'fastify-plugin'
 import { ErrorSchema } from '../schemas/common.ts'
 import { CheckSchema } from '../schemas/check.ts'
@@ -12,11 +11,7 @@ import { DeliveryDetailSchema, DeliverySchema } from '../schemas/delivery.ts'
 import { NotificationEventSchema } from '../schemas/notification-event.ts'
 import { UptimeReportSchema } from '../schemas/uptime.ts'
 
-/**
- * Every schema with an $id that a route's schema (or the document's `webhooks`) refers to. The request
- * bodies are among them so that the document names them (`CreateMonitorRequest`); the validator compiler
- * is given the same list (app.ts), as it resolves a body's `$ref` itself.
- */
+/** Every $id schema routes refer to (bodies too, so the document names them); the validator compiler gets it too. */
 export const SHARED_SCHEMAS = [
   ErrorSchema, MonitorSchema, MonitorListItemSchema, CheckSchema, IncidentSchema,
   NotificationChannelSchema, NotificationChannelWithSecretSchema, DeliverySchema, DeliveryDetailSchema, NotificationEventSchema,

@@ -1,8 +1,6 @@
-// Dashboard sign-in throttle (app.signInThrottle): every attempt is counted before its password is checked.
-// Counting first and atomically is what holds against concurrency: had the check come first and the
-// failure been counted after it, simultaneous guesses would all pass the check before any was counted.
-// Counters are in Redis when REDIS_URL is set (one Lua script per attempt), else in the database, which
-// every API process shares; in memory they would be per process. When Redis fails, the database counts.
+// Dashboard sign-in throttle: every attempt is counted atomically before its password is checked, so that
+// simultaneous guesses cannot all pass first. Counters are in Redis when REDIS_URL is set, else (and when
+// Redis fails) in the database, which every API process shares.
 import { createHash } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger } from 'fastify'
@@ -19,20 +17,15 @@ declare module 'fastify' {
 }
 
 /**
- * Two limits, and no lockout of an email as such: anyone can send an email, so a limit per email would
- * let a stranger lock its user out (with enough addresses, at any ceiling). Guessing one password from
- * many addresses is held back by each address's budget and by the cost of each verification (scrypt).
+ * No lockout per email: anyone can send one, so a stranger could lock its user out. Per (email, address), failures
+ * past the free ones wait, doubling; per address, attempts per window, a successful one given back.
  */
 export const SIGN_IN_LIMITS = {
-  /** Per (email, address): this many failures in a row without waiting, then a wait before each attempt, */
   failuresBeforeDelay: 5,
-  /** first of one minute, doubling with each further failure, */
   firstDelayMs: 60_000,
-  /** up to an hour. */
   maxDelayMs: 3_600_000,
-  /** A pair's failures are forgotten a day after its last attempt, or at once when it signs in. */
+  // A pair's failures are forgotten this long after its last attempt, or at once when it signs in.
   pairMemoryMs: 86_400_000,
-  /** Per address, whatever the email: attempts per window (a successful one given back). */
   attemptsPerAddress: 50,
   addressWindowMs: 15 * 60_000,
 }
@@ -58,8 +51,7 @@ interface AttemptStore {
 
 const hash = (text: string) => createHash('sha256').update(text).digest('base64url')
 
-// Times come from the app's clock as arguments (not Redis's own), as in the database; the keys' TTLs only
-// let Redis drop counters nobody needs any more.
+// Times are the app's clock, passed in as for the database; the keys' TTLs only let Redis drop stale counters.
 const RESERVE = `
 local now = tonumber(ARGV[1])
 local used, windowEnd = unpack(redis.call('HMGET', KEYS[1], 'attempts', 'window_end'))
@@ -103,9 +95,8 @@ function redisStore (redis: Redis, prefix: string): AttemptStore {
 }
 
 /**
- * One statement per limit, each deciding under its row's lock. The address's attempt is counted first
- * and given back if the pair must wait; meanwhile it holds a place in the address's budget, which can only
- * make a simultaneous attempt from that address wait, never let one more through.
+ * One statement per limit, each under its row's lock. The address's attempt is counted first and given back if
+ * the pair must wait: meanwhile it can only make a simultaneous attempt wait, never let one more through.
  */
 function databaseStore (db: Database): AttemptStore {
   return {
@@ -130,7 +121,6 @@ function databaseStore (db: Database): AttemptStore {
 
 interface SignInThrottleOptions {
   redisUrl?: string
-  /** Prefix of the counters' keys in Redis (REDIS_PREFIX). */
   redisPrefix: string
 }
 

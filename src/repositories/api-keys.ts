@@ -1,4 +1,4 @@
-// API key data access: create (returns the key once), look up by hash, list, delete, last use.
+// API keys: create (the key is returned once), look up by hash, list, delete, last use.
 import type { ApiKeyScope } from '../domain/vocabulary.ts'
 import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
@@ -14,7 +14,7 @@ export interface ApiKeyPrincipal {
   userId: string
   scope: ApiKeyScope
   lastUsedAt: Date | null
-  /** Fixed when the key is made: a key never changes but for its deletion. */
+  /** Fixed at creation: a key never changes, it is only deleted. */
   expiresAt: Date | null
 }
 

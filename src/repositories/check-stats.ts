@@ -1,5 +1,4 @@
-// Check summaries for the dashboard: the newest response times of every monitor of a user (sparklines), in
-// one query. (Uptime comes from the rollups: src/repositories/uptime.ts.)
+// The newest response times of every monitor of a user, for the dashboard's sparklines.
 import { and, desc, eq, isNull } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { checks, monitors } from '../db/schema.ts'
@@ -12,9 +11,8 @@ export interface SparkPoint {
 const SPARKLINE_CHECKS = 20
 
 /**
- * The newest `perMonitor` checks of each of the user's live monitors, oldest first, keyed by monitor id.
- * One LATERAL query: each monitor reads its own newest rows from checks_monitor_checked_idx (backwards),
- * so the cost follows the number of monitors, never the size of the checks table.
+ * The newest `perMonitor` checks of each live monitor, oldest first. A LATERAL index scan per monitor keeps the
+ * cost in line with the number of monitors, not the size of the checks table.
  */
 export async function recentChecksByMonitor (
   db: Database, userId: string, perMonitor = SPARKLINE_CHECKS

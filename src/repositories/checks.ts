@@ -1,4 +1,4 @@
-// Check result data access: the newest results of a monitor, and inserting results.
+// Check results: the newest of a monitor, inserts and retention.
 import { and, desc, eq, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import { rowsOf, type Database } from '../db/client.ts'
@@ -16,10 +16,7 @@ export type NewCheck = typeof checks.$inferInsert
 
 type Param<T> = T | Placeholder
 
-/**
- * The statement of listChecks, built but not run (test/repositories/checks-explain.test.ts examines its
- * plan): a backward scan of checks_monitor_checked_idx.
- */
+/** listChecks' query, unrun, so that a test can examine its plan (a backward scan of checks_monitor_checked_idx). */
 export function checksQuery (db: Database, monitorId: Param<string>, page: { limit: Param<number>, before?: Date | Placeholder }) {
   return db.select().from(checks)
     .where(and(eq(checks.monitorId, monitorId), page.before === undefined ? undefined : lt(checks.checkedAt, page.before)))
@@ -27,18 +24,11 @@ export function checksQuery (db: Database, monitorId: Param<string>, page: { lim
     .limit(page.limit)
 }
 
-// The fields of a check: the select list of listOwnedChecks (monitor_id from the monitor's row, so that a
-// monitor without checks still shows), and its lateral's columns.
+// monitor_id comes from the monitor's row, so that a monitor without checks still shows.
 const CHECK_FIELDS = Object.keys(CheckSchema.properties)
 const CHECK_COLUMNS = CHECK_FIELDS.filter((field) => field !== 'monitor_id')
 
-/**
- * The statement of listOwnedChecks: the owner's live monitor, LEFT JOIN LATERAL its newest checks (the
- * same backward index scan). One round trip answers every question: no row, the owner is gone; one row
- * of nulls, no such monitor; one row without a check id, a monitor without checks. Plain SQL, whose rows
- * need no mapping by drizzle, whose generic row mapping was the largest cost of the API's hottest read
- * (bench/results.md, "Measurements behind the source").
- */
+// No row: the owner is gone; a row of nulls: no such monitor; a row without a check id: no checks yet.
 export function ownedChecksQuery (kind: OwnerKind, withBefore: boolean): SQL {
   return sql`select ${selectList('c', checks, CHECK_FIELDS, { monitor_id: 'm.id' })}
     ${ownedMonitorRow(kind, 'monitorId')}
@@ -88,7 +78,7 @@ export async function listOwnedChecks (
   db: Database, owner: Owner, monitorId: string, page: { limit?: number, before?: string }
 ): Promise<Check[] | undefined> {
   const statements = ownedChecksStatements(owner)
-  // Times arrive as the database's text (drizzle turns the drivers' date parsing off).
+  // Times arrive as text: drizzle turns the drivers' date parsing off.
   const rows = rowsOf<Check | NoCheckRow>(await (page.before === undefined ? statements.latest : statements.before)(db).execute({
     owner: ownerValue(owner),
     monitorId,
@@ -98,7 +88,6 @@ export async function listOwnedChecks (
   assertOwnerFound(owner, rows)
   if (rows[0].monitor_id === null) return undefined
   if (!foundRows(rows)) return []
-  // The rows already carry the API's field names: only the time is converted, in place.
   for (const row of rows) row.checked_at = isoTime(row.checked_at)
   return rows
 }
@@ -107,10 +96,7 @@ export async function insertChecks (db: Pick<Database, 'insert'>, rows: NewCheck
   if (rows.length > 0) await db.insert(checks).values(rows)
 }
 
-/**
- * Deletes up to `batch` checks older than `cutoff`, never one of a monitor's newest 100; returns how
- * many went. Small batches keep each statement short next to the API's reads.
- */
+/** Deletes up to `batch` expired checks, never one of a monitor's newest 100; small batches keep statements short. */
 export async function deleteExpiredChecks (db: Database, cutoff: Date, batch: number): Promise<number> {
   const c = alias(checks, 'c')
   const k = alias(checks, 'k')

@@ -1,5 +1,4 @@
-// Delivery reads and the retry for the API, scoped to the owner of the delivery's channel. (The worker's
-// claiming and recording of attempts are in delivery-queue.ts.)
+// Delivery reads and the retry for the API, scoped to the channel's owner; the worker's side is delivery-queue.ts.
 import { and, desc, eq, lt, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { notificationChannels, notificationDeliveries, notificationEvents } from '../db/schema.ts'
@@ -44,7 +43,6 @@ function toDelivery (row: DeliveryRow): Delivery {
 const toDetail = (row: DeliveryRow & { attemptLog: DeliveryDetail['attempt_log'] }): DeliveryDetail =>
   ({ ...toDelivery(row), attempt_log: row.attemptLog })
 
-// Deliveries joined to their events (for the type) and their channels (whose user_id scopes them).
 const withEvent = eq(notificationEvents.id, d.eventId)
 const withChannel = eq(notificationChannels.id, d.channelId)
 
@@ -55,9 +53,8 @@ export interface DeliveryPage {
 }
 
 /**
- * A page of the channel's deliveries, newest first; undefined when the user has no such channel. A page
- * never ends inside one millisecond of several deliveries: those all go to the next page (whose `before`
- * is that millisecond), so paging by time skips none (unless one millisecond holds more than a page).
+ * A page of the channel's deliveries, newest first; undefined when the user has no such channel. A page never
+ * ends inside a millisecond shared by several deliveries, so paging by time skips none.
  */
 export async function listChannelDeliveries (
   db: Database, userId: string, channelId: string, query: { status?: DeliveryStatus, limit: number, before?: string }
@@ -88,11 +85,7 @@ export async function findDelivery (db: Database, userId: string, id: string): P
   return row && toDetail(row)
 }
 
-/**
- * Makes the user's delivery due now, whatever its status (a delivered one is sent again: a replay), keeping
- * its attempts and their log; undefined when the user has no such delivery. A worker holding it meanwhile
- * keeps its lease: its outcome is recorded as usual.
- */
+/** Makes the user's delivery due now, whatever its status (a delivered one is replayed), keeping its attempt log. */
 export async function retryDelivery (db: Database, userId: string, id: string, now: Date): Promise<DeliveryDetail | undefined> {
   const [updated] = await db.update(d)
     .set({ status: 'pending', nextAttemptAt: now })

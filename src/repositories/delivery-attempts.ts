@@ -1,5 +1,4 @@
-// The attempt logs of a page of deliveries in one query, for the dashboard's delivery log (the API lists
-// deliveries without them and gives one delivery's with GET /deliveries/{id}: deliveries.ts).
+// The attempt logs of a page of deliveries in one query, for the dashboard's delivery log.
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { notificationChannels, notificationDeliveries } from '../db/schema.ts'

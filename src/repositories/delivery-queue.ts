@@ -12,7 +12,7 @@ export interface QueuedChannel {
   name: string
   type: ChannelType
   config: Record<string, unknown>
-  /** The signing secrets in effect: the current one, and the previous one until its 24 h are over. */
+  /** The signing secrets in effect (see secretsOf). */
   secrets: string[]
 }
 
@@ -21,7 +21,7 @@ export interface QueuedDelivery {
   id: string
   eventId: string
   type: NotificationEventType
-  /** The event's monitor: its deliveries to a channel go in the order of their events. null for a `test`. */
+  /** Deliveries of one monitor to a channel go in event order; null for a `test`. */
   monitorId: string | null
   incidentId: string | null
   payload: NotificationEvent
@@ -29,24 +29,20 @@ export interface QueuedDelivery {
   attempts: number
   createdAt: Date
   nextAttemptAt: Date
-  /**
-   * The delivery's place among its channel's deliveries of the minute up to it (1 for a first): past 10
-   * it is part of a storm, told in a digest. 0 when not asked for.
-   */
+  /** Place among the channel's deliveries of the last minute (1 for a first; past 10 it goes in a digest); 0 when not asked. */
   stormRank: number
 }
 
-/** One attempt of the attempt log: [{at, status_code, duration_ms, error}], plus `with` when the message carried other deliveries too. */
+/** One entry of the attempt log. */
 interface AttemptEntry {
   at: string
   status_code: number | null
   duration_ms: number
   error: string | null
-  /** The other deliveries one message told together with this one (an incident told whole, a digest). */
+  /** The other deliveries the same message carried (an incident told whole, a digest). */
   with?: string[]
 }
 
-/** What an attempt did to one delivery. */
 export interface AttemptRecord {
   id: string
   status: Exclude<DeliveryStatus, 'pending'>
@@ -56,12 +52,10 @@ export interface AttemptRecord {
 
 const iso = (date: Date) => date.toISOString()
 
-/** A channel a worker holds, with the due deliveries it took for this turn. */
 export interface ClaimedChannel {
   channel: QueuedChannel
-  /** The channel's owner (user id), whose channels in flight the worker counts. */
   ownerId: string
-  /** The lease's end: the token under which its attempts are recorded. */
+  /** The lease end, also the token under which its attempts are recorded. */
   lease: Date
   deliveries: QueuedDelivery[]
 }
@@ -76,11 +70,8 @@ const STORM_RANK = (channelType: unknown, types: string[]) => sql`case when ${ch
   (select count(*) from ${notificationDeliveries} w where w.channel_id = taken.channel_id
     and w.created_at > taken.created_at - interval '1 minute' and (w.created_at, w.id) <= (taken.created_at, taken.id))::int else 0 end`
 
-/**
- * The order rule, of the delivery row `d`: it waits while an older undelivered delivery of its monitor to its
- * channel is not due (waits for its retry, or is put off behind one). A `dead` one holds nothing back. One
- * probe of notification_deliveries_channel_monitor_idx.
- */
+// The order rule: row `d` waits while an older undelivered delivery of its monitor to its channel is not due.
+// A `dead` one holds nothing back.
 const waitsBehind = (d: string, now: SQL) => sql`exists (
   select 1 from ${notificationDeliveries} o
   where o.channel_id = ${sql.raw(d)}.channel_id and o.monitor_id = ${sql.raw(d)}.monitor_id and o.monitor_id is not null
@@ -92,38 +83,24 @@ const anyDueStatement = preparedSql('any_due_delivery', () => sql`
     and not ${waitsBehind('d', sql`${sql.placeholder('now')}::timestamptz`)}
   limit 1`)
 
-/**
- * Whether any delivery is due: the idle worker's probe. claimChannels claims nothing without one, and its
- * statement, built anew for each claim, allocated ~0.2 MB of the JS heap for an empty answer; five of those a
- * second kept V8 from ever shrinking the heap of an idle server (bench/results.md, "Memory on a small box").
- */
+/** Whether any delivery is due: a prepared probe, so an idle worker does not build the claim statement on every tick. */
 export async function anyDueDelivery (db: Database, now: Date): Promise<boolean> {
   return rowsOf(await anyDueStatement(db).execute({ now: now.toISOString() })).length > 0
 }
 
-/** How a worker shares its slots between owners: at most `cap` channels of one owner at once, counting `busy` (those in flight). */
+/** At most `cap` channels of one owner at once, counting the `busy` ones already in flight. */
 export interface OwnerShares { cap: number, busy: ReadonlyMap<string, number> }
 
 /**
- * Claims up to `limit` active channels that have due deliveries and that no worker holds, and takes the
- * due deliveries of each (up to `batchSize`, oldest event first), in one statement. Owners take turns: each
- * owner's first channel (by due time) before anyone's second, counting the channels it has in flight
- * (`owners.busy`), up to `owners.cap` of them. A delivery that waits behind an earlier one of its monitor
- * (waitsBehind) is neither counted nor taken; one taken brings its monitor's earlier due ones. Each channel
- * gets a lease until `now + leaseMs`, by an UPDATE whose condition is checked again on the locked row, so two
- * workers never both hold a channel; its deliveries are marked with the lease. With each resolution comes
- * its incident's opening when that is not told yet (due or not: a resolution is never told before its
- * opening). An event's edge is its incident's status in the payload (`monitor.degraded` is one type for
- * both edges of a degraded incident). Events of one instant go older incident first (a degraded incident
- * ends where the down one starts, in one transaction), an incident's opening before its resolution. For channels of `stormTypes` (adapters for people), each delivery's storm rank.
+ * Leases up to `limit` free channels and takes their due deliveries, in one statement. Owners take turns, and
+ * the UPDATE rechecks the lease on the locked row so that two workers never hold one channel.
  */
 export async function claimChannels (
   db: Database, now: Date, options: { limit: number, leaseMs: number, batchSize: number, stormTypes: ChannelType[], owners?: OwnerShares }
 ): Promise<ClaimedChannel[]> {
   const lease = new Date(now.getTime() + options.leaseMs)
-  // The channels are found among the oldest due deliveries (the head of the due index), so that a claim
-  // costs the same however many are due. Only when the head holds too few channels that are free (a
-  // backlog of held channels at its front) are all due deliveries grouped, so that no channel waits behind them.
+  // Channels come from the head of the due index, so a claim costs the same however many are due; all due
+  // deliveries are grouped only when the head holds too few free channels.
   const headSize = Math.max(200, options.limit * 4)
   const FREE_CHANNEL = sql`c.is_active and (c.delivery_lease_until is null or c.delivery_lease_until <= ${iso(now)}::timestamptz)`
   const NOW = sql`${iso(now)}::timestamptz`
@@ -211,7 +188,7 @@ export async function claimChannels (
 
 const jsonValue = (value: unknown) => typeof value === 'string' ? JSON.parse(value) : value
 
-/** Takes the lease of one channel, active or not (a test sends to a paused one too); null while a worker holds it. */
+/** Leases one channel, active or not (a test sends to a paused one too); null while a worker holds it. */
 export async function leaseChannel (db: Database, channelId: string, now: Date, leaseMs: number): Promise<Date | null> {
   const lease = new Date(now.getTime() + leaseMs)
   const result = await db.execute(sql`
@@ -238,11 +215,11 @@ export async function queuedChannel (db: Database, channelId: string, now: Date)
 const SELECT_TAKEN = sql`taken.id, taken.event_id, taken.status, taken.attempts, taken.created_at, taken.next_attempt_at,
   e.type, e.monitor_id, e.incident_id, e.payload`
 
-/** A field of an event's incident, as its payload holds it (null for an event without one). */
+/** A field of the event's incident, from its payload. */
 const incidentField = (event: 'e' | 'r' | 'opened', field: 'status' | 'started_at'): SQL =>
   sql.raw(`(${event}.payload->'data'->'incident'->>'${field}')`)
 
-// The untold openings of the incidents (down or degraded) whose resolutions are in \`due\` (a CTE of delivery ids), on the same channel.
+// A resolution is never told before its opening: the untold openings of the resolutions in `due` come along.
 const OPENINGS = sql`openings as (
   select d.id from due join ${notificationDeliveries} dd on dd.id = due.id
   join ${notificationEvents} r on r.id = dd.event_id and r.incident_id is not null and ${incidentField('r', 'status')} = 'resolved'
@@ -265,10 +242,7 @@ function queued (row: Record<string, unknown>): QueuedDelivery {
   }
 }
 
-/**
- * When deliveries of the channel already wait for a digest (never tried, due later, written lately), so
- * that a storm's later deliveries join that digest; null when none do.
- */
+/** When the channel's pending digest is due, so later deliveries of a storm join it; null when none waits. */
 export async function heldDigestAt (db: Database, channelId: string, now: Date): Promise<Date | null> {
   const [row] = rowsOf<{ at: string | null }>(await db.execute(sql`
     select min(next_attempt_at) as at from ${notificationDeliveries}
@@ -277,14 +251,14 @@ export async function heldDigestAt (db: Database, channelId: string, now: Date):
   return row?.at ? new Date(row.at) : null
 }
 
-/** A delivery's channel and attempts so far; undefined when it is gone. */
+/** A delivery's channel, attempts and status; undefined when it is gone. */
 export async function deliveryState (db: Database, deliveryId: string): Promise<{ channelId: string, attempts: number, status: DeliveryStatus } | undefined> {
   const [row] = await db.select({ channelId: notificationDeliveries.channelId, attempts: notificationDeliveries.attempts, status: notificationDeliveries.status })
     .from(notificationDeliveries).where(eq(notificationDeliveries.id, deliveryId))
   return row
 }
 
-/** One delivery, marked with the lease (its channel held), for an attempt outside the worker's order (a test). */
+/** One delivery, marked with the lease, for an attempt outside the worker's order (a test). */
 export async function takeDelivery (db: Database, deliveryId: string, lease: Date): Promise<QueuedDelivery | undefined> {
   const result = await db.execute(sql`
     with taken as (
@@ -298,18 +272,12 @@ export async function takeDelivery (db: Database, deliveryId: string, lease: Dat
 }
 
 /**
- * A channel that answered 2xx at `at`: its deliveries waiting for a retry because the receiver seemed away (no
- * answer, 408, 5xx) become due then, and with `pending` those put off behind a failed one too. A 429 (the
- * receiver asked for less) and another 4xx (it refused that message) keep their retry.
+ * A channel that answered 2xx at `at`: retries after no answer, 408 or 5xx become due then (with `pending`,
+ * those put off behind them too). A 429 or another 4xx keeps its retry: the receiver did answer.
  */
 export interface BringForward { channelId: string, at: Date, pending: boolean }
 
-/**
- * Records attempts, each on a delivery still marked with the lease it was taken under (a worker whose lease
- * ran out has lost its deliveries), gives back the channels of `releases` (a turn's last message) and brings
- * forward the waiting deliveries of `forwards`, in one statement: one commit for the attempts of many
- * channels. Returns the ids recorded.
- */
+/** Records attempts (only where the lease still holds), releases and brings forward, in one commit; returns the ids recorded. */
 export async function recordAttempts (
   db: Database, records: Array<AttemptRecord & { lease: Date }>, releases: Array<{ channelId: string, lease: Date }> = [],
   forwards: BringForward[] = []
@@ -353,7 +321,7 @@ export async function recordAttempts (
   return new Set(rowsOf<{ id: string }>(result).map((row) => row.id))
 }
 
-/** Why attempts were not recorded: whether the channel is still there, and how many of the deliveries are. */
+/** Why attempts were not recorded: whether the channel and how many of the deliveries are still there. */
 export async function deliveriesLeft (db: Database, channelId: string, ids: string[]): Promise<{ channel: boolean, deliveries: number }> {
   const [row] = rowsOf<{ channel: boolean, deliveries: number }>(await db.execute(sql`
     select exists (select 1 from ${notificationChannels} where id = ${channelId}) as channel,
@@ -369,10 +337,7 @@ export async function postponeDeliveries (db: Database, lease: Date, ids: string
     where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid) and lease_until = ${iso(lease)}::timestamptz`)
 }
 
-/**
- * Gives the channel back, and with `untried` the deliveries this lease still marks (taken, not tried: due
- * as they were).
- */
+/** Gives the channel back, and with `untried` the deliveries this lease still marks, due as they were. */
 export async function releaseChannel (db: Database, channelId: string, lease: Date, untried = true): Promise<void> {
   if (untried) {
     await db.execute(sql`
@@ -383,7 +348,7 @@ export async function releaseChannel (db: Database, channelId: string, lease: Da
     .where(and(eq(notificationChannels.id, channelId), eq(notificationChannels.deliveryLeaseUntil, lease)))
 }
 
-/** Turns the channel off, saying why (its receiver answered 410 Gone): nothing more is sent until its owner turns it on. */
+/** Turns the channel off with a reason (410 Gone): nothing is sent until its owner turns it back on. */
 export async function disableChannel (db: Database, channelId: string, reason: string, now: Date): Promise<void> {
   await db.update(notificationChannels).set({ isActive: false, disabledReason: reason, updatedAt: now })
     .where(eq(notificationChannels.id, channelId))

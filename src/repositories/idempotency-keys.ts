@@ -1,11 +1,10 @@
-// Idempotency keys (POST /monitors' Idempotency-Key): a user's key, the fingerprint of the first request
-// sent with it and, once that request is answered, its answer. A key is claimed before the work and
-// completed in the work's own transaction, so an answer is stored exactly when its effect is.
+// Idempotency keys: a key is claimed before the work and completed in the work's own transaction, so an
+// answer is stored exactly when its effect is.
 import { and, eq, isNull, lt, or } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { idempotencyKeys } from '../db/schema.ts'
 
-/** An answer as it is given again: status, the headers that matter (Location) and the body. */
+/** An answer as it is given again. */
 export interface StoredResponse {
   status: number
   headers: Record<string, string>
@@ -14,10 +13,7 @@ export interface StoredResponse {
 
 /** How long a key holds its first answer. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000
-/**
- * An unanswered claim this old belongs to a request that died: its transaction rolled back (or never
- * began), so the key is free again. Far longer than a create can take (the pool waits at most 5 s).
- */
+/** An unanswered claim this old belongs to a request that died, so the key is free again. */
 const ABANDONED_AFTER_MS = 60_000
 
 /** A claim: `claimedAt` identifies it when it is completed or released. */
@@ -29,13 +25,9 @@ type KeyClaim =
 
 const ofKey = (userId: string, key: string) => and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key))
 
-/**
- * Claims the user's key for a request with this fingerprint: a new key, an expired one (older than 24 h)
- * or an abandoned claim is this request's (each in one statement, so two requests cannot both win);
- * otherwise the key's first request decides: another fingerprint, still in progress, or answered.
- */
+/** Claims a new, expired or abandoned key (one statement each, so two requests cannot both win), else reports its state. */
 export async function claimIdempotencyKey (db: Database, userId: string, key: string, requestHash: string, now: Date): Promise<KeyClaim> {
-  // A row deleted between the statements (a release, the retention sweep) is a free key: try again.
+  // A row deleted between the statements is a free key: try again.
   for (let attempt = 0; ; attempt++) {
     const [inserted] = await db.insert(idempotencyKeys).values({ userId, key, requestHash, createdAt: now })
       .onConflictDoNothing().returning({ createdAt: idempotencyKeys.createdAt })
@@ -58,10 +50,7 @@ export async function claimIdempotencyKey (db: Database, userId: string, key: st
   }
 }
 
-/**
- * Stores the answer of a claim, in the transaction of the work it answers; false when the claim is no
- * longer this request's (taken over as abandoned), and then the caller rolls its work back.
- */
+/** Stores the answer in the work's transaction; false when the claim was taken over, and the caller rolls back. */
 export async function completeIdempotencyKey (
   tx: Database, userId: string, key: string, claimedAt: Date, response: StoredResponse
 ): Promise<boolean> {
@@ -71,13 +60,13 @@ export async function completeIdempotencyKey (
   return updated.length === 1
 }
 
-/** Gives a claim up (its request failed and changed nothing): the key is free for a retry at once. */
+/** Gives up a claim whose request changed nothing, so a retry can take the key at once. */
 export async function releaseIdempotencyKey (db: Database, userId: string, key: string, claimedAt: Date): Promise<void> {
   await db.delete(idempotencyKeys)
     .where(and(ofKey(userId, key), eq(idempotencyKeys.createdAt, claimedAt), isNull(idempotencyKeys.response)))
 }
 
-/** Deletes the keys older than `cutoff` (idempotency_keys_created_idx); returns how many went. */
+/** Deletes the keys older than `cutoff`; returns how many went. */
 export async function deleteExpiredIdempotencyKeys (db: Database, cutoff: Date): Promise<number> {
   const deleted = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, cutoff)).returning({ key: idempotencyKeys.key })
   return deleted.length

@@ -1,4 +1,4 @@
-// Incident data access: list a monitor's incidents (of both kinds: down, degraded), open one, resolve the open one.
+// Incidents of both kinds (down, degraded): list, open, resolve the open one.
 import { and, desc, eq, lt } from 'drizzle-orm'
 import type { Database, Queryable } from '../db/client.ts'
 import type { IncidentKind } from '../domain/vocabulary.ts'
@@ -32,7 +32,7 @@ export async function listIncidents (
   return rows.map(toIncident)
 }
 
-/** Opens an incident of `kind` (the column's default: `down`) unless one of either kind is open already; returns the new one. */
+/** Opens an incident of `kind` unless one of either kind is open already; returns the new one. */
 export async function openIncident (
   db: Queryable, monitorId: string, values: { kind?: IncidentKind, cause: string, statusCode: number | null, startedAt: Date }
 ): Promise<IncidentRow | undefined> {
@@ -40,10 +40,7 @@ export async function openIncident (
   return row
 }
 
-/**
- * Resolves the monitor's open incident, if any; returns it. With `kind`, only an incident of that kind (a
- * check ends the kind its outcome names); without, whichever is open (a pause or a delete ends either).
- */
+/** Resolves the monitor's open incident and returns it; with `kind`, only one of that kind (a check's outcome). */
 export async function resolveOpenIncident (db: Queryable, monitorId: string, at: Date, kind?: IncidentKind): Promise<IncidentRow | undefined> {
   const [row] = await db.update(incidents)
     .set({ status: 'resolved', resolvedAt: at })

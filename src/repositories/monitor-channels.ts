@@ -1,10 +1,10 @@
-// Which channels a monitor opted into (monitor_notification_channels): the monitor field `notification_channel_ids`.
+// Which channels a monitor opted into: the monitor field `notification_channel_ids`.
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { monitorNotificationChannels, notificationChannels } from '../db/schema.ts'
 import { InvalidInputError } from '../domain/errors.ts'
 
-/** The ids of the channels a monitor opted into, in id order (the order every read gives them in). */
+/** The ids of the channels a monitor opted into, in id order like every read. */
 export async function monitorChannelIds (db: Database, monitorId: string): Promise<string[]> {
   const rows = await db.select({ id: monitorNotificationChannels.channelId }).from(monitorNotificationChannels)
     .where(eq(monitorNotificationChannels.monitorId, monitorId))
@@ -12,17 +12,11 @@ export async function monitorChannelIds (db: Database, monitorId: string): Promi
   return rows.map((row) => row.id)
 }
 
-/**
- * The SQL of monitorChannelIds for a read's select list, on the monitor of alias `alias`: JSON, which every
- * driver parses, where a uuid[] would arrive as text from postgres.js without its fetched array types.
- */
+// monitorChannelIds for a select list, as JSON: postgres.js without fetched array types gives a uuid[] as text.
 export const channelIdsColumn = (alias: string): string =>
   `coalesce((select json_agg(mc.channel_id order by mc.channel_id) from monitor_notification_channels mc where mc.monitor_id = ${alias}.id), '[]')`
 
-/**
- * Makes `channelIds` the monitor's opted-in channels, in the caller's transaction. Every id must be a
- * channel of `userId`: otherwise InvalidInputError naming the first that is not (the caller rolls back).
- */
+/** Makes `channelIds` the monitor's opt-ins; InvalidInputError names the first that is not the user's channel. */
 export async function setMonitorChannels (tx: Database, userId: string, monitorId: string, channelIds: string[]): Promise<void> {
   const wanted = [...new Set(channelIds)]
   await tx.delete(monitorNotificationChannels).where(and(
@@ -30,8 +24,7 @@ export async function setMonitorChannels (tx: Database, userId: string, monitorI
     wanted.length > 0 ? notInArray(monitorNotificationChannels.channelId, wanted) : undefined
   ))
   if (wanted.length === 0) return
-  // Only the user's own channels are linked, in the statement that finds them: a channel deleted meanwhile
-  // is simply not found, never a foreign-key failure.
+  // Found and linked in one statement: a channel deleted meanwhile is not found, never a foreign-key failure.
   const found = rowsOf<{ id: string }>(await tx.execute(sql`
     with mine as (
       select id from ${notificationChannels} where user_id = ${userId} and ${inArray(notificationChannels.id, wanted)}

@@ -1,5 +1,5 @@
-// A monitor's columns from an API body: each kind sets its own fields, and the others' columns hold their
-// "not this kind" values, so that a row never carries another kind's settings (a keyword on a tcp monitor).
+// A monitor's columns from an API body: other kinds' columns hold their "absent" values, so that a row never
+// carries another kind's settings.
 import { randomBytes } from 'node:crypto'
 import { MONITOR_TYPE_FIELDS, isFieldOfType } from '../domain/monitor-types.ts'
 import { MONITOR_DEFAULTS, type MonitorType } from '../domain/vocabulary.ts'
@@ -25,16 +25,16 @@ const ABSENT: { [K in keyof Flat]?: Flat[K] | null } = {
   grace_minutes: null,
 }
 
-/** The token of a heartbeat's ping URL: 144 random bits, URL-safe; the credential of its pings. */
+/** The token of a heartbeat's ping URL, the credential of its pings. */
 const newPingToken = (): string => randomBytes(18).toString('base64url')
 
-/** Whether `text` has the shape of newPingToken's tokens (24 base64url characters): no other can name a monitor. */
+/** Whether `text` has the shape of newPingToken's tokens: no other text can name a monitor. */
 export const hasPingTokenShape = (text: string): boolean => /^[\w-]{24}$/.test(text)
 
-/** The names of `secret_headers` as stored: in lower case, each once, since they are matched in any case. */
+/** Header names are matched in any case, so they are stored lower-cased, each once. */
 export const secretHeaderNames = (names: readonly string[]): string[] => [...new Set(names.map((name) => name.toLowerCase()))]
 
-/** A body's fields as columns (undefined: not given), names trimmed. */
+/** A body's fields as columns (undefined: not given). */
 export function columnsOf (input: UpdateMonitor) {
   return {
     name: input.name?.trim(),
@@ -59,27 +59,19 @@ export function columnsOf (input: UpdateMonitor) {
   }
 }
 
-/** Every kind-specific field that `type` does not have, at its absent value. */
 function othersAbsent (type: MonitorType): UpdateMonitor {
   const absent: Record<string, unknown> = {}
   for (const [field, value] of Object.entries(ABSENT)) if (!isFieldOfType(type, field)) absent[field] = value
   return absent as UpdateMonitor
 }
 
-/**
- * A validated create body as a whole row's columns (the variant of its kind, other kinds' columns absent).
- * Object.assign, not spreads: V8 (Node 20) copies an object spread after other properties many times slower,
- * most of a create's own JavaScript (bench/results.md, issue #17).
- */
+/** A validated create body as a whole row's columns (Object.assign: V8 copies a spread after other keys slowly). */
 export function newMonitorColumns (input: NewMonitor) {
   const columns = columnsOf(Object.assign(othersAbsent(input.monitor_type), input) as UpdateMonitor)
   return Object.assign(columns, { pingToken: input.monitor_type === 'heartbeat' ? newPingToken() : null })
 }
 
-/**
- * The columns a change of kind sets besides the body's: the new kind's own fields that the body left out at
- * their defaults, the old kind's at their absent values, and a ping token for a new heartbeat.
- */
+/** The columns a change of kind sets besides the body's: new kind's defaults, old kind's absent values, a ping token. */
 export function kindChangeColumns (current: MonitorRow, type: MonitorType, input: UpdateMonitor) {
   if (type === current.monitorType) return {}
   const defaults: Record<string, unknown> = {}

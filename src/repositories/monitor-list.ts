@@ -1,5 +1,5 @@
-// The monitor list of an owner: whole (the API's hot read, one prepared statement), or filtered and paged by
-// a keyset cursor (one prepared statement per combination of parameters, built on its first use).
+// An owner's monitor list: whole (the hot read), or filtered and paged by a keyset cursor (one prepared
+// statement per combination of parameters).
 import { sql, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { isoTime } from '../db/timestamps.ts'
@@ -10,15 +10,10 @@ import { MonitorListItemSchema, type MonitorListItem } from '../schemas/monitor.
 import type { MonitorListParams } from '../schemas/monitor-list.ts'
 import { assertOwnerFound, foundRows, ownerRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind } from './owner.ts'
 
-// The select list of the hot read: the fields of the API's schema, whose names are the columns'.
+// The API schema's field names are also the column names.
 const LIST_FIELDS = Object.keys(MonitorListItemSchema.properties)
 
-/**
- * The statement of the whole list (monitors_user_created_idx, then a sort in memory). Plain SQL whose rows
- * need no mapping by drizzle: for a list of 1,000 monitors drizzle's generic row mapping was a large
- * share of the request's CPU (bench/results.md, "Measurements behind the source"). No row: the owner
- * is gone; one row of nulls: no monitors.
- */
+// Plain SQL whose rows need no mapping by drizzle. No row: the owner is gone; one row of nulls: no monitors.
 function listMonitorsQuery (kind: OwnerKind): SQL {
   return sql`select ${selectList('m', monitors, LIST_FIELDS)}
     from ${ownerRow(kind)}
@@ -32,18 +27,7 @@ export interface ListShape { limit: boolean, cursor: boolean, status: boolean, i
 
 const ph = sql.placeholder
 
-/**
- * The statement of a filtered or paged list, built but not run (test/repositories/monitor-list-explain.test.ts
- * examines its plan): the owner's row, LEFT JOIN LATERAL a backward scan of monitors_user_created_idx that
- * stops after `limit` rows (the page and one more, which says that more follow). The keyset condition is on
- * the list's own order (created_at, id), so a monitor created while a client pages sorts before its cursor
- * and moves nothing. `sort_us` (created_at in microseconds, exact) makes the cursor of a page's last row.
- *
- * The limit is a subquery so that the planner does not know it: knowing it, and expecting from its statistics
- * fewer of a user's rows than the page (it knows the average user, not this one; a cursor or a filter cuts its
- * estimate further), it read all of the user's rows and sorted them, ~4 ms for a user with 10,000 monitors
- * against 0.3 ms for the index scan (PostgreSQL 15, EXPLAIN ANALYZE).
- */
+/** A filtered or paged list; keyed on (created_at, id), so a monitor created while a client pages moves nothing. */
 export function monitorPageQuery (kind: OwnerKind, shape: ListShape): SQL {
   return sql`select ${selectList('m', monitors, LIST_FIELDS)}, m.sort_us
     from ${ownerRow(kind)}
@@ -52,15 +36,11 @@ export function monitorPageQuery (kind: OwnerKind, shape: ListShape): SQL {
     ) m on true`
 }
 
-/** A `created_at` in microseconds (exact, as text): a page's last row's place, which its cursor holds. */
+/** A `created_at` in exact microseconds, as text: what a cursor holds. */
 export const sortUs = (createdAt: SQL): SQL => sql`(extract(epoch from ${createdAt}) * 1000000)::bigint::text`
 const SORT_US = sortUs(sql.raw('k.created_at'))
 
-/**
- * The part of a page's statement that reads the monitors (alias `k`, `columns` of them): the owner's (`o`)
- * live monitors that the filters keep, after the cursor, newest first, at most `limit`. The JSON list
- * (monitor-json.ts) reads the same rows with other columns.
- */
+/** The scan of the owner's (`o`) monitors as `k`, shared with the JSON list (monitor-json.ts). */
 export function pageScan (shape: ListShape, columns: SQL): SQL {
   const conditions = [
     shape.cursor && sql` and (k.created_at, k.id) < (timestamptz 'epoch' + ${ph('afterUs')}::bigint * interval '1 microsecond', ${ph('afterId')}::uuid)`,
@@ -68,6 +48,8 @@ export function pageScan (shape: ListShape, columns: SQL): SQL {
     shape.isActive && sql` and k.is_active = ${ph('isActive')}::boolean`,
     shape.search && sql` and (k.name ilike ${ph('search')}::text or k.url ilike ${ph('search')}::text)`,
   ].filter((condition) => condition !== false)
+  // The limit is a subquery to hide it from the planner: knowing it, the planner reads and sorts all of a
+  // large user's rows instead of scanning the index.
   return sql`select ${columns}
       from ${monitors} k
       where k.user_id = o.user_id and k.deleted_at is null${sql.join(conditions)}
@@ -76,7 +58,7 @@ export function pageScan (shape: ListShape, columns: SQL): SQL {
 
 const shapeName = (shape: ListShape) => Object.entries(shape).filter(([, on]) => on).map(([name]) => name).join('_')
 
-/** Statements by the shape of the request, each built on its first use: `build` makes the one of a kind and shape. */
+/** Prepared statements by request shape, each built on its first use. */
 export function statementsByShape (prefix: string, build: (kind: OwnerKind, shape: ListShape) => SQL) {
   return perOwnerKind((kind) => {
     const built = new Map<string, (db: Database) => PreparedSql>()
@@ -92,12 +74,12 @@ const pageStatements = statementsByShape('list_monitors', monitorPageQuery)
 
 const CURSOR_TEXT = /^(-?\d{1,18}):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/
 
-/** A page's cursor: its last row's place in the order (created_at to the microsecond, id), opaque to clients. */
+/** A page's cursor: its last row's place in the order, opaque to clients. */
 export const encodeCursor = (sortUs: string, id: string) => Buffer.from(`${sortUs}:${id}`).toString('base64url')
 
 function decodeCursor (cursor: string): { afterUs: string, afterId: string } {
   const match = CURSOR_TEXT.exec(Buffer.from(cursor, 'base64url').toString('latin1'))
-  // Base64 decoding skips what it cannot read: a cursor must also be the very text that its content encodes to.
+  // Base64 decoding skips what it cannot read, so the cursor must re-encode to itself.
   if (!match || encodeCursor(match[1], match[2]) !== cursor) {
     throw new InvalidInputError('cursor', 'querystring/cursor must be a cursor from the Link header of this list')
   }
@@ -115,7 +97,6 @@ export interface MonitorPage {
 
 type PageRow = MonitorListItem & { sort_us?: string }
 
-/** What a read of the list needs: its shape, whether it is the whole list, and the values of its placeholders. */
 export interface ListRequest { shape: ListShape, whole: boolean, values: Record<string, unknown> }
 
 /** The shape and placeholder values of a read of the list; a bad cursor is an InvalidInputError. */
@@ -137,16 +118,12 @@ export function listRequest (owner: Owner, query: MonitorListParams): ListReques
   return { shape, whole, values }
 }
 
-/**
- * The owner's live monitors, newest created first: all of them without parameters (the hot statement), else
- * those the filters keep, at most `limit` after `cursor`. The API's route sends the same list as JSON made by
- * the database (monitor-json.ts); this one gives objects (the dashboard, the CLI, the bench's reference check).
- */
+/** The owner's live monitors, newest first, as objects (the API sends JSON made by monitor-json.ts instead). */
 export async function listMonitorPage (db: Database, owner: Owner, query: MonitorListParams = {}): Promise<MonitorPage> {
   const { limit } = query
   const { shape, whole, values } = listRequest(owner, query)
   const statement = whole ? listStatement(owner) : pageStatements(owner)(shape)
-  // Times arrive as the database's text (drizzle turns the drivers' date parsing off).
+  // Times arrive as text: drizzle turns the drivers' date parsing off.
   const rows = rowsOf<PageRow | NullRow<PageRow>>(await statement(db).execute(values))
   assertOwnerFound(owner, rows)
   if (!foundRows(rows)) return { monitors: [] }
@@ -155,7 +132,6 @@ export async function listMonitorPage (db: Database, owner: Owner, query: Monito
     rows.length = limit
     nextCursor = encodeCursor(rows[limit - 1].sort_us!, rows[limit - 1].id)
   }
-  // The rows already carry the API's field names: only the time is converted, in place.
   for (const row of rows) {
     if (row.last_checked_at !== null) row.last_checked_at = isoTime(row.last_checked_at)
     if (!whole) delete row.sort_us

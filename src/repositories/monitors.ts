@@ -16,7 +16,6 @@ import { resolveOpenIncident } from './incidents.ts'
 import { channelIdsColumn, monitorChannelIds, setMonitorChannels } from './monitor-channels.ts'
 import { enqueueIncidentEvent } from './notification-outbox.ts'
 
-// The list lives in its own module (filters, paging); its callers know it by this one.
 export { listMonitorPage, listMonitors } from './monitor-list.ts'
 export { listMonitorPageJson } from './monitor-json.ts'
 
@@ -26,13 +25,10 @@ import {
   assertOwnerFound, foundRows, ownedMonitorRow, ownerRow, ownerUserId, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
 } from './owner.ts'
 
-/**
- * Where a heartbeat is pinged, from the server's root: the edge puts the public address before it
- * (`absolutePingUrl`), which the repositories do not know.
- */
+// A path from the server's root: only the edge knows the public address (`absolutePingUrl`).
 const pingPath = (token: string | null): string | null => token === null ? null : `${PING_PATH}${token}`
 
-/** The API's record of a monitor row, but for its channels (another table's rows). */
+/** The API's record of a monitor row, without its channels. */
 export function toMonitor (row: MonitorRow): MonitorWithoutChannels {
   return {
     id: row.id,
@@ -68,17 +64,17 @@ export function toMonitor (row: MonitorRow): MonitorWithoutChannels {
 const ownedLive = (userId: string | Placeholder, id: string | Placeholder) =>
   and(eq(monitors.id, id), eq(monitors.userId, userId), isNull(monitors.deletedAt))
 
-// The select list of the hot read of one monitor: the fields of the API's schema, whose names are the columns'.
+// The API schema's field names are also the column names.
 const MONITOR_FIELDS = Object.keys(MonitorSchema.properties)
 
-/** The statement of findMonitor: no row, the owner is gone; a row of nulls, no such monitor of theirs. */
+// No row: the owner is gone; a row of nulls: no such monitor of theirs.
 function findMonitorQuery (kind: OwnerKind): SQL {
   return sql`select ${selectList('m', monitors, MONITOR_FIELDS, { notification_channel_ids: channelIdsColumn('m'), ping_url: 'm.ping_token' })}
     ${ownedMonitorRow(kind, 'id')}`
 }
 const findStatement = perOwnerKind((kind) => preparedSql(`find_monitor_${kind}`, () => findMonitorQuery(kind)))
 
-/** A row of the API's fields (a read's or a create's select list) made the API's record, in place. */
+/** Converts a row that already has the API's field names into the API's record, in place. */
 function apiMonitor (row: Monitor): Monitor {
   if (row.last_checked_at !== null) row.last_checked_at = isoTime(row.last_checked_at)
   row.created_at = isoTime(row.created_at)
@@ -92,14 +88,13 @@ function apiMonitor (row: Monitor): Monitor {
 export async function findMonitor (db: Database, owner: Owner, id: string): Promise<Monitor | undefined> {
   const rows = rowsOf<Monitor | NullRow<Monitor>>(await findStatement(owner)(db).execute({ owner: ownerValue(owner), id }))
   assertOwnerFound(owner, rows)
-  // The row already carries the API's field names: only the times and the rest are converted, in place.
   return foundRows(rows) ? apiMonitor(rows[0]) : undefined
 }
 
 const existsStatement = perOwnerKind((kind) => preparedSql(`monitor_exists_${kind}`, () => sql`select m.id
     ${ownedMonitorRow(kind, 'id')}`))
 
-/** True when the monitor exists, is not deleted and belongs to the owner. */
+/** True when the monitor is live and the owner's. */
 export async function monitorExists (db: Database, owner: Owner, id: string): Promise<boolean> {
   const rows = rowsOf<{ id: string | null }>(await existsStatement(owner)(db).execute({ owner: ownerValue(owner), id }))
   assertOwnerFound(owner, rows)
@@ -107,18 +102,15 @@ export async function monitorExists (db: Database, owner: Owner, id: string): Pr
 }
 
 const ph = sql.placeholder
-/** The columns a create sets from its values (the others take their defaults; the user comes from the owner). */
+/** The columns a create sets; the others take their defaults. */
 const CREATED_COLUMNS = [
   'name', 'url', 'monitorType', 'method', 'expectedStatus', 'intervalMinutes', 'isActive', 'timeoutSeconds', 'failureThreshold',
   'recoveryThreshold', 'keyword', 'keywordMode', 'degradedAfterMs', 'requestHeaders', 'secretHeaders', 'requestBody', 'dnsRecordType', 'dnsExpected',
   'graceMinutes', 'pingToken', 'status', 'nextCheckAt',
 ] as const satisfies ReadonlyArray<keyof typeof monitors.$inferInsert>
 
-/**
- * The insert of a monitor for the owner, from its owner row: no row, the owner's key is gone, in the same
- * statement (POST /monitors sends no key lookup of its own, as the reads do not). An INSERT ... SELECT
- * types its values by their casts, not by the columns, so each placeholder carries its column's type.
- */
+// Inserts from the owner row, so a deleted key inserts nothing in the same statement. An INSERT ... SELECT
+// types its values by their casts, not by the columns, so each placeholder carries its column's type.
 function insertMonitorQuery (kind: OwnerKind): SQL {
   const columns = getTableColumns(monitors)
   const typed = (placeholder: string, column: keyof typeof columns) => sql`${ph(placeholder)}::${sql.raw(columns[column].getSQLType())}`
@@ -134,9 +126,9 @@ export async function createMonitor (db: Database, owner: Owner, input: NewMonit
   if (input.monitor_type === 'site') assertSendableRequest(input)
   const active = input.is_active
   const columns = newMonitorColumns(input)
-  // A new monitor is due at once, so its first check comes within seconds; a heartbeat, when its first ping is late.
+  // Due at once; a heartbeat is due when its first ping would be late.
   const nextCheckAt = !active ? null : input.monitor_type === 'heartbeat' ? heartbeatDeadline(now, input.interval_minutes, input.grace_minutes) : now
-  // Into the columns' own object: a spread of them would cost more than the rest of this function (newMonitorColumns).
+  // Assigned into the columns' own object: a spread is the costliest step of a create.
   const values = Object.assign(columns, {
     name: input.name.trim(),
     requestHeaders: JSON.stringify(columns.requestHeaders),
@@ -152,7 +144,7 @@ export async function createMonitor (db: Database, owner: Owner, input: NewMonit
     return apiMonitor(rows[0])
   }
   if (input.notification_channel_ids.length === 0) return insert(db)
-  // With channels: the monitor and its opt-ins together, or neither (a channel that is not the user's).
+  // The monitor and its opt-ins together, or neither (a channel that is not the user's).
   return db.transaction(async (tx) => {
     const monitor = await insert(tx)
     await setMonitorChannels(tx, await ownerUserId(tx, owner), monitor.id, input.notification_channel_ids)
@@ -160,7 +152,6 @@ export async function createMonitor (db: Database, owner: Owner, input: NewMonit
   })
 }
 
-/** The fields of an update that would change the row: none for `{}` or for values it holds already. */
 function changedColumns (current: MonitorRow, input: UpdateMonitor): Partial<typeof monitors.$inferInsert> {
   const same = (a: unknown, b: unknown) => a === b || (typeof a === 'object' && a !== null && JSON.stringify(a) === JSON.stringify(b))
   return Object.fromEntries(Object.entries(columnsOf(input))
@@ -172,17 +163,14 @@ function sameSet (a: readonly string[], b: readonly string[]): boolean {
   return setA.size === setB.size && [...setA].every((value) => setB.has(value))
 }
 
-/**
- * Updates the user's live monitor; undefined when there is none. An update that changes nothing (`{}`, or
- * only the values the monitor has) writes nothing, so `updated_at` stays: it says when the monitor last changed.
- */
+/** Updates the user's live monitor; undefined when none. An update that changes nothing keeps `updated_at`. */
 export async function updateMonitor (
   db: Database, userId: string, id: string, input: UpdateMonitor, now: Date
 ): Promise<Monitor | undefined> {
   return db.transaction(async (tx) => {
     const [current] = await tx.select(monitorRowColumns).from(monitors).where(ownedLive(userId, id)).for('update')
     if (!current) return undefined
-    // The stored secrets this update keeps without their values being given: all of them, unless it sends headers.
+    // Stored secrets kept without their values being sent again.
     let carried = Object.keys(current.requestHeaders).filter((name) => isSecretHeader(name, current.secretHeaders))
     if (input.request_headers !== undefined) {
       const merged = mergeRequestHeaders(current.requestHeaders, current.secretHeaders, input.request_headers)
@@ -213,25 +201,22 @@ export async function updateMonitor (
     const channelsChange = input.notification_channel_ids !== undefined && !sameSet(input.notification_channel_ids, channelIds)
     if (Object.keys(columns).length === 0 && !channelsChange) return { ...toMonitor(current), notification_channel_ids: channelIds }
     const changes: Partial<typeof monitors.$inferInsert> = { ...columns, updatedAt: now }
-    // Another URL may be another server (or plain HTTP): the certificate seen at the old one is not its.
-    // Nor what was told of it (tls.expiring): the certificate seen next starts its reminders again.
+    // Another URL may be another server: forget the old certificate and the reminders sent about it.
     if (columns.url !== undefined) Object.assign(changes, { tlsExpiresAt: null, tlsIssuer: null, tlsExpiryToldDays: null })
     const pausing = input.is_active === false && current.isActive
     const active = input.is_active ?? current.isActive
-    // The row as it will be, for the heartbeat's deadline below.
     const after = { ...current, ...changes } as typeof current
     if (pausing) {
       Object.assign(changes, { status: 'paused', nextCheckAt: null, consecutiveFailures: 0, consecutiveSuccesses: 0, consecutiveSlow: 0 })
     } else if ((input.is_active === true && !current.isActive) || (kindChanges && active)) {
-      // Resumed, or another kind of check from now on: pending until its first check (due at once) or ping.
+      // Resumed or changed kind: pending until its first check or ping.
       const nextCheckAt = type === 'heartbeat' ? heartbeatDeadline(now, after.intervalMinutes, after.graceMinutes!) : now
       Object.assign(changes, { status: 'pending', nextCheckAt, consecutiveFailures: 0, consecutiveSuccesses: 0, consecutiveSlow: 0 })
     } else if (current.isActive && type === 'heartbeat' && (columns.intervalMinutes !== undefined || columns.graceMinutes !== undefined)) {
-      // A heartbeat's new interval or grace counts from its last ping (or from now, before the first).
       changes.nextCheckAt = heartbeatDeadline(current.lastCheckedAt ?? now, after.intervalMinutes, after.graceMinutes!)
     } else if (current.isActive && input.interval_minutes !== undefined && input.interval_minutes !== current.intervalMinutes &&
       current.lastCheckedAt && current.consecutiveFailures === 0) {
-      // A new interval counts from the last check, so a shorter one is not held back by the old schedule.
+      // Counted from the last check, so a shorter interval is not held back by the old schedule.
       const next = current.lastCheckedAt.getTime() + input.interval_minutes * 60_000
       changes.nextCheckAt = new Date(Math.max(next, now.getTime()))
     }
@@ -243,7 +228,7 @@ export async function updateMonitor (
   })
 }
 
-/** Resolves the monitor's open incident of either kind (a pause or a delete) and writes its notification (`incident.resolved`, `monitor.degraded`). */
+/** Resolves the monitor's open incident (on a pause or a delete) and queues its notification. */
 async function resolveAndNotify (tx: Database, monitor: MonitorWithoutChannels, userId: string, now: Date): Promise<void> {
   const incident = await resolveOpenIncident(tx, monitor.id, now)
   if (incident) await enqueueIncidentEvent(tx, { userId, monitor, incident, check: null, at: now })

@@ -1,5 +1,4 @@
-// Notification channel data access for the API: list, read, create, update, delete and re-key the
-// caller's channels; records leave here with their secrets masked.
+// The caller's notification channels; records leave here with their secrets masked.
 import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { notificationChannels } from '../db/schema.ts'
@@ -64,16 +63,15 @@ export async function updateChannelRow (db: Database, id: string, changes: Chann
   return row
 }
 
-/** Deletes the channel and, by the foreign keys' cascade, its deliveries and its monitors' opt-ins; false when there was none. */
+/** Deletes the channel and, by cascade, its deliveries and opt-ins; false when there was none. */
 export async function deleteChannel (db: Database, userId: string, id: string): Promise<boolean> {
   const deleted = await db.delete(notificationChannels).where(owned(userId, id)).returning({ id: notificationChannels.id })
   return deleted.length > 0
 }
 
 /**
- * Makes `secret` the webhook channel's signing secret and keeps the one it replaces until `previousUntil`
- * (one statement, so two rotations at once cannot both keep the same old secret). Undefined when the user
- * has no such channel; the row otherwise, whatever its type (the caller checked it is a webhook).
+ * Makes `secret` the signing secret and keeps the old one until `previousUntil`, in one statement so two
+ * rotations at once cannot both keep the same old secret. Undefined when the user has no such channel.
  */
 export async function replaceSecret (
   db: Database, userId: string, id: string, secret: string, previousUntil: Date, now: Date

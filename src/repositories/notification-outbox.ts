@@ -18,16 +18,13 @@ export interface OutboxEvent {
   payload: NotificationEvent
   /** When the deliveries are first due. */
   at: Date
-  /** Only this channel (a `test` event); otherwise every active channel of the owner that covers the monitor and wants the event type. */
+  /** Only this channel (a `test` event); otherwise every active channel that covers the monitor and wants the type. */
   channelId?: string
-  /** Also the channels that want one of these types (a `heartbeat.missed` goes to those that want `incident.opened`). */
+  /** Also the channels that want one of these types. */
   alsoFor?: NotificationEventType[]
 }
 
-/**
- * Writes the event and its deliveries in one statement; returns the event id and how many deliveries
- * were written (0 when no channel wants it: the event row is kept anyway, it is what happened).
- */
+/** Writes the event and its deliveries in one statement; the event is kept even when no channel wants it. */
 export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{ eventId: string, deliveries: number }> {
   const at = event.at.toISOString()
   const wanted = sql.join([event.payload.type, ...event.alsoFor ?? []].map((type) => sql`${type} = any(c.events)`), sql` or `)
@@ -52,17 +49,11 @@ export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{
   return { eventId: row.event_id, deliveries: Number(row.deliveries) }
 }
 
-/** The monitor's whole record: its channels are read here, only when something is told. */
+/** The monitor's whole record; its channels are read only when something is told. */
 const withChannels = async (tx: Database, monitor: MonitorWithoutChannels) =>
   ({ ...monitor, notification_channel_ids: await monitorChannelIds(tx, monitor.id) })
 
-/**
- * The notification of an incident change, from the incident's kind and status: a `down` incident's
- * `incident.opened` (by a check) or `incident.resolved` (by a check, a pause or a delete); a `degraded`
- * incident's `monitor.degraded`, one type for both edges (`data.incident.status` says which), so that a
- * channel takes or leaves slowness as a whole. The records are as they are in the transaction (the
- * monitor's whole record: its channels are read here, only when an incident changes).
- */
+/** Queues an incident change; `monitor.degraded` covers both edges so a channel takes or leaves slowness whole. */
 export async function enqueueIncidentEvent (
   tx: Database, change: { userId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check | null, at: Date }
 ): Promise<void> {
@@ -81,12 +72,7 @@ export async function enqueueIncidentEvent (
   })
 }
 
-/**
- * The notification of a heartbeat whose deadline passed without a ping, which opened its down incident at once:
- * `heartbeat.missed`, with the incident and the failed check, to the channels that want it or `incident.opened`
- * (one message each: a channel with the default events hears that a heartbeat went down). Its end is an
- * `incident.resolved`, as any down incident's.
- */
+/** Queues `heartbeat.missed`, also to channels that want `incident.opened` (the default events). */
 export async function enqueueHeartbeatMissedEvent (
   tx: Database, change: { userId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check, at: Date }
 ): Promise<void> {
@@ -104,11 +90,7 @@ export async function enqueueHeartbeatMissedEvent (
   })
 }
 
-/**
- * The notification of a certificate near its expiry, by the check that saw it: `tls.expiring`, with no
- * incident; the monitor's record carries the certificate (`tls_expires_at`, `tls_issuer`). Its deliveries
- * go to the channels that want the event and cover the monitor, as an incident's do.
- */
+/** Queues `tls.expiring` (no incident; the monitor's record carries the certificate). */
 export async function enqueueTlsExpiringEvent (
   tx: Database, change: { userId: string, monitor: MonitorWithoutChannels, check: Check, at: Date }
 ): Promise<void> {

@@ -1,12 +1,12 @@
-// What one user holds, counted for the operator's limits, and the lock on the user's row under which it is counted.
+// What one user holds, counted for the operator's limits under a lock on the user's row.
 import { eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { monitors, notificationChannels, users } from '../db/schema.ts'
 import { ownerUserId, type Owner } from './owner.ts'
 
 /**
- * Locks the owner's user row until the transaction ends and returns its id (ApiKeyGoneError when the key is
- * gone). FOR NO KEY UPDATE: it waits for another such lock, not for inserts of rows that reference the user.
+ * Locks the owner's user row for the transaction and returns its id. FOR NO KEY UPDATE waits for another such
+ * lock but not for inserts of rows that reference the user.
  */
 export async function lockOwner (tx: Database, owner: Owner): Promise<string> {
   const userId = await ownerUserId(tx, owner)
@@ -14,7 +14,7 @@ export async function lockOwner (tx: Database, owner: Owner): Promise<string> {
   return userId
 }
 
-/** The user's monitors that are not deleted, counted up to `upTo` at most (an index-only read of that many entries). */
+/** The user's live monitors, counted up to `upTo` at most. */
 export async function countLiveMonitors (db: Database, userId: string, upTo: number): Promise<number> {
   const rows = rowsOf<{ held: number }>(await db.execute(sql`select count(*)::int as held from (select 1 from ${monitors}
     where ${monitors.userId} = ${userId} and ${monitors.deletedAt} is null limit ${upTo}) m`))

@@ -6,13 +6,8 @@ import { apiKeys, monitors } from '../db/schema.ts'
 import { ApiKeyGoneError } from '../domain/errors.ts'
 
 /**
- * The owner of the rows a read may return (or a create may write). The API passes the request's key, not its user: the statement
- * itself finds the key's user, so a key deleted a moment ago (by any instance, the CLI or the dashboard)
- * finds nothing on its very next request, whatever the auth plugin has cached, and the request costs one
- * round trip instead of a separate key lookup, which was a large share of a read's CPU
- * (bench/results.md, "Measurements behind the source"). An API route gets its owner only from
- * keyOwner(request) (src/plugins/auth.ts); the dashboard passes the user of its session, which it
- * looks up on every request.
+ * The owner of the rows a statement may touch. The API passes the request's key, not its user: the statement
+ * finds the key's user, so a deleted key finds nothing on its next request whatever the auth plugin cached.
  */
 export type Owner = { userId: string } | KeyOwner
 export type KeyOwner = { keyId: string }
@@ -22,22 +17,14 @@ const ownerKind = (owner: Owner): OwnerKind => 'keyId' in owner ? 'key' : 'user'
 /** The value of the `owner` placeholder of ownerRow(). */
 export const ownerValue = (owner: Owner): string => 'keyId' in owner ? owner.keyId : owner.userId
 
-/**
- * `o(user_id)`, the row reads start from, for the placeholder `owner`: one row with the owner's user
- * id, none when the key is gone. Reads join their rows to it with a LEFT JOIN, so that one statement
- * tells a missing owner (no row) from a missing resource (a row of nulls).
- */
+/** `o(user_id)`, which reads LEFT JOIN to: no row means the owner is gone, a row of nulls a missing resource. */
 export function ownerRow (kind: OwnerKind): SQL {
   return kind === 'key'
     ? sql`(select user_id from ${apiKeys} where id = ${sql.placeholder('owner')}) o`
     : sql`(select ${sql.placeholder('owner')}::uuid as user_id) o`
 }
 
-/**
- * `from o left join monitors m`: the owner's live monitor whose id is the placeholder `idPlaceholder`,
- * or a row of nulls (no row at all when the owner's key is gone). The one place that says which
- * monitors an owner may read.
- */
+/** The owner's live monitor of that id, or a row of nulls: the one place that says which monitors an owner may read. */
 export function ownedMonitorRow (kind: OwnerKind, idPlaceholder: string): SQL {
   return sql`from ${ownerRow(kind)}
     left join ${monitors} m on m.id = ${sql.placeholder(idPlaceholder)} and m.user_id = o.user_id and m.deleted_at is null`
@@ -55,10 +42,7 @@ export function perOwnerKind<T> (build: (kind: OwnerKind) => T): (owner: Owner) 
 
 const keyUserStatement = preparedSql('key_user', () => sql`select o.user_id from ${ownerRow('key')}`)
 
-/**
- * The owner's user id: a key's user, looked up in `db` (in the caller's transaction, if any), or
- * ApiKeyGoneError. For work of several statements that needs the user (idempotency keys, a monitor's channels).
- */
+/** The owner's user id, or ApiKeyGoneError: for work of several statements that needs the user. */
 export async function ownerUserId (db: Database, owner: Owner): Promise<string> {
   if ('userId' in owner) return owner.userId
   const rows = rowsOf<{ user_id: string }>(await keyUserStatement(db).execute({ owner: owner.keyId }))
@@ -74,10 +58,7 @@ export function assertOwnerFound (owner: Owner, rows: readonly unknown[]): void 
 /** The row a read's LEFT JOIN gives when it found nothing: every field of T null. */
 export type NullRow<T> = { [K in keyof T]: null }
 
-/**
- * Whether the rows of a read from ownerRow() are the rows it looked for: false when they are its one row
- * of nulls (whose `id` is null), which it gives when there were none.
- */
+/** False when a read from ownerRow() gave its one row of nulls, meaning nothing was found. */
 export function foundRows<Row extends { id: string | null }> (rows: Row[]): rows is Array<Extract<Row, { id: string }>> {
   return rows.length > 0 && rows[0].id !== null
 }

@@ -9,10 +9,8 @@ export const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000
 export const STEP_MS: Record<RollupGranularity, number> = { hour: HOUR_MS, day: DAY_MS }
 
-/**
- * An hour is rolled up this long after its end: an incident starts at its first failing check, which can
- * be recorded minutes later (the failure threshold's re-checks), and a check is recorded after its probe.
- */
+// An hour is rolled up this long after its end: the failure threshold's re-checks can record an incident's
+// first failing check minutes later.
 const ROLLUP_LAG_MS = 10 * 60_000
 
 /** The start of the UTC hour or day that holds `at`. */
@@ -24,10 +22,10 @@ const BOUNDS = sql.raw(`array[${HISTOGRAM_LOWER_BOUNDS.join(',')}]::int[]`)
 const ms = (interval: SQL) => sql`(extract(epoch from ${interval}) * 1000)`
 const times = (values: number[]) => sql`string_to_array(${values.map((v) => new Date(v).toISOString()).join(',')}, ',')::timestamptz[]`
 
-/** The buckets of a rollupSelect: a query of their starts and ends (s, e), and the range they lie in (lo to hi). */
+/** The buckets of a rollupSelect: a query of their bounds (s, e), and the range they lie in (lo to hi). */
 export interface BucketQuery { buckets: SQL, lo: SQL, hi: SQL }
 
-/** The buckets of `ranges` (ascending, not overlapping) as a BucketQuery. */
+/** `ranges` must be ascending and not overlap. */
 function bucketsOf (ranges: TimeRange[]): BucketQuery {
   return {
     buckets: sql`select s, e from unnest(${times(ranges.map((b) => b.start))}, ${times(ranges.map((b) => b.end))}) as b(s, e)`,
@@ -36,13 +34,7 @@ function bucketsOf (ranges: TimeRange[]): BucketQuery {
   }
 }
 
-/**
- * The rollup of each of `buckets` for every monitor, or for one (`monitor`, a uuid expression): its checks
- * and failed checks, the response times' histogram, the time it existed unpaused (tracked_ms) and the
- * part of that in a `down` incident (downtime_ms). A monitor with neither checks nor tracked time in a
- * bucket (paused throughout, not yet created) has no row. The same statement builds the stored rows and
- * computes the buckets not built yet (src/repositories/uptime.ts, its buckets a query there), so both agree.
- */
+/** Each bucket's rollup for every monitor, or one: the same statement builds and computes (uptime.ts), so both agree. */
 export function rollupSelect (ranges: TimeRange[] | BucketQuery, monitor?: SQL): SQL {
   const { buckets, lo, hi } = Array.isArray(ranges) ? bucketsOf(ranges) : ranges
   const only = (column: string) => monitor === undefined ? sql`` : sql` and ${sql.raw(column)} = ${monitor}`
@@ -95,7 +87,7 @@ const UPSERT = sql`on conflict (monitor_id, granularity, start) do update set
   downtime_ms = excluded.downtime_ms, hist_buckets = excluded.hist_buckets, hist_counts = excluded.hist_counts`
 const COLUMNS = sql`(monitor_id, granularity, start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts)`
 
-/** Builds (or rebuilds: the same rows) every monitor's row of the hour starting at `hourStart`, from the raw rows. */
+/** Builds (or rebuilds, idempotently) every monitor's row of one hour from the raw rows. */
 async function buildHourRollups (db: Pick<Database, 'execute'>, hourStart: number): Promise<void> {
   await db.execute(sql`insert into monitor_rollups ${COLUMNS}
     select monitor_id, 'hour', start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts
@@ -103,7 +95,7 @@ async function buildHourRollups (db: Pick<Database, 'execute'>, hourStart: numbe
     ${UPSERT}`)
 }
 
-/** Builds (or rebuilds) every monitor's row of the day starting at `dayStart` from its hour rows: sums, histograms merged. */
+/** Builds (or rebuilds) every monitor's row of one day from its hour rows. */
 async function buildDayRollups (db: Pick<Database, 'execute'>, dayStart: number): Promise<void> {
   const [from, to] = [new Date(dayStart).toISOString(), new Date(dayStart + DAY_MS).toISOString()]
   await db.execute(sql`
@@ -127,13 +119,7 @@ async function buildDayRollups (db: Pick<Database, 'execute'>, dayStart: number)
 
 export interface RebuildResult { hours: number, days: number }
 
-/**
- * Rebuilds from the raw rows the built hours that hold `from` to `to`, then the built days that hold them
- * (from their hours): after a fix of the data (a check or incident recorded late, or corrected by hand),
- * which the job, building each bucket once, does not see. Only hours whose checks are still kept
- * (`keptSince`, the checks' retention): an hour rebuilt without its checks would lose them. One transaction;
- * the same rows as the job's for unchanged data (idempotent). `rollups rebuild` of the CLI (src/cli/).
- */
+/** Rebuilds a range after the data was fixed, only over hours whose checks are still kept (or it would lose them). */
 export async function rebuildRollups (db: Database, range: { from: number, to: number, keptSince: number }): Promise<RebuildResult> {
   return db.transaction(async (tx) => {
     const { hour: hoursBuilt = -Infinity, day: daysBuilt = -Infinity } = await rollupProgress(tx)
@@ -155,12 +141,7 @@ async function rollupProgress (db: Pick<Database, 'execute'>, lock = false): Pro
   return Object.fromEntries(rows.map((row) => [row.granularity, row.until]))
 }
 
-/**
- * Builds the next bucket that is due, in one transaction that holds the progress rows (another process
- * skips them and answers 'busy'): a day once its 24 hours are built, else an hour ROLLUP_LAG_MS after
- * its end. Answers the granularity built, or 'idle' when nothing is due. The first build starts at the hour of
- * the oldest check or monitor (at most the day rows' retention ago).
- */
+/** Builds the next due bucket, holding the progress rows (another process skips them and answers 'busy'). */
 export async function buildNextRollup (db: Database, now: Date): Promise<RollupGranularity | 'idle' | 'busy'> {
   return db.transaction(async (tx) => {
     let progress = await rollupProgress(tx, true)
@@ -189,7 +170,7 @@ export async function buildNextRollup (db: Database, now: Date): Promise<RollupG
   })
 }
 
-/** Deletes the rows past their retention (ROLLUP_RETENTION_DAYS of each granularity); returns how many went. */
+/** Deletes the rows past their retention; returns how many went. */
 export async function pruneRollups (db: Pick<Database, 'execute'>, now: Date): Promise<number> {
   const cutoff = (days: number) => new Date(bucketStart(now.getTime(), 'day') - days * DAY_MS).toISOString()
   const result = await db.execute(sql`delete from monitor_rollups
@@ -199,12 +180,8 @@ export async function pruneRollups (db: Pick<Database, 'execute'>, now: Date): P
 }
 
 /**
- * Marks the pages of new day rows all-visible (and refreshes the table's statistics), so that the uptime read
- * takes them from its covering index alone (src/repositories/uptime.ts): until then every row of a page not
- * so marked is fetched from the table too. Autovacuum would come only after inserts of a fifth of the table,
- * weeks of days. Only the pages not yet all-visible are read, and the indexes once rows were deleted (the
- * hours past their retention): 4.8 s for a table of 12 M rows whose map was all clear (bench/results.md).
- * Outside any transaction (VACUUM's rule).
+ * Marks new day rows all-visible so the uptime read takes them from its covering index alone; autovacuum
+ * would wait for weeks of inserts. Must run outside any transaction (VACUUM's rule).
  */
 export async function vacuumRollups (db: Pick<Database, 'execute'>): Promise<void> {
   await db.execute(sql`vacuum (analyze) monitor_rollups`)

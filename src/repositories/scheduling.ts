@@ -14,25 +14,23 @@ type CheckedMonitorType = Exclude<MonitorType, 'heartbeat'>
 export interface ClaimedMonitor {
   id: string
   monitorType: CheckedMonitorType
-  /** Never null here: only a heartbeat has no url (the monitors_url_check constraint). */
+  /** Never null: only a heartbeat has no url (monitors_url_check). */
   url: string
   method: HttpMethod
   expectedStatus: number
   timeoutSeconds: number
-  // What the check sends and asserts besides the status (api-contract section 9).
   keyword: string | null
   keywordMode: KeywordMode
   degradedAfterMs: number | null
   requestHeaders: Record<string, string>
-  /** Names of the headers the monitor marks secret (lower case), besides those whose names say so. */
+  /** Lower-case names of headers marked secret, besides those whose names say so. */
   secretHeaders: string[]
   requestBody: string | null
-  /** A `dns` monitor's question and the values its answer must contain; null for other types (and any answer). */
+  /** A `dns` monitor's question and the values its answer must contain. */
   dnsRecordType: DnsRecordType | null
   dnsExpected: string[] | null
   /** When the check was due; lateness is the probe's start minus this. */
   dueAt: Date
-  /** The lease: next_check_at while this worker holds the monitor. */
   leaseUntil: Date
 }
 
@@ -41,23 +39,16 @@ export interface CheckResult {
   statusCode: number | null
   responseTimeMs: number
   errorMessage: string | null
-  /** Up, but slower than the monitor's degraded_after_ms: the monitor's status becomes `degraded` (not a column of the check). */
+  /** Up but slower than degraded_after_ms; sets the monitor's status, not a column of the check. */
   degraded?: boolean
-  /** The certificate an HTTPS check saw (verified or not): kept on the monitor as tls_expires_at and tls_issuer. */
+  /** The certificate an HTTPS check saw, verified or not. */
   tls?: { expiresAt: Date, issuer: string | null }
-  /** A heartbeat ping's body as stored (its first 10 KiB; src/checker/heartbeat.ts), not in the API's check. */
+  /** A heartbeat ping's stored body (src/checker/heartbeat.ts); not in the API's check. */
   pingBody?: string | null
   checkedAt: Date
 }
 
-/**
- * Claims up to `limit` due monitors in one short statement: their next_check_at moves to `leaseUntil`,
- * so no other worker claims them for this slot; SKIP LOCKED lets workers claim side by side. A heartbeat
- * monitor is never claimed: nothing probes it (its pings are its checks).
- */
-// The checker's two statements, asked every second even when nothing is due: prepared once per database, as
-// building them anew allocated enough to keep V8 from ever shrinking an idle server's heap (bench/results.md,
-// "Memory on a small box").
+// Asked every second even when nothing is due, so prepared once rather than built per call (as is nextDueStatement).
 const claimStatement = preparedSql('claim_due_monitors', () => sql`
     with due as (
       select id, next_check_at from ${monitors}
@@ -72,6 +63,7 @@ const claimStatement = preparedSql('claim_due_monitors', () => sql`
       m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.secret_headers, m.request_body,
       m.dns_record_type, to_jsonb(m.dns_expected) as dns_expected, due.next_check_at as due_at`)
 
+/** Claims up to `limit` due monitors by moving next_check_at to the lease end; SKIP LOCKED lets workers claim side by side. */
 export async function claimDueMonitors (db: Database, now: Date, limit: number, leaseMs: number): Promise<ClaimedMonitor[]> {
   const leaseUntil = new Date(now.getTime() + leaseMs)
   const result = await claimStatement(db).execute({ now: now.toISOString(), limit, leaseUntil: leaseUntil.toISOString() })
@@ -85,22 +77,19 @@ export async function claimDueMonitors (db: Database, now: Date, limit: number, 
     keyword: row.keyword as string | null,
     keywordMode: row.keyword_mode as KeywordMode,
     degradedAfterMs: row.degraded_after_ms === null ? null : Number(row.degraded_after_ms),
-    // jsonb comes parsed from postgres.js and PGlite; text is parsed here all the same (as delivery-queue.ts does).
+    // jsonb usually arrives parsed; text is parsed all the same.
     requestHeaders: (typeof row.request_headers === 'string' ? JSON.parse(row.request_headers) : row.request_headers) as Record<string, string>,
     secretHeaders: (typeof row.secret_headers === 'string' ? JSON.parse(row.secret_headers) : row.secret_headers) as string[],
     requestBody: row.request_body as string | null,
     dnsRecordType: row.dns_record_type as DnsRecordType | null,
-    // An array as jsonb: postgres.js (fetch_types off) would give text[] as its literal text, PGlite as an array.
+    // Selected as jsonb: postgres.js (fetch_types off) would give a text[] as its literal text.
     dnsExpected: (typeof row.dns_expected === 'string' ? JSON.parse(row.dns_expected) : row.dns_expected) as string[] | null,
     dueAt: new Date(row.due_at as string),
     leaseUntil,
   }))
 }
 
-/**
- * The active, live monitors among `ids`, locked FOR UPDATE in the order of their ids (so two transactions
- * locking overlapping sets never wait on each other in a cycle); paused and deleted ones are left out.
- */
+/** The active, live monitors among `ids`, locked in id order so that overlapping sets cannot deadlock. */
 export async function lockActiveMonitors (tx: Pick<Database, 'execute'>, ids: string[]): Promise<Map<string, MonitorRow>> {
   const rows = rowsOf(await tx.execute(sql`select ${MONITOR_COLUMNS} from ${monitors}
     where ${monitors.id} = ${anyOf(ids, 'uuid')} and ${monitors.deletedAt} is null and ${monitors.isActive}
@@ -111,7 +100,7 @@ export async function lockActiveMonitors (tx: Pick<Database, 'execute'>, ids: st
   }))
 }
 
-/** Inserts the check; answers its id (the column's default), for the notifications that quote it. */
+/** Inserts the check and returns its id, for the notifications that quote it. */
 export async function insertCheck (tx: Queryable, monitorId: string, result: CheckResult): Promise<string> {
   const { isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody } = result
   const [row] = await tx.insert(checks).values({ monitorId, isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody })
@@ -119,7 +108,7 @@ export async function insertCheck (tx: Queryable, monitorId: string, result: Che
   return row.id
 }
 
-/** The monitor's status, counters, last check and next check after a recorded check. */
+/** The monitor's state after a recorded check. */
 export async function saveCheckState (
   tx: Queryable, monitorId: string,
   state: Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'consecutiveSlow' | 'lastCheckedAt' | 'nextCheckAt'> &
@@ -128,11 +117,7 @@ export async function saveCheckState (
   await tx.update(monitors).set(state).where(eq(monitors.id, monitorId))
 }
 
-/**
- * Inserts checks that no notification quotes (their ids are the column's default, not read back), in one
- * statement with one parameter: building a multi-row insert's thousands of parameters cost more CPU than the
- * rows (bench/results.md).
- */
+/** Inserts checks that no notification quotes, in one statement with one JSON parameter rather than thousands. */
 export async function insertCheckRows (tx: Pick<Database, 'execute'>, rows: Array<{ monitorId: string, result: CheckResult }>): Promise<void> {
   if (rows.length === 0) return
   const values = rows.map(({ monitorId, result }) => ({
@@ -154,7 +139,7 @@ export async function insertCheckRows (tx: Pick<Database, 'execute'>, rows: Arra
 export type CheckState = Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'consecutiveSlow' |
   'lastCheckedAt' | 'nextCheckAt' | 'tlsExpiresAt' | 'tlsIssuer' | 'tlsExpiryToldDays'>
 
-/** The states of many monitors after their checks (saveCheckState's columns, all of them), in one statement. */
+/** saveCheckState for many monitors, in one statement. */
 export async function saveCheckStates (tx: Pick<Database, 'execute'>, states: Array<CheckState & { id: string }>): Promise<void> {
   if (states.length === 0) return
   const iso = (at: Date | null) => at?.toISOString() ?? null
@@ -186,9 +171,9 @@ export async function nthNewestCheck (tx: Queryable, monitorId: string, n: numbe
   return check
 }
 
-/** Gives back leases of checks that were abandoned (shutdown), so that any worker checks them at once. */
+/** Gives back the leases of checks abandoned at shutdown, so that any worker checks them at once. */
 export async function releaseMonitors (db: Database, claimed: ClaimedMonitor[], now: Date): Promise<void> {
-  // Only where the lease is still ours: an edit may have rescheduled the monitor meanwhile.
+  // Only where the lease is still ours: an edit may have rescheduled the monitor.
   for (const monitor of claimed) {
     await db.update(monitors).set({ nextCheckAt: now })
       .where(and(eq(monitors.id, monitor.id), eq(monitors.nextCheckAt, monitor.leaseUntil)))

@@ -1,4 +1,4 @@
-// Dashboard session data access: create, look up by token hash (with the user), touch, end.
+// Dashboard sessions: create, look up by token hash (with the user), touch, end.
 import { and, eq, gt, lt } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { sessions, users } from '../db/schema.ts'
@@ -54,7 +54,7 @@ export async function deleteSessionsOfUser (db: Database, userId: string): Promi
   return rows.length
 }
 
-/** Removes expired sessions (called on sign-in, so the table never holds more than the live ones and a few). */
+/** Removes expired sessions; called on sign-in. */
 export async function deleteExpiredSessions (db: Database, now: Date): Promise<number> {
   const rows = await db.delete(sessions).where(lt(sessions.expiresAt, now)).returning({ id: sessions.id })
   return rows.length

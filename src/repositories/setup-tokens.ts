@@ -1,5 +1,5 @@
-// One-time setup links of the dashboard (a first password): rows keyed by the SHA-256 of the link's token, so
-// every instance on the database accepts a link any of them printed, and a read of the table opens nothing.
+// One-time setup links, keyed by the SHA-256 of the token: any instance accepts a link another printed, and
+// reading the table opens nothing.
 import { and, eq, gt, lte } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { setupTokens } from '../db/schema.ts'
@@ -17,22 +17,19 @@ export async function findSetupTokenUser (db: Database, id: string, now: Date): 
   return row?.userId
 }
 
-/**
- * Takes the live token out of the table and answers its user: only one of two simultaneous uses gets it.
- * Undefined when it was unknown, already used or expired.
- */
+/** Deletes the live token and returns its user, so only one of two simultaneous uses gets it. */
 export async function takeSetupToken (db: Database, id: string, now: Date): Promise<string | undefined> {
   const [row] = await db.delete(setupTokens).where(and(eq(setupTokens.id, id), gt(setupTokens.expiresAt, now)))
     .returning({ userId: setupTokens.userId })
   return row?.userId
 }
 
-/** Ends every setup link of the user (their password is set: none of them may set it again). */
+/** Ends every setup link of the user once their password is set. */
 export async function deleteSetupTokensOfUser (db: Database, userId: string): Promise<void> {
   await db.delete(setupTokens).where(eq(setupTokens.userId, userId))
 }
 
-/** Removes expired links (called when one is issued, so the table holds only the live ones and a few). */
+/** Removes expired links; called whenever one is issued. */
 export async function deleteExpiredSetupTokens (db: Database, now: Date): Promise<void> {
   await db.delete(setupTokens).where(lte(setupTokens.expiresAt, now))
 }

@@ -1,10 +1,10 @@
-// Sign-in attempt counters in the database (used when there is no Redis): each reservation is one
-// statement that counts and decides under the row's lock, so simultaneous attempts cannot both slip through.
+// Sign-in attempt counters when there is no Redis: each reservation counts and decides in one statement,
+// under the row's lock, so simultaneous attempts cannot both slip through.
 import { eq, lte, sql, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { signInAttempts } from '../db/schema.ts'
 
-/** How an (email, address) pair waits: see SIGN_IN_LIMITS in src/plugins/sign-in-throttle.ts. */
+/** See SIGN_IN_LIMITS in src/plugins/sign-in-throttle.ts. */
 interface PairPolicy {
   failuresBeforeDelay: number
   firstDelayMs: number
@@ -14,11 +14,7 @@ interface PairPolicy {
 
 const at = (time: Date) => sql`${time.toISOString()}::timestamptz`
 
-/**
- * Counts one attempt of the address in its window, unless the window's `limit` is used up; returns the
- * window's end (which identifies it for a release), or undefined when refused. A refused attempt is not
- * counted, so simultaneous refusals cannot push the count past the limit.
- */
+/** Counts an attempt unless the window is used up; returns the window's end (for a release), undefined when refused. */
 export async function reserveAddressAttempt (
   db: Database, key: string, now: Date, limit: number, windowMs: number
 ): Promise<Date | undefined> {
@@ -35,25 +31,21 @@ export async function reserveAddressAttempt (
   return row ? new Date(row.expires_at) : undefined
 }
 
-/** Gives back an attempt reserved in the window ending at `windowEnd` (a later window is left alone). */
+/** Gives back an attempt reserved in that window only. */
 export async function releaseAddressAttempt (db: Database, key: string, windowEnd: Date): Promise<void> {
   await db.execute(sql`
     update ${signInAttempts} set attempts = attempts - 1
     where key = ${key} and expires_at = ${at(windowEnd)} and attempts > 0`)
 }
 
-/** The wait after the pair's `n`-th attempt (an SQL integer), as an interval: none, then doubling to the ceiling. */
+/** The wait after the `n`-th attempt: none, then doubling up to the ceiling. */
 function delayAfter (n: SQL, policy: PairPolicy): SQL {
   return sql`case when ${n} < ${policy.failuresBeforeDelay}::int then interval '0'
     else least(${policy.maxDelayMs}::float8, ${policy.firstDelayMs}::float8 * power(2, least(${n} - ${policy.failuresBeforeDelay}::int, 30)))
       * interval '1 millisecond' end`
 }
 
-/**
- * Counts one attempt of the (email, address) pair unless it must still wait; true when counted. The
- * attempt is counted as a failure in advance, with the wait that failure earns: the caller forgets the
- * pair when the password turns out right.
- */
+/** Counts an attempt of the pair, as a failure in advance, unless it must still wait; true when counted. */
 export async function reservePairAttempt (db: Database, key: string, now: Date, policy: PairPolicy): Promise<boolean> {
   const nth = sql`(case when a.expires_at <= ${at(now)} then 1 else a.attempts + 1 end)`
   const forgetAt = at(new Date(now.getTime() + policy.pairMemoryMs))

@@ -5,10 +5,7 @@ import { monitors, notificationDeliveries } from '../db/schema.ts'
 
 export interface StatusCounts { monitors: Record<string, number>, deliveries: Record<string, number> }
 
-/**
- * Both grouped counts in one round trip. The deliveries' count reads the whole table (every delivery is
- * kept, and delivered ones are most), once per scrape.
- */
+/** Both grouped counts in one round trip; the deliveries' count reads the whole table once per scrape. */
 export async function statusCounts (db: Database): Promise<StatusCounts> {
   const rows = rowsOf<{ kind: 'monitors' | 'deliveries', status: string, count: number }>(await db.execute(sql`
     select 'monitors' as kind, status, count(*)::int as count from ${monitors} where deleted_at is null group by status

@@ -1,5 +1,5 @@
-// A monitor's uptime and latency over a range, by hour or day (api-contract section 10): the stored rollups,
-// and for what is not built yet (the current hour, the lag of the job) the same rollup computed from raw rows.
+// A monitor's uptime and latency over a range, by hour or day: the stored rollups, and for what is not built
+// yet the same rollup computed from raw rows.
 import { sql, type Placeholder, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { preparedSql } from '../db/prepared.ts'
@@ -11,16 +11,12 @@ import { bucketStart, rollupSelect, STEP_MS } from './rollups.ts'
 
 const STEP_SQL: Record<RollupGranularity, SQL> = { hour: sql.raw("interval '1 hour'"), day: sql.raw("interval '1 day'") }
 
-/** A rollup row as the read's text (rollup_row_text of drizzle/0016_rollup_day_text.sql; see uptimeStatement). */
+/** A rollup row as text (rollup_row_text, drizzle/0016_rollup_day_text.sql). */
 const ROW_TEXT = sql.raw('rollup_row_text(start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts)')
 
 /**
- * The statement of the stored rows of a monitor in a range, as their text (`row`): an index range read of at
- * most a bucket per row (test/repositories/rollups-explain.test.ts). Day rows are read from the covering index
- * of day rows only (drizzle/0016_rollup_day_text.sql), which holds each row's text, without their table: the
- * job writes a day of every monitor at once, so a monitor's year of rows lies on 365 pages of the table (8 ms a
- * year, read from the OS's cache) and on some 15 of the index. The granularity is a literal so that a prepared
- * statement's plan can use it.
+ * A monitor's stored rows in a range, as text. Day rows come from a covering index (drizzle/0016); the
+ * granularity is a literal so that a prepared statement's plan can use it.
  */
 export function storedRollupsQuery (granularity: RollupGranularity, p: Record<'monitorId' | 'start' | 'end', SQL | string | Placeholder>) {
   return sql`select ${granularity === 'day' ? sql.raw('row_text') : ROW_TEXT} as row from monitor_rollups
@@ -28,14 +24,9 @@ export function storedRollupsQuery (granularity: RollupGranularity, p: Record<'m
       and start >= ${p.start}::timestamptz and start < ${p.end}::timestamptz`
 }
 
-/**
- * The whole read in one statement, one round trip: the owner's monitor (proving that the request's key still
- * exists, the deleted-key rule of docs/architecture.md), how far the rollups are built, and the rows of the
- * range as one text (`rows`): the stored rows of the granularity, then for a day being built its built
- * hours, then past those the hours computed from raw rows by rollupSelect. A row is
- * `start ms,checks,failed,tracked ms,downtime ms,{buckets},{counts}` (rollup_row_text), rows separated by
- * `;`: one string for the driver to hand over instead of 365 rows of 7 values (bench/results.md, issue #16).
- */
+// The whole read in one round trip: the owner's monitor (the deleted-key rule), the stored rows, the built hours
+// of a day being built, then hours computed by rollupSelect. Rows come back as one text, `;`-separated, each
+// `start ms,checks,failed,tracked ms,downtime ms,{buckets},{counts}`: one value for the driver, not many rows.
 const uptimeStatement = perOwnerKind((kind: OwnerKind) => {
   const build = (granularity: RollupGranularity) => preparedSql(`uptime_${kind}_${granularity}`, () => {
     const hours = granularity === 'day'
@@ -48,7 +39,6 @@ const uptimeStatement = perOwnerKind((kind: OwnerKind) => {
       lo: sql`(select greatest(first, hours_to) from req)`,
       hi: sql`(select range_end from req)`,
     }, sql`(select id from req)`)
-    // Each placeholder once (q), so that the statement has four parameters.
     return sql`
       with q as (
         select m.id, m.created_at, ${sql.placeholder('end')}::timestamptz as range_end,
@@ -75,7 +65,7 @@ const uptimeStatement = perOwnerKind((kind: OwnerKind) => {
   return { hour: build('hour'), day: build('day') }
 })
 
-/** The rows of the statement, parsed into arrays: a row's histogram is its part of `buckets` and `counts`. */
+/** The parsed rows, column by column: a row's histogram is its slice of `buckets` and `counts`. */
 interface Rows {
   length: number
   start: Float64Array
@@ -83,21 +73,17 @@ interface Rows {
   failed: Float64Array
   tracked: Float64Array
   down: Float64Array
-  /** Where each row's histogram begins in buckets and counts (histogramEnd[row]: where it ends). */
   histogramStart: Int32Array
   histogramEnd: Int32Array
   buckets: Int32Array
   counts: Float64Array
 }
 
-/** The arrays of parseRows, kept from one read to the next (grown when needed): allocating them was a share of the GC. */
+/** The arrays of parseRows, reused across reads (grown when needed) to spare the garbage collector. */
 let scratch: Rows | undefined
 
-/**
- * Parses `rows` (see uptimeStatement) in one pass over its characters, without splitting it into strings, into
- * arrays shared by every read (valid until the next call: the read uses them before it awaits anything).
- * Arrays taken apart into locals and no pass to count the rows first: twice as fast as before (bench/results.md).
- */
+// Parses the statement's text in one pass, without splitting it into strings. The arrays are shared:
+// valid until the next call, which is safe because the read uses them before it awaits anything.
 function parseRows (text: string): Rows {
   // A row takes at least 15 characters ("0,0,0,0,0,{},{}"), a histogram entry at least 2 in each array.
   const [rowsMax, entriesMax] = [Math.ceil((text.length + 1) / 15), Math.ceil(text.length / 4)]
@@ -150,12 +136,7 @@ function parseRows (text: string): Rows {
   return rows
 }
 
-/**
- * A monitor's uptime over a range, column by column: bucket i's figures at index i, the whole range's at
- * index `count`. Bucket i starts at `start + i * step` and ends at the next one's start, the last one at
- * `end`. Columns, not an object per bucket: the API writes them straight into its answer's bytes
- * (src/http/uptime-json.ts), and a year's 365 objects were a share of the read's garbage.
- */
+// Bucket i at index i, the whole range at `count`: columns, because src/http/uptime-json.ts writes them as bytes.
 export interface UptimeSeries extends PercentileColumns {
   count: number
   start: number
@@ -174,11 +155,11 @@ export function bucketBounds (series: UptimeSeries, i: number): [number, number]
   return [at, Math.min(at + series.step, series.end)]
 }
 
-/** The uptime figure of the API: the share of tracked time not down, rounded down (any downtime keeps it below 100). */
+/** The share of tracked time not down, rounded down so that any downtime keeps it below 100. */
 export const uptimePercent = (trackedMs: number, downtimeMs: number): number | null =>
   trackedMs > 0 ? Math.floor(100 * (trackedMs - downtimeMs) / trackedMs * 1e4) / 1e4 : null
 
-/** The series as the API's report, one object per bucket (the dashboard, tests; the API writes its bytes itself). */
+/** The series as one object per bucket, for the dashboard and tests. */
 export function uptimeReport (series: UptimeSeries): UptimeReport {
   const period = (i: number): UptimeReport['summary'] => {
     const [start, end] = bucketBounds(series, i)
@@ -197,12 +178,7 @@ export function uptimeReport (series: UptimeSeries): UptimeReport {
 
 export interface UptimeQuery { from: Date, to: Date, granularity: RollupGranularity }
 
-/**
- * The uptime of one of the owner's live monitors over the buckets that hold `from` to `to` (whole UTC
- * hours or days, the last one ending at `now` at the latest, none before the monitor's creation);
- * undefined when there is no such monitor. Built buckets are read; the others are summed from built
- * hours and, past those, computed from raw rows.
- */
+/** The uptime of an owner's live monitor over whole UTC hours or days, up to `now`; undefined when there is no such monitor. */
 export async function monitorUptime (db: Database, owner: Owner, monitorId: string, query: UptimeQuery, now: Date): Promise<UptimeSeries | undefined> {
   const { granularity } = query
   const step = STEP_MS[granularity]
@@ -217,7 +193,7 @@ export async function monitorUptime (db: Database, owner: Owner, monitorId: stri
   const start = Math.max(from, bucketStart(monitor.created!, granularity))
   const rows = parseRows(monitor.rows ?? '')
   const count = Math.max(0, Math.ceil((end - start) / step))
-  // Per bucket, and the whole range at `count`: the sums; per bucket its rows (first[bucket], then next[row]) for its histogram.
+  // Sums per bucket and for the whole range; each bucket's rows are linked (first[bucket], then next[row]).
   const column = () => new Float64Array(count + 1)
   const series: UptimeSeries = {
     count,
@@ -256,7 +232,7 @@ export async function monitorUptime (db: Database, owner: Owner, monitorId: stri
     series.downtimeMs[count] += series.downtimeMs[bucket]
     const row = first[bucket]
     if (rowsIn[bucket] <= 1) {
-      // Mostly one stored row: its own sparse histogram (none: no rows, NaN).
+      // Usually one stored row: its own sparse histogram is used as is.
       percentilesInto(series, bucket, rows.buckets, rows.counts, row < 0 ? 0 : rows.histogramStart[row], row < 0 ? 0 : rows.histogramEnd[row])
     } else {
       merged.fill(0)

@@ -1,5 +1,4 @@
-// User data access: create, find by email, the first user of an empty database, dashboard passwords, and the
-// operator's list and delete.
+// Users: accounts, dashboard passwords, and the operator's list and delete.
 import { ConflictError } from '../domain/errors.ts'
 import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
@@ -20,10 +19,7 @@ export async function findUserByEmail (db: Database, email: string): Promise<Use
   return row
 }
 
-/**
- * Creates the user only when there is no user at all; undefined otherwise. Two processes starting
- * together on one empty database may both see none: the unique email lets only one insert.
- */
+/** Creates the user only when there is none at all; the unique email stops two processes starting together. */
 export async function createFirstUser (db: Database, email: string): Promise<User | undefined> {
   const existing = await db.select({ id: users.id }).from(users).limit(1)
   if (existing.length > 0) return undefined
@@ -42,10 +38,7 @@ export async function setPasswordHash (db: Database, userId: string, passwordHas
   return rows.length > 0
 }
 
-/**
- * Sets the password only while the user has none (the one-time setup link): false when one was set
- * meanwhile, so two tabs with the same link cannot both choose it.
- */
+/** Sets the password only while the user has none, so two tabs with one setup link cannot both choose it. */
 export async function setFirstPasswordHash (db: Database, userId: string, passwordHash: string): Promise<boolean> {
   const rows = await db.update(users).set({ passwordHash })
     .where(and(eq(users.id, userId), isNull(users.passwordHash))).returning({ id: users.id })
@@ -58,35 +51,30 @@ export async function anyUserHasPassword (db: Database): Promise<boolean> {
   return rows.length > 0
 }
 
-/** A user as the operator's `users list` shows it. */
 interface UserSummary {
   id: string
   email: string
   createdAt: Date
   hasPassword: boolean
-  /** API keys, expired ones included (they are still listed and deletable). */
+  /** Expired keys included: they are still listed and deletable. */
   keys: number
-  /** Monitors not deleted. */
   monitors: number
 }
 
-/** Every user, oldest first, with counts of keys and monitors (one statement). */
+/** Every user, oldest first, with counts of keys and monitors. */
 export async function listUsers (db: Database): Promise<UserSummary[]> {
   return db.select({
     id: users.id,
     email: users.email,
     createdAt: users.createdAt,
     hasPassword: sql<boolean>`${users.passwordHash} is not null`,
-    // Written out: drizzle leaves a column in sql`` unqualified, and in a subquery "id" would be the inner table's.
+    // Written out: drizzle leaves a column in sql`` unqualified, which a subquery would misread.
     keys: sql<number>`(select count(*)::int from api_keys k where k.user_id = users.id)`,
     monitors: sql<number>`(select count(*)::int from monitors m where m.user_id = users.id and m.deleted_at is null)`,
   }).from(users).orderBy(asc(users.createdAt), asc(users.email))
 }
 
-/**
- * Deletes the user and, by the tables' cascades, everything of theirs: keys (refused at once), sessions,
- * monitors with their checks and incidents, notification channels. False when there is no such user.
- */
+/** Deletes the user and, by cascade, everything of theirs; false when there is no such user. */
 export async function deleteUserByEmail (db: Database, email: string): Promise<boolean> {
   const rows = await db.delete(users).where(eq(users.email, email.trim().toLowerCase())).returning({ id: users.id })
   return rows.length > 0

@@ -8,7 +8,6 @@ import { findDelivery, retryDelivery } from '../repositories/deliveries.ts'
 const NOT_FOUND = 'Delivery not found'
 const deliveryNotFound = () => new HttpError(404, NOT_FOUND)
 
-/** The error responses of a delivery route, its 404 said of deliveries. */
 function deliveryErrors (...statuses: Parameters<typeof errorResponses>) {
   const responses = errorResponses(...statuses)
   if (responses[404]) responses[404] = errorResponse(404, 'No such delivery for this caller', NOT_FOUND)

@@ -1,5 +1,4 @@
-// GET /metrics: the Prometheus text format, for the bearer of METRICS_TOKEN (not an API key); without a token
-// configured, 404 as any unknown path.
+// GET /metrics: the Prometheus text format for the bearer of METRICS_TOKEN; a 404 when no token is configured.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ERROR_CATALOG, HttpError } from '../http/error-catalog.ts'

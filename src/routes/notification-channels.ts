@@ -1,5 +1,4 @@
-// Notification channel routes: list, read, create, update and delete the caller's channels, send a test
-// event, rotate a webhook's signing secret, and list a channel's deliveries.
+// Notification channel routes: the caller's channels, a test event, a webhook's secret rotation, a channel's deliveries.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { confirmedCaller } from '../plugins/auth.ts'
@@ -27,7 +26,6 @@ interface ChannelRoutesOptions {
 const NOT_FOUND = 'Notification channel not found'
 const channelNotFound = () => new HttpError(404, NOT_FOUND)
 
-/** The error responses of a channel route, its 404 said of channels. */
 function channelErrors (...statuses: Parameters<typeof errorResponses>) {
   const responses = errorResponses(...statuses)
   if (responses[404]) responses[404] = errorResponse(404, 'No such notification channel for this caller', NOT_FOUND)

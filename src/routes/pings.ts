@@ -1,6 +1,4 @@
-// The ping URL of heartbeat monitors, at the server's root: GET, POST or HEAD /ping/{token} records a passing
-// check, /ping/{token}/fail a failing one. No API key (the token is the credential), a rate limit per token, unknown
-// tokens counted against the address's API limit, any body (kept in part, never parsed), an answer of a few bytes.
+// Heartbeat ping URLs at the server's root (/ping/{token}, /ping/{token}/fail): the token is the credential, limited per token.
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -45,7 +43,6 @@ const DESCRIPTION = 'No key: the token in the path is the credential, so keep th
 
 type AddressLimit = Exclude<Awaited<ReturnType<ReturnType<FastifyRequest['server']['createRateLimit']>>>, { isAllowed: true }>
 
-/** The API's rate-limit headers of the client address's bucket. */
 function addressHeaders (reply: FastifyReply, state: AddressLimit): void {
   reply.header('x-ratelimit-limit', state.max).header('x-ratelimit-remaining', state.remaining).header('x-ratelimit-reset', state.ttlInSeconds)
 }
@@ -56,16 +53,12 @@ export function tokenDigest (token: string): string {
 }
 
 const pingRoutes: FastifyPluginAsyncTypebox<PingRoutesOptions> = async (app, options) => {
-  // This plugin's context only: every body is taken as bytes, whatever its content type says (a cron job's
-  // "JSON" may be malformed, its content type anything); the API's JSON-only parsers are untouched.
+  // This context only: a body is taken as bytes whatever its content type says; the API's JSON parsers are untouched.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
 
-  // One limiter for all the ping routes, keyed by the token: GET, POST, HEAD and /fail share one bucket (a route's
-  // own `config.rateLimit` would count each route apart), in the app's store (Redis when configured). It says
-  // only Retry-After (on a 429): a job reads none of it, and the answer stays a few bytes. (The headers are
-  // plugin-wide options in the library's types; its limiter merges them per limiter all the same.) The bucket is
-  // named by a hash of the token, not the token: whoever reads Redis (its keys, its logs) gets no ping URL.
+  // One limiter for every ping route, so that GET, POST, HEAD and /fail share one bucket, named by a hash of the
+  // token: whoever reads Redis gets no ping URL. It says only Retry-After, so that the answer stays a few bytes.
   const limiterOptions = {
     max: options.perMinute,
     timeWindow: 60_000,
@@ -74,12 +67,9 @@ const pingRoutes: FastifyPluginAsyncTypebox<PingRoutesOptions> = async (app, opt
     addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
   }
   const limit = app.rateLimit(limiterOptions) as unknown as onRequestAsyncHookHandler
-  // Pings that arrive together are recorded in one transaction: the answer waits for the commit, so an `OK`
-  // is a ping that is durably recorded.
+  // Pings that arrive together share one transaction; the answer waits for the commit, so `OK` means recorded.
   const record = pingRecorder(app.db)
-  // The API's own limiter (its store, budget and key: the client address, as no key is asked) counts unknown tokens;
-  // an address that spent its budget gets no lookup but of a token seen live. A valid ping never counts, and
-  // another address's guesses never hold one up.
+  // The API's own limiter counts unknown tokens per address; a valid ping never counts, so guesses never hold one up.
   const addressLimit = app.createRateLimit()
   const addressGate: onRequestAsyncHookHandler = async (request, reply) => {
     if (record.seenLive((request.params as { token: string }).token)) return
@@ -95,8 +85,7 @@ const pingRoutes: FastifyPluginAsyncTypebox<PingRoutesOptions> = async (app, opt
       app.route({
         method,
         url: `${PING_PATH}:token${fail ? '/fail' : ''}`,
-        // Not the API's limit on every ping (only on unknown tokens, above): this route's own, per token. The token
-        // is a credential: the request log names the route instead.
+        // This route's own limit per token, not the API's; the token is a credential, so the log names the route.
         config: { rateLimit: false, secretInPath: true },
         onRequest: [addressGate, limit],
         schema: {

@@ -1,23 +1,19 @@
-// The claiming loop of the checker and of the delivery worker: claim work while there is room, sleep until a
-// slot frees or work is due, keep going through a database outage, and on stop give what is in flight a grace.
+// The claiming loop of the checker and the delivery worker: claims while there is room, sleeps until a slot frees
+// or work is due, survives a database outage, and on stop gives what is in flight a grace.
 import type { FastifyBaseLogger } from 'fastify'
 import { isDatabaseUnavailable } from '../db/unavailable.ts'
 
 export interface ClaimLoopOptions {
-  /** Names the loop in its log lines ('checker', 'delivery'). */
   name: string
   log: FastifyBaseLogger
-  /** Items in flight at once. */
   concurrency: number
   /** Longest sleep of an idle loop: work written meanwhile is noticed within it. */
   pollMs: number
-  /** Sleep after a claim that failed (the database is away, say). */
   failureSleepMs: number
   /** Claims up to `free` items and launches each with track(); returns how many it claimed. */
   claim: (free: number) => Promise<number>
   /** With room left and nothing more to claim: how long to sleep (at most pollMs); pollMs when absent. */
   idleSleepMs?: () => Promise<number>
-  /** Hears how many items each claim took (the metrics' batch sizes). */
   onClaim?: (count: number) => void
 }
 
@@ -25,7 +21,6 @@ export interface ClaimLoopOptions {
 export interface InFlight { done: Promise<void> }
 
 export class ClaimLoop<T extends InFlight> {
-  /** What is in flight, by id (a monitor's, a channel's). */
   readonly inFlight = new Map<string, T>()
   private readonly stopSignal = new AbortController()
   private running = false
@@ -34,7 +29,6 @@ export class ClaimLoop<T extends InFlight> {
 
   constructor (private readonly options: ClaimLoopOptions) {}
 
-  /** Aborted when stop() begins. */
   get stopping (): AbortSignal {
     return this.stopSignal.signal
   }
@@ -45,7 +39,6 @@ export class ClaimLoop<T extends InFlight> {
     this.loop = this.run()
   }
 
-  /** Claims up to the free concurrency; returns how many were claimed. */
   async tick (): Promise<number> {
     const free = this.options.concurrency - this.inFlight.size
     if (free <= 0) return 0
@@ -67,12 +60,11 @@ export class ClaimLoop<T extends InFlight> {
     this.inFlight.set(id, { ...entry, done } as T)
   }
 
-  /** Resolves when everything in flight now is done. */
   async settled (): Promise<void> {
     await Promise.all([...this.inFlight.values()].map((item) => item.done))
   }
 
-  /** Claims and waits until nothing more is due now (for tests); returns how many were claimed. */
+  /** For tests: claims and waits until nothing more is due; returns how many were claimed. */
   async drain (): Promise<number> {
     let total = 0
     for (;;) {

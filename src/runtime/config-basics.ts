@@ -1,5 +1,4 @@
-// What an entry point needs of the configuration before (or without) parsing it: its error class and the
-// embedded database's default directory. No TypeBox here: the CLI reaches a running server without it.
+// What an entry point needs before parsing the configuration; no TypeBox here, so the CLI can reach a server without it.
 
 /** The environment is not valid: the message lists every bad variable, for the operator. */
 export class ConfigError extends Error {}

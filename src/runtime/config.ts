@@ -64,9 +64,8 @@ export type Config = Static<typeof ConfigSchema>
 
 export { ConfigError }
 
-// Value.Convert reads an environment differently from an operator: it takes "80.5" and "1e3" for integers
-// (80 and 1), "-0" for false, and knows no yes/no/on/off. So a value reaches it only in a spelling it reads as
-// meant; any other is kept as written, for Value.Errors to report it so.
+// Value.Convert takes "80.5" for 80 and "-0" for false, and knows no yes/no/on/off: a value reaches it only in a
+// spelling it reads as meant, any other is kept as written for Value.Errors to report.
 const BOOLEAN_WORDS: Record<string, string> = { true: 'true', 1: 'true', yes: 'true', on: 'true', false: 'false', 0: 'false', no: 'false', off: 'false' }
 
 function spellingForConvert (schema: TSchema, value: string): string | undefined {
@@ -88,7 +87,6 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     else convertible[key] = spelling
   }
   const withDefaults = Value.Default(ConfigSchema, { ...Value.Convert(ConfigSchema, convertible) as object, ...asWritten }) as Config
-  // The one default that depends on another variable: the dashboard on this very server.
   if ((withDefaults as Partial<Config>).PUBLIC_URL === undefined) withDefaults.PUBLIC_URL = `http://localhost:${withDefaults.PORT}`
   const lines = [...Value.Errors(ConfigSchema, withDefaults)]
     .map((e) => `  ${e.path.slice(1) || '(root)'}=${JSON.stringify(e.value)}: ${e.message}`)
@@ -131,7 +129,6 @@ const DNS_SERVER_FORMS: Array<[RegExp, (address: string) => boolean]> = [
   [/^([0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)()$/, isIPv6], // 2620:fe::fe (no port without brackets)
 ]
 
-/** "1.1.1.1, 9.9.9.9:53, [2620:fe::fe]:53" as a list; undefined when an entry is not an address with an optional port 1-65535. */
 function dnsServerList (text: string): string[] | undefined {
   const entries = text.split(',').map((entry) => entry.trim())
   const valid = entries.every((entry) => DNS_SERVER_FORMS.some(([form, isAddress]) => {
@@ -142,8 +139,7 @@ function dnsServerList (text: string): string[] | undefined {
   return valid ? entries : undefined
 }
 
-// @lukeed/ms also reads fractions, signs, days, weeks, years and run-together units ("5 sm"). A window is a
-// whole number of milliseconds, seconds, minutes or hours (days and longer are refused), so only those forms reach it.
+// @lukeed/ms also reads fractions, signs, days and run-together units; a window is whole ms, seconds, minutes or hours.
 const WINDOW = /^\d+\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)?$/i
 
 /** "1 minute", "30 seconds", "500ms" or a bare number of milliseconds. */

@@ -3,28 +3,15 @@
 export interface GroupCommitOptions {
   /** The most items in one batch (one statement's size bound). */
   maxBatch: number
-  /**
-   * Batches written at the same time (each its own transaction). One is the default: a second in flight made
-   * smaller batches and more commits, and cost more CPU per ping than it saved (bench/results.md).
-   */
+  /** Batches written at once, each its own transaction; default 1: a second in flight makes smaller batches and more commits. */
   maxInFlight?: number
-  /**
-   * How long an item that arrives when nothing is being written or waiting may wait for others to join its
-   * batch (less once maxBatch are waiting); 0 (the default): none, it is written at once. Items that arrive
-   * while a batch is being written never wait for it: under load the batches fill by themselves, but a steady
-   * trickle would otherwise be written one item at a time. A function is asked each time (0 when waiting
-   * cannot bring more items, say).
-   */
+  /** How long an item arriving at an idle writer waits for others to join its batch (default 0); without it a steady
+   * trickle would be written one item at a time. A function is asked each time. */
   gatherMs?: number | (() => number)
 }
 
-/**
- * Returns a function that writes one item through `write`, batched with the items that arrive while
- * `maxInFlight` batches are being written: an item waits for at most the batches before it, never for a
- * timer (unless `gatherMs` says so, and then only an item arriving at an idle writer), and under load one
- * commit (one fsync) carries many items. `write` answers one result per item, in order. A batch that fails is written again item by item, so that one bad item fails alone and the others
- * are still written (a batch is one transaction: its failure wrote nothing).
- */
+/** Batches the items that arrive while earlier batches are written, one commit for many under load; a failed batch
+ * is written again item by item, so that one bad item fails alone. `write` answers one result per item, in order. */
 export function groupCommit<T, R> (write: (items: T[]) => Promise<R[]>, options: GroupCommitOptions): (item: T) => Promise<R> {
   const maxInFlight = options.maxInFlight ?? 1
   const gatherOption = options.gatherMs ?? 0

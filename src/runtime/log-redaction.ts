@@ -1,6 +1,5 @@
-// pino's error serializer, minus the secrets a failed query carries: its parameters (a key's hash, a
-// monitor's header values, an email) are cut from the log line, and from the error an entry point prints
-// (run-main.ts); the SQL, which has only placeholders, stays.
+// pino's error serializer minus the secrets a failed query carries: its parameters are cut from the log line and
+// from the error an entry point prints; the SQL, which has only placeholders, stays.
 import pino from 'pino'
 
 const REDACTED = '[redacted]'
@@ -43,7 +42,7 @@ export function redactedError (err: Error): ReturnType<typeof pino.stdSerializer
   return scrub(pino.stdSerializers.err(err), parameterTexts(err)) as ReturnType<typeof pino.stdSerializers.err>
 }
 
-/** A text about `err` for the operator (runMain's line) with its query parameters and key-shaped secrets replaced by `[redacted]`. */
+/** The same for a text about `err`, such as runMain's line. */
 export function redactedText (text: string, err: unknown): string {
   return scrubText(text, parameterTexts(err))
 }

@@ -9,20 +9,14 @@ import { DELIVERY_STATUSES, MONITOR_STATUSES, type DeliveryStatus } from '../dom
 interface StatusCounts { monitors: Record<string, number>, deliveries: Record<string, number> }
 
 export interface MetricsSources {
-  /** The process answers HTTP requests (the API): its requests are counted. */
   http?: boolean
-  /** The database pool's use now. */
   pool?: () => PoolUse
-  /**
-   * Monitors and deliveries by status: one query per scrape. The API process gives it; a worker's own
-   * endpoint does not (the counts are the database's, the same from every process).
-   */
+  /** Monitors and deliveries by status, one query per scrape; only the API process gives it (the counts are the database's). */
   statusCounts?: () => Promise<StatusCounts>
   /** A scrape whose status counts could not be read still answers, without them; this hears why. */
   onStatusCountsError?: (err: unknown) => void
 }
 
-/** A recorded check's outcome: `degraded` passed, but slower than its monitor's `degraded_after_ms`. */
 const CHECK_OUTCOMES = ['up', 'degraded', 'down'] as const
 export type CheckOutcome = typeof CHECK_OUTCOMES[number]
 
@@ -31,10 +25,7 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
 const LATENESS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
 const BATCH = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 
-/**
- * Every instrument of one process, on its own registry: two apps in one test process never share a
- * counter. Nothing here knows HTTP beyond the labels the edge gives `httpRequest`.
- */
+/** Every instrument of one process, on its own registry so that two apps in one test process never share a counter. */
 export class Metrics {
   readonly contentType: string
   private readonly registry: Registry
@@ -87,19 +78,16 @@ export class Metrics {
     }
   }
 
-  /** A recorded check: its outcome, how long its probe took and how late it started. */
   check (outcome: CheckOutcome, durationMs: number, latenessMs: number): void {
     this.checks.inc({ outcome })
     this.checkDuration.observe({ outcome }, durationMs / 1000)
     this.lateness.observe(Math.max(0, latenessMs) / 1000)
   }
 
-  /** A claim of `loop` that took `count` items (empty claims, an idle loop's polls, are not counted). */
   claimed (loop: string, count: number): void {
     if (count > 0) this.claims.observe({ loop }, count)
   }
 
-  /** Attempts recorded on `count` deliveries, whose status became `result`. */
   deliveryAttempts (result: Exclude<DeliveryStatus, 'pending'>, count: number): void {
     this.attempts.inc({ result }, count)
   }
@@ -110,7 +98,6 @@ export class Metrics {
     this.requestDuration.observe({ method, route }, durationMs / 1000)
   }
 
-  /** The exposition text, with the database's counts and the pool's use read now. */
   async render (): Promise<string> {
     const { pool, statusCounts } = this.sources
     if (pool) {

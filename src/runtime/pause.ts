@@ -1,6 +1,5 @@
 // A wait that a stop cuts short: the checker's retries and the rollups' rests between buckets.
 
-/** Waits `ms`, or less when the signal aborts first. */
 export function pause (ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.resolve()
   return new Promise((resolve) => {

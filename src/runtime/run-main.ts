@@ -5,12 +5,8 @@ import { ConfigError } from './config-basics.ts'
 // Errors whose message is meant for the operator as it is, without a stack trace.
 const isKnown = (err: unknown) => err instanceof DataDirLockedError || err instanceof ConfigError
 
-/**
- * Runs `main`; on failure prints `<name>: <message>` (the stack only for unexpected errors, with their causes)
- * and exits with `exitCode(err)` (1 by default). What it prints never carries a query's parameters (drizzle's
- * "Failed query" message has them): the logs' redaction applies. `exitOnSuccess` ends one-shot commands whose
- * handles would keep the process alive; servers return from main() while they keep running.
- */
+/** Runs `main`; a failure prints as one redacted line (drizzle's message carries a query's parameters), with the
+ * stack only when unexpected. `exitOnSuccess` ends one-shot commands whose handles would keep the process alive. */
 export function runMain (name: string, main: () => Promise<void>, options: { exitOnSuccess?: boolean, exitCode?: (err: unknown) => number, message?: (err: unknown) => string | undefined } = {}): void {
   main().then(() => { if (options.exitOnSuccess) process.exit(0) }, async (err: unknown) => {
     // Loaded on failure only: the redaction brings pino, which every start of the CLI would load for nothing.

@@ -16,8 +16,7 @@ export function Nullable<T extends TSchema> (schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) && { enum: [...schema.enum, null] }) })
 }
 
-// Named ApiError, not Error: an SDK generator makes a class of each component, and `Error` shadows the
-// language's own (JavaScript's, Python's, Go's error interface).
+// Named ApiError, not Error: SDK generators make a class of each component, and `Error` would shadow the language's own.
 export const ErrorSchema = Type.Object({
   error: Type.String({ description: 'What went wrong, in one line', examples: ['Monitor not found'] }),
 }, { $id: 'ApiError', title: 'ApiError', description: 'The body of every error answer', additionalProperties: false })
@@ -39,10 +38,7 @@ export const PageQuery = (what: string, defaultLimit?: number) => Type.Object({
 /** Shorter secrets than this show no characters at all: four would be too much of them. */
 const MASK_MIN_LENGTH = 12
 
-/**
- * `…` and the last 4 characters of a secret (only `…` for one shorter than 12 characters): how responses
- * show a channel's secret config fields and a monitor's secret request headers.
- */
+/** `…` and the last 4 characters of a secret (only `…` for a short one): how responses show every secret field. */
 export const maskSecret = (value: string): string => value.length >= MASK_MIN_LENGTH ? `…${value.slice(-4)}` : '…'
 
 /** A success body `{data: T}`. */

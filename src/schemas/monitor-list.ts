@@ -1,14 +1,11 @@
-// The query of the monitor list (GET /monitors): paging by an opaque cursor and the filters. Without any of
-// them the list is whole, as the specification says.
+// The query of GET /monitors: paging by an opaque cursor, and filters; without them the list is whole, as the specification says.
 import { Type, type Static } from '@sinclair/typebox'
 import { MONITOR_STATUSES } from '../domain/vocabulary.ts'
 import { StringEnum } from './common.ts'
 
-/** The most monitors one page may hold. */
 const MAX_MONITORS_PER_PAGE = 1000
 
-// No example on the filters and the cursor: Swagger UI's Try it out fills parameters with their examples, and
-// its first list would come back empty (test/e2e/swagger-ui-lan.test.ts).
+// No examples on the filters and the cursor: Swagger UI's Try it out would send them, and its first list come back empty.
 export const MonitorListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({
     minimum: 1,

@@ -1,5 +1,4 @@
-// Monitor schemas: the full record, the list item, and the create and update bodies (named components of
-// the OpenAPI document, so SDK generators name their types CreateMonitorRequest and UpdateMonitorRequest).
+// Monitor schemas: the record, the list item, and the create and update bodies (named components, so SDKs name their types).
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import {
@@ -142,7 +141,7 @@ const optional = {
 
 const TITLES = { site: 'CreateSiteMonitor', tcp: 'CreateTcpMonitor', dns: 'CreateDnsMonitor', heartbeat: 'CreateHeartbeatMonitor' } as const
 
-// One variant per kind. `site`'s tag may be left out: validation sets it (the body's default), as before types.
+// One variant per kind. `site`'s tag may be left out: validation sets it (the body's default).
 function createVariant<K extends MonitorType> (type: K) {
   const own = MONITOR_TYPE_FIELDS[type] as readonly string[]
   const fields: Record<string, TSchema> = {}
@@ -181,10 +180,7 @@ type Tcp = Common & { monitor_type: 'tcp', url: string, timeout_seconds?: number
 type Dns = Common & { monitor_type: 'dns', url: string, timeout_seconds?: number, dns_record_type?: DnsRecordType, dns_expected?: string[] | null }
 type Heartbeat = Common & { monitor_type: 'heartbeat', grace_minutes?: number }
 
-/**
- * A new monitor: one object per kind, told apart by `monitor_type` (`site` when left out), so that a field
- * of another kind is refused by name (`body/keyword` on a tcp monitor) and the document gives SDKs one type per kind.
- */
+/** A new monitor: one object per kind, told apart by `monitor_type`, so that another kind's field is refused by name. */
 export const CreateMonitorSchema = Type.Unsafe<Site | Tcp | Dns | Heartbeat>({
   type: 'object',
   properties: { monitor_type: withDefault(writable.monitor_type, MONITOR_DEFAULTS.monitor_type) },
@@ -294,11 +290,7 @@ export function maskRequestHeaders (headers: Record<string, string>, marked: rea
   return masked
 }
 
-/**
- * An update's request headers (they replace the stored ones): a secret header's value sent back exactly as
- * responses mask it keeps the stored value, so that a client may send back the headers it read. `carried`
- * names those kept so, whose values the caller did not give.
- */
+/** An update's request headers: a secret value sent back as responses mask it keeps the stored one (listed in `carried`). */
 export function mergeRequestHeaders (
   stored: Record<string, string>, marked: readonly string[], update: Record<string, string>
 ): { headers: Record<string, string>, carried: string[] } {
@@ -314,11 +306,7 @@ export function mergeRequestHeaders (
   return { headers, carried }
 }
 
-/**
- * The record with its heartbeat's ping URL made absolute: the repositories give its path from the server's
- * root, since only the edge knows the address people reach the server at (PUBLIC_URL). The API's routes and
- * the sending of notifications (their webhook payloads) both make it absolute with this.
- */
+/** The record with its heartbeat's ping URL made absolute: repositories give the path, as only the edge knows PUBLIC_URL. */
 export function withAbsolutePingUrl<T extends { ping_url: string | null }> (monitor: T, publicUrl: string): T {
   return monitor.ping_url === null || !monitor.ping_url.startsWith('/') ? monitor : { ...monitor, ping_url: `${publicUrl}${monitor.ping_url}` }
 }

@@ -1,15 +1,11 @@
-// Notification channel schemas: each type's strict config (secrets marked writeOnly), the create body (one
-// object per type, told apart by `type`), the update body, and the record with its secrets masked.
+// Notification channel schemas: each type's strict config, the create and update bodies, and the masked record.
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import {
   CHANNEL_DEFAULTS, CHANNEL_TYPES, NOTIFICATION_EVENT_TYPES, type ChannelType,
 } from '../domain/vocabulary.ts'
 import { Envelope, maskSecret, Nullable, StringEnum, Timestamp, Uuid } from './common.ts'
 
-/**
- * A secret of a config: accepted on create and update, never shown again but masked (maskSecret). This
- * annotation is the one place that says a field is secret: masking and the OpenAPI document read it.
- */
+/** A config secret, shown only masked: this annotation is the one place that says a field is secret. */
 const Secret = <T extends TSchema>(schema: T): T => ({ ...schema, writeOnly: true })
 
 const isSecret = (schema: TSchema): boolean => (schema as { writeOnly?: boolean }).writeOnly === true
@@ -107,7 +103,6 @@ export function urlFields (type: ChannelType): string[] {
     .map(([key]) => key)
 }
 
-/** The config field names of a type that are secret. */
 export function secretFields (type: ChannelType): string[] {
   return Object.entries(CHANNEL_CONFIG_SCHEMAS[type].properties).filter(([, schema]) => isSecret(schema)).map(([key]) => key)
 }
@@ -121,11 +116,7 @@ export function maskConfig (type: ChannelType, config: Record<string, unknown>):
   return masked
 }
 
-/**
- * An update's config merged over the stored one (JSON merge patch, one level: a field set to null is
- * removed). A secret sent back exactly as responses mask it keeps the stored secret, so that a client
- * may send back the config it read.
- */
+/** An update's config merged over the stored one (a null removes a field); a secret sent back masked keeps the stored one. */
 export function mergeConfig (type: ChannelType, stored: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...stored }
   const secrets = new Set(secretFields(type))
@@ -181,10 +172,7 @@ const createVariant = (type: ChannelType) => Type.Object({
 const CREATE_VARIANTS = CHANNEL_TYPES.map(createVariant)
 type CreateVariant = Static<ReturnType<typeof createVariant>>
 
-/**
- * A new channel: one object per type, told apart by `type` (the validator's discriminator, so that an
- * error names the field of that type's config: `body/config must have required property 'url'`).
- */
+/** A new channel: one object per type, told apart by `type`, so that an error names the field of that type's config. */
 export const CreateChannelSchema = Type.Unsafe<CreateVariant>({
   type: 'object',
   required: ['type'],

@@ -13,10 +13,7 @@ export async function bootstrapFirstUser (db: Database, email: string): Promise<
   return key
 }
 
-/**
- * A link to set the dashboard password of the user, while the user exists and has none: it works once,
- * for SETUP_LINK_TTL_MS (24 h), on any instance of this database (setup-links.ts).
- */
+/** A one-time link to set the user's dashboard password, while the user exists and has none. */
 export async function passwordSetupUrl (db: Database, email: string, baseUrl: string, now = new Date()): Promise<string | undefined> {
   const user = await findUserByEmail(db, email)
   if (!user || user.passwordHash) return undefined

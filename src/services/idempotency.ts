@@ -1,6 +1,5 @@
-// Idempotency-Key (IETF draft-ietf-httpapi-idempotency-key-header): a request repeated with the same key
-// within 24 h gets the first answer instead of doing its work again; the same key with another request,
-// or while the first is still in progress, is refused.
+// Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): a repeated request gets the first answer; the
+// same key with another request, or while the first is in progress, is refused.
 import { createHash } from 'node:crypto'
 import type { Database } from '../db/client.ts'
 import {
@@ -10,13 +9,12 @@ import { ConflictError } from '../domain/errors.ts'
 
 export type { StoredResponse } from '../repositories/idempotency-keys.ts'
 
-/** What a keyed request comes to: its answer (given again when `replayed`), or a refusal. */
 type KeyedOutcome =
   | { kind: 'answer', response: StoredResponse, replayed: boolean }
   | { kind: 'other-request' }
   | { kind: 'in-progress' }
 
-/** JSON with the keys of every object sorted: the same body whatever order its fields came in. */
+/** JSON with sorted keys: the same body whatever order its fields came in. */
 function canonicalJson (value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
   if (value !== null && typeof value === 'object') {
@@ -26,24 +24,17 @@ function canonicalJson (value: unknown): string {
   return JSON.stringify(value)
 }
 
-/** The fingerprint of a request: its method, path and body (as validated, defaults applied). */
+/** A request's fingerprint: method, path and validated body. */
 export function requestFingerprint (method: string, path: string, body: unknown): string {
   return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('base64url')
 }
 
-/**
- * The key's value as the draft writes it, a Structured Field string (`"8e03..."`), or bare, as many
- * clients send it: both name the same key.
- */
+/** The key quoted as the draft writes it (a Structured Field string) or bare as many clients send it: the same key. */
 export const idempotencyKeyOf = (header: string): string => header.length >= 2 && header.startsWith('"') && header.endsWith('"')
   ? header.slice(1, -1)
   : header
 
-/**
- * Runs `work` once for the user's key: a first request claims the key, does its work and stores its answer
- * in one transaction (so the answer exists exactly when the effect does); a failed one gives the key up,
- * for a retry. A repeat gets the stored answer, with nothing done.
- */
+/** Runs `work` once per key, storing the answer in the work's transaction; a failure frees the key for a retry. */
 export async function runOnce (
   db: Database, userId: string, key: string, fingerprint: string, now: Date, work: (tx: Database) => Promise<StoredResponse>
 ): Promise<KeyedOutcome> {

@@ -5,7 +5,7 @@ import type { Owner } from '../repositories/owner.ts'
 import type { Monitor, NewMonitor } from '../schemas/monitor.ts'
 import { withinOwnerLimit } from './owner-limits.ts'
 
-/** The owner's new monitor (defaults applied), or LimitReachedError when they hold `maxMonitors` already (0: no limit). */
+/** Creates the owner's monitor within the `maxMonitors` limit (0: no limit). */
 export function createOwnedMonitor (
   db: Database, owner: Owner, input: NewMonitor, options: { now: Date, maxMonitors: number }
 ): Promise<Monitor> {

@@ -1,5 +1,4 @@
-// Notification channels beyond their rows: the target policy on every URL of a config, a webhook's signing
-// secret (made on create, rotated with 24 h of overlap), updates merged over the stored config, test events.
+// Notification channel rules: the target policy on config URLs, webhook signing secrets, merged updates, test events.
 import { randomBytes } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import type { Database } from '../db/client.ts'
@@ -18,13 +17,13 @@ import {
   mergeConfig, secretFields, urlFields, type NewChannel, type NotificationChannel, type NotificationChannelWithSecret, type UpdateChannel,
 } from '../schemas/notification-channel.ts'
 
-/** How long the replaced secret still signs after a rotation, so receivers can switch without losing a message. */
+/** How long the replaced secret still signs, so receivers can switch without losing a message. */
 const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000
 
 /** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
 const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`
 
-/** Refuses a config URL the sender could never reach or may not reach, naming the field (`body/config/url`). */
+/** Refuses a config URL the sender cannot or may not reach, naming the field. */
 function assertConfigTargets (type: ChannelType, config: Record<string, unknown>, allowPrivateTargets: boolean): void {
   for (const field of urlFields(type)) {
     const value = config[field]
@@ -34,11 +33,8 @@ function assertConfigTargets (type: ChannelType, config: Record<string, unknown>
 
 const originOf = (url: unknown): string | null => typeof url === 'string' && URL.canParse(url) ? new URL(url).origin : null
 
-/**
- * A secret of a config is for the server its URL names (an ntfy token for its server_url): when a URL field
- * moves to another origin (or away, to the operator's default), each other secret kept from the stored
- * config, left out or sent back masked, must be given again. A URL that is itself the secret is given whole.
- */
+// A config secret is for the server its URL names (an ntfy token for its server_url): when the URL moves to
+// another origin, each stored secret must be given again, so it is never sent to a server it was not meant for.
 function assertSecretsGivenForNewOrigin (
   type: ChannelType, stored: Record<string, unknown>, patch: Record<string, unknown>, merged: Record<string, unknown>
 ): void {
@@ -50,11 +46,7 @@ function assertSecretsGivenForNewOrigin (
   }
 }
 
-/**
- * A validated create body (defaults applied) becomes the user's channel; a webhook's answer carries its new
- * secret. An email channel needs the operator's mail server (`emailConfigured`); a user holds at most
- * `maxChannels` channels (0: no limit).
- */
+/** Creates the user's channel; a webhook's answer carries its new secret. `maxChannels` 0 means no limit. */
 export async function createChannel (
   db: Database, userId: string, input: NewChannel,
   options: { allowPrivateTargets: boolean, emailConfigured: boolean, maxChannels: number, now: Date }
@@ -79,14 +71,11 @@ export async function createChannel (
 export interface UpdateOptions {
   allowPrivateTargets: boolean
   now: Date
-  /**
-   * Checks the merged config against the type's schema, throwing InvalidInputError that names the field
-   * (`body/config/url ...`): the edge's validator, passed in so that this layer knows no HTTP.
-   */
+  /** The edge's schema validator for the merged config, passed in so that this layer knows no HTTP. */
   checkConfig: (type: ChannelType, config: Record<string, unknown>) => void
 }
 
-/** Applies an update to the user's channel (its row locked meanwhile); undefined when there is none. */
+/** Applies an update to the user's channel under a row lock; undefined when there is none. */
 export async function updateChannel (
   db: Database, userId: string, id: string, input: UpdateChannel, options: UpdateOptions
 ): Promise<NotificationChannel | undefined> {
@@ -106,15 +95,15 @@ export async function updateChannel (
       assertConfigTargets(current.type, config, options.allowPrivateTargets)
       changes.config = config
     }
-    // Turned on again by its user: why the service had turned it off no longer holds.
+    // Turned on again by its user: the reason it was turned off no longer holds.
     if (input.is_active === true) changes.disabledReason = null
-    // Nothing that differs from the row (`{}`, or its own values): nothing is written, `updated_at` stays.
+    // Nothing differs from the row: nothing is written, so `updated_at` stays.
     if (!changesAnything(current, changes)) return toChannel(current)
     return toChannel(await updateChannelRow(tx, id, changes, options.now))
   })
 }
 
-/** Whether any of the changes differs from the channel's row (events as a set, config as JSON). */
+/** Events compare as a set, config as JSON. */
 function changesAnything (current: ChannelRow, changes: ChannelChanges): boolean {
   return (Object.entries(changes) as Array<[keyof ChannelChanges, unknown]>).some(([field, value]) => {
     if (value === undefined) return false
@@ -126,10 +115,7 @@ function changesAnything (current: ChannelRow, changes: ChannelChanges): boolean
   })
 }
 
-/**
- * A new signing secret for the user's webhook channel; the old one still signs for 24 h. Undefined when the
- * user has no such channel; InvalidInputError for a channel of another type, which signs nothing.
- */
+/** A new signing secret for the user's webhook channel; the old one still signs for PREVIOUS_SECRET_MS. */
 export async function rotateSecret (db: Database, userId: string, id: string, now: Date): Promise<NotificationChannelWithSecret | undefined> {
   const channel = await findChannelRow(db, userId, id)
   if (!channel) return undefined
@@ -141,11 +127,7 @@ export async function rotateSecret (db: Database, userId: string, id: string, no
   return row && { ...toChannel(row), secret }
 }
 
-/**
- * Writes a `test` event for the user's channel alone (whatever its `events` and `is_active` say) through
- * the outbox, as any event, makes its first attempt at once and answers the delivery as that attempt left
- * it; undefined when the user has no such channel. A failed attempt is retried as any other.
- */
+/** Sends a `test` event through the outbox to this channel alone, attempts it at once and returns the delivery. */
 export async function sendTestEvent (
   db: Database, userId: string, channelId: string, now: Date, deliveryOptions: DeliveryOptions
 ): Promise<DeliveryDetail | undefined> {
@@ -158,11 +140,10 @@ export async function sendTestEvent (
     at: now,
     payload: { type: 'test', timestamp: now.toISOString(), data: { monitor: null, incident: null, check: null } },
   })
-  // No delivery: the channel was deleted in between.
+  // No delivery: the channel was deleted meanwhile.
   const deliveryId = deliveries === 0 ? undefined : await deliveryIdOf(db, channelId, eventId)
   if (deliveryId === undefined) return undefined
-  // Through the worker's own path (the channel's lease: one message at a time to it), so that a worker that
-  // picked the delivery up first makes this attempt instead, never a second one.
+  // Through the worker's path (the channel's lease), so a worker that took the delivery first makes the only attempt.
   await attemptDelivery(db, deliveryId, deliveryOptions)
   return findDelivery(db, userId, deliveryId)
 }

@@ -1,5 +1,5 @@
-// The operator's limits on what one user may hold (MAX_MONITORS_PER_OWNER, MAX_CHANNELS_PER_OWNER), checked
-// under the user's row lock, so that simultaneous creates cannot pass a limit together.
+// The operator's limits on what one user may hold, checked under the user's row lock so that simultaneous
+// creates cannot pass a limit together.
 import type { Database } from '../db/client.ts'
 import { LimitReachedError } from '../domain/errors.ts'
 import { countChannels, countLiveMonitors, lockOwner } from '../repositories/owner-holdings.ts'
@@ -12,17 +12,14 @@ const LIMITS = {
 
 export type LimitedKind = keyof typeof LIMITS
 
-/** The refusal of a create past the limit, in words for an API user: which limit, how many, what to do. */
+/** The refusal of a create past the limit: which limit, how many, what to do. */
 export function limitMessage (kind: LimitedKind, max: number): string {
   const limit = LIMITS[kind]
   return `${limit.name} limit reached: at most ${max} ${max === 1 ? limit.one : limit.many} per user ` +
     `(the operator's ${limit.setting}); delete one to make room`
 }
 
-/**
- * Runs `create` in a transaction that holds the owner's user row, once the user is found to hold fewer than
- * `max` of `kind`; LimitReachedError otherwise. `create` gets the user as its owner. `max` 0: no limit, no lock.
- */
+/** Runs `create` under the owner's row lock when they hold fewer than `max` of `kind` (0: no limit, no lock). */
 export async function withinOwnerLimit<T> (
   db: Database, owner: Owner, kind: LimitedKind, max: number, create: (db: Database, owner: Owner) => Promise<T>
 ): Promise<T> {

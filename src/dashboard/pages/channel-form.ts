@@ -1,5 +1,4 @@
-// The notification channel form (a new channel of one type, or an edit), its fields read off the type's
-// config schema; the new and edit pages around it; the names of types and events.
+// The notification channel form, its fields read off the type's config schema, and the pages around it.
 import { CHANNEL_DEFAULTS, type ChannelType, NOTIFICATION_EVENT_TYPES, type NotificationEventType } from '../../domain/vocabulary.ts'
 import type { FieldError } from '../../http/validation.ts'
 import type { NotificationChannel } from '../../schemas/notification-channel.ts'

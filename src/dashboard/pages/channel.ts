@@ -1,5 +1,4 @@
-// A notification channel's page: its settings (secrets masked), a webhook's signing secret once after it is
-// made, the outcome of a test, and the delivery log: each delivery with every attempt, Retry when it failed.
+// A notification channel's page: its settings, a new signing secret once, a test's outcome and the delivery log.
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/vocabulary.ts'
 import type { Delivery, DeliveryDetail } from '../../schemas/delivery.ts'
 import type { NotificationChannel } from '../../schemas/notification-channel.ts'

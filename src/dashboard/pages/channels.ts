@@ -14,7 +14,6 @@ export function channelBadge (c: NotificationChannel): SafeHtml {
 /** The shared form of the row buttons: one CSRF field for the whole page. */
 export const channelActionForm = (csrfToken: string) => html`<form id="channel-action" method="post" hidden>${csrfField(csrfToken)}</form>`
 
-/** Send test and Delete, as buttons of the shared form. */
 export function channelActions (c: NotificationChannel): SafeHtml {
   return html`<button form="channel-action" formaction="/settings/notifications/${c.id}/test" aria-label="Send a test to ${c.name}">Send test</button>
 <button form="channel-action" formaction="/settings/notifications/${c.id}/delete" class="danger" data-confirm="Delete the channel ${c.name}, with its delivery log?" aria-label="Delete ${c.name}">Delete</button>`

@@ -13,10 +13,7 @@ interface FieldBase {
 
 const fieldId = (f: FieldBase) => `${f.form ? `${f.form}-` : ''}${f.name}`
 
-/**
- * The API's message with the field's label in place of its path: `body/interval_minutes must be <= 1440` reads
- * "Interval must be <= 1440", `body/url: 10.0.0.1 is ...` reads "URL: 10.0.0.1 is ...".
- */
+/** The API's message with the field's label in place of its path: `body/url: …` reads "URL: …". */
 export function messageFor (label: string, error: FieldError): string {
   const path = `body/${error.field}`
   if (!error.message.startsWith(path)) return `${label}: ${error.message}`

@@ -3,7 +3,6 @@ import { html, type SafeHtml } from '../html.ts'
 import { assetPath } from '../assets.ts'
 import { CSRF_FIELD } from '../session.ts'
 
-/** What every page needs to know about the request. */
 export interface PageContext {
   /** The signed-in user's email, or null on the sign-in and setup pages. */
   email: string | null
@@ -38,7 +37,6 @@ function navLink (href: string, label: string, current: boolean): SafeHtml {
   return html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a></li>`
 }
 
-/** The pages under Settings, each a link of its sub-navigation. */
 const SETTINGS_PAGES = [['api-keys', '/settings/api-keys', 'API Keys'], ['notifications', '/settings/notifications', 'Notifications']] as const
 
 export function settingsNav (current: typeof SETTINGS_PAGES[number][0]): SafeHtml {

@@ -1,5 +1,4 @@
-// What "up" means for one monitor, on its page: what it checks, the facts of its kind, its certificate, the
-// reason its latest check failed, and a heartbeat's ping URL with a copy button and the curl lines to use it.
+// What "up" means for one monitor, on its page: what it checks, its kind's facts, its certificate, why it failed.
 import type { Check } from '../../schemas/check.ts'
 import type { Monitor } from '../../schemas/monitor.ts'
 import { certificateExpiry, count, timeTag } from '../format.ts'
@@ -12,10 +11,7 @@ export function target (m: Monitor): SafeHtml {
   return html`<p class="url">${m.monitor_type === 'site' ? `${m.method} ` : ''}${m.url}</p>`
 }
 
-/**
- * The latest check's reason, when it failed or was degraded: the assertion that failed and what was seen
- * (`keyword "Welcome" not found in the first 1 MiB`), above everything else. The checks table keeps each one's.
- */
+/** The latest check's reason when it failed or was degraded, above everything else. */
 export function latestProblem (latest: Check | undefined): SafeHtml {
   if (!latest?.error_message) return html``
   const [kind, words] = latest.is_up ? ['degraded', 'Latest check was slow:'] : ['down', 'Latest check failed:']
@@ -25,7 +21,6 @@ export function latestProblem (latest: Check | undefined): SafeHtml {
 const fact = (term: string, value: SafeHtml | string | number, valueClass?: string) =>
   html`<div><dt>${term}</dt><dd${valueClass && html` class="${valueClass}"`}>${value}</dd></div>`
 
-/** The facts of the monitor's kind, for the page's list of facts. */
 export function kindFacts (m: Monitor, now: Date): SafeHtml[] {
   const facts = [fact('Kind', KIND_LABELS[m.monitor_type])]
   if (m.monitor_type === 'heartbeat') {
@@ -54,11 +49,7 @@ export function kindFacts (m: Monitor, now: Date): SafeHtml[] {
   return facts
 }
 
-/**
- * A heartbeat's ping URL (absolute: the route put PUBLIC_URL before it), read-only with a Copy button
- * (assets/dashboard.js; without it, or when the clipboard is refused, the text is selected), and the curl
- * lines a cron job ends with. The token in it is the only credential of a ping: the page says so.
- */
+/** A heartbeat's ping URL with a Copy button and the curl lines to use it; its token is a ping's only credential. */
 export function pingSection (m: Monitor): SafeHtml {
   if (m.monitor_type !== 'heartbeat' || m.ping_url === null) return html``
   const curl = (url: string) => `curl -fsS -m 10 --retry 3 ${url}`

@@ -97,10 +97,7 @@ export function monitorValues (m: Monitor): FormFields {
   }
 }
 
-/**
- * A form shown again after an error: what was sent, and for the other kinds' fields, which the script disabled so
- * that they were not sent, what the form showed before (a change of kind then finds them as they were).
- */
+/** A form shown again after an error: what was sent, and the other kinds' fields (disabled, so not sent) as they were. */
 export function valuesSentAgain (sent: FormFields, shown: FormFields): FormFields {
   const kind = kindOf(sent)
   const others = Object.entries(shown).filter(([name]) => !isFieldOfType(kind, name))
@@ -126,11 +123,7 @@ ${inputField({ ...common, name: 'secret_headers', label: MONITOR_LABELS.secret_h
 ${textareaField({ ...common, name: 'request_body', label: MONITOR_LABELS.request_body, value: values.request_body ?? '', rows: 3, hint: 'Sent with each check, not with GET or HEAD. Empty: no body.' })}`
 }
 
-/**
- * Which channels the monitor notifies: one checkbox per channel of the user's. A channel for every monitor is
- * shown ticked and cannot be unticked here; if the monitor also chose it, that choice is kept (hidden), so it
- * still holds should the channel stop covering every monitor.
- */
+/** One checkbox per channel; one for every monitor is ticked and locked, the monitor's own choice of it kept hidden. */
 function channelChoices (common: { form: string, error: FieldError | null }, channels: NotificationChannel[], values: FormFields): SafeHtml {
   if (channels.length === 0) {
     return html`<p class="hint">No notification channels yet: <a href="/settings/notifications">add one</a> to be told when this monitor goes down.</p>`
@@ -160,7 +153,6 @@ export function monitorForm (options: {
   error: FieldError | null
   /** Put the less common fields in a closed <details> (unless one of them is in error). */
   collapseAdvanced: boolean
-  /** The user's notification channels, to choose from. */
   channels: NotificationChannel[]
 }): SafeHtml {
   const { id, values, error } = options

@@ -1,5 +1,4 @@
-// The monitor form's parts that depend on the monitor's kind: the kind select, fields whose label changes with
-// the kind (the URL), each kind's own group of fields, and the textarea the form's lists use.
+// The monitor form's parts that depend on the monitor's kind, and the textarea the form's lists use.
 import { DNS_RECORD_TYPES, MONITOR_TYPES, type MonitorType } from '../../domain/vocabulary.ts'
 import type { FieldError } from '../../http/validation.ts'
 import type { FormFields } from '../form-input.ts'
@@ -32,10 +31,7 @@ export function kindOf (values: FormFields): MonitorType {
   return (MONITOR_TYPES as readonly string[]).includes(values.monitor_type ?? '') ? values.monitor_type as MonitorType : 'site'
 }
 
-/**
- * Fields of some kinds only. Without JavaScript every kind's fields are shown and the server drops the other
- * kinds' (form-input.ts); the script (assets/dashboard.js) hides them and disables their inputs.
- */
+/** Fields of some kinds only: the script hides the others and disables their inputs; without it the server drops them. */
 export function kindGroup (kinds: readonly MonitorType[], content: SafeHtml, legend?: string): SafeHtml {
   return legend === undefined
     ? html`<div class="kind-fields" data-kinds="${kinds.join(' ')}">${content}</div>`
@@ -49,14 +45,10 @@ const kindData = (attribute: string, texts: Partial<Record<MonitorType, KindText
     return value === undefined ? '' : html` data-${attribute}-${kind}="${value}"`
   })}`
 
-/**
- * An input whose label, placeholder and hint are those of the form's kind, with the others' in data attributes
- * for the script; marked up like forms.ts's inputField (the error names the field by the kind's label).
- */
+/** An input labelled for the form's kind, with the other kinds' texts in data attributes for the script. */
 export interface KindInput {
   form: string
   name: string
-  /** The form's kind: its label, placeholder and hint are shown. */
   kind: MonitorType
   texts: Partial<Record<MonitorType, KindText>>
   value: string
@@ -77,10 +69,7 @@ export function kindInput (f: KindInput): SafeHtml {
   error && html`<p class="error" id="${id}-error">${messageFor(text.label, error)}</p>`}</div>`
 }
 
-/**
- * A textarea with its label, hint and error, marked up like forms.ts's fields. The newline after the opening
- * tag is dropped by the HTML parser, so text that starts with a newline keeps it.
- */
+/** A textarea with its label, hint and error; the parser drops the newline after the opening tag, so a leading one survives. */
 export function textareaField (f: { form: string, name: string, label: string, value: string, hint: string, error: FieldError | null, rows: number }): SafeHtml {
   const id = `${f.form}-${f.name}`
   const error = f.error?.field === f.name ? f.error : null
@@ -98,7 +87,6 @@ export const KIND_FIELD_LABELS: Record<string, string> = {
   grace_minutes: 'Grace (minutes)',
 }
 
-/** The kind select: a change shows that kind's fields (with JavaScript; without it, all are shown). */
 export function kindSelect (common: { form: string, error: FieldError | null }, kind: MonitorType): SafeHtml {
   return html`${selectField({
     ...common,

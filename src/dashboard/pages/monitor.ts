@@ -1,5 +1,4 @@
-// A monitor's page: what it checks and the facts of its kind (monitor-details.ts), uptime (monitor-uptime.ts),
-// the response-time chart, incidents and checks; and the edit page with the full form.
+// A monitor's page (facts, uptime, chart, incidents, checks) and its edit page.
 import type { Check } from '../../schemas/check.ts'
 import type { Incident } from '../../schemas/incident.ts'
 import type { Monitor } from '../../schemas/monitor.ts'

@@ -1,6 +1,4 @@
-// The monitors page: every monitor with its status, last check and a sparkline; a search box and a status filter;
-// add, edit, pause, delete.
-// Built for 1,000 monitors: one row is small, and the per-row actions share one hidden form (one CSRF field).
+// The monitors page, with a search box and a status filter; the rows' actions share one hidden form (one CSRF field).
 import { MONITOR_STATUSES } from '../../domain/vocabulary.ts'
 import type { MonitorListItem } from '../../schemas/monitor.ts'
 import type { NotificationChannel } from '../../schemas/notification-channel.ts'
@@ -25,7 +23,6 @@ function sortMonitors (monitors: MonitorListItem[]): MonitorListItem[] {
   return [...monitors].sort((a, b) => ORDER[a.status] - ORDER[b.status] || collator.compare(a.name, b.name))
 }
 
-/** The shared form of the row buttons (form="row-action" formaction="..."): one CSRF field for the whole page. */
 export function rowActionForm (csrfToken: string, back: string): SafeHtml {
   return html`<form id="row-action" method="post" hidden>${csrfField(csrfToken)}<input type="hidden" name="back" value="${back}"></form>`
 }
@@ -51,7 +48,6 @@ ${monitorActions(m)}</td></tr>
 `
 }
 
-/** The list's address with its status filter and search (either may be absent). */
 function listHref (status: Status | undefined, search: string | undefined): string {
   const query = new URLSearchParams()
   if (status) query.set('status', status)

@@ -1,6 +1,4 @@
-// Dashboard sign-in, sign-out and the one-time first-password setup link.
-// Each sign-in attempt is counted by app.signInThrottle (src/plugins/sign-in-throttle.ts) before its
-// password is checked, per (email, address) and per address, so that simultaneous guesses cannot outrun it.
+// Dashboard sign-in, sign-out and setup link; an attempt is counted before its password is checked, so guesses cannot outrun it.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { signInPage, setupPage } from '../pages/auth.ts'
 import { errorPage } from '../pages/layout.ts'

@@ -59,8 +59,7 @@ const dashboardKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       scope,
       expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
     })
-    // Post/redirect/get, so that a reload cannot make a second key. The key rides to the next page in a
-    // short-lived cookie of this path, which that page deletes: nothing but its hash is stored anywhere.
+    // Post/redirect/get, so a reload makes no second key: the key rides in a short-lived cookie; only its hash is stored.
     reply.setCookie(NEW_KEY_COOKIE, `${created.record.id}.${created.key}`, { ...NEW_KEY_OPTIONS, maxAge: 300 })
     return seeOther(reply, KEYS_PATH)
   })

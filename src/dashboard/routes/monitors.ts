@@ -1,6 +1,4 @@
-// Dashboard monitor pages: the list (with sparklines), a monitor's page, and the create, edit (a change of kind
-// too), pause, resume and delete forms, through the API's repositories, schemas and target rule, scoped to the
-// signed-in user. A form in error is shown again with what was sent, its kind included.
+// Dashboard monitor pages: the list, a monitor's page and its forms; a form in error is shown again with what was sent.
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -66,8 +64,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
   ) {
     const userId = userOf(request)
     const search = options.search?.trim() || undefined
-    // Three queries whatever the number of monitors: the list (the API's, searched as its `search` does; the
-    // status filter is applied to it here, since the page counts every status), every sparkline at once, the channels.
+    // Three queries whatever the fleet's size; the status filter is applied here, since the page counts every status.
     const [monitors, sparks, channels] = await Promise.all([
       listMonitors(app.db, { userId }, { search }), recentChecksByMonitor(app.db, userId), listChannels(app.db, userId),
     ])

@@ -1,5 +1,4 @@
-// Settings, then Notifications: the signed-in user's channels (create, edit, test, rotate a webhook's secret,
-// delete) and each channel's delivery log (Retry), through the API's services, repositories and schemas.
+// Settings, then Notifications: the signed-in user's channels, their forms and each one's delivery log.
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'

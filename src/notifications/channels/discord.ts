@@ -6,8 +6,7 @@ import type { ChannelAdapter } from './types.ts'
 const COLOR: Record<Tone, number> = { down: 0xd93025, degraded: 0xf9ab00, up: 0x1e8e3e, flap: 0xf9ab00, expiring: 0xe8710a, info: 0x5f6368 }
 const EMOJI: Record<Tone, string> = { down: '🔴', degraded: '⚠️', up: '🟢', flap: '⚠️', expiring: '⏳', info: 'ℹ️' }
 
-// Discord's limits: content 2,000 characters; an embed's title 256, description 4,096, a field's name 256 and
-// value 1,024, and 6,000 for the whole embed.
+// Discord's limits; the description stays below its 4,096 so that the whole embed fits in 6,000.
 const CONTENT_MAX = 2000
 const TITLE_MAX = 256
 const FIELD_VALUE_MAX = 1024

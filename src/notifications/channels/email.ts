@@ -1,6 +1,4 @@
-// Email: a plain-text mail to the channel's addresses. An incident's mails (down or degraded) thread: the "opened"
-// mail's Message-ID is derived from the incident id, and the "resolved" mail answers it (In-Reply-To, "Re:" subject). A test, a
-// digest and a certificate's reminder ("The certificate of ... expires in 7 days") are mails of their own.
+// Email: a plain-text mail; an incident's "resolved" mail answers its "opened" one, so that the two thread.
 import { humanText, incidentOf, isOpening, openingHeadline, plainBody } from '../message.ts'
 import type { ChannelAdapter, ChannelForSending, Message, SendContext } from './types.ts'
 
@@ -17,7 +15,6 @@ function recipients (channel: ChannelForSending): string[] {
   return to.map(String)
 }
 
-/** Subject, Message-ID and the mail it answers, for each kind of message. */
 function threading (message: Message, title: string, context: SendContext): { subject: string, messageId: string, inReplyTo?: string } {
   if (message.kind === 'digest') return { subject: SUBJECT_PREFIX + title, messageId: messageId(context, `digest-${message.told[0]?.id}`) }
   const told = message.kind === 'flap' ? message.opened : message.told
@@ -26,8 +23,7 @@ function threading (message: Message, title: string, context: SendContext): { su
   const opened = messageId(context, `incident-${parts.incident.id}`)
   // The "opened" mail, or a flap, which tells the whole incident in the incident's one mail.
   if (message.kind === 'flap' || isOpening(told)) return { subject: SUBJECT_PREFIX + title, messageId: opened }
-  // Mail clients thread on References/In-Reply-To and on the subject: the answer keeps the opened mail's subject
-  // (a degraded one's says its cause, which the resolved incident still carries).
+  // Clients thread on In-Reply-To and on the subject, so the answer keeps the opened mail's subject.
   return {
     subject: `Re: ${SUBJECT_PREFIX}${openingHeadline(parts.monitor, parts.incident)}`,
     messageId: messageId(context, `incident-${parts.incident.id}-resolved`),

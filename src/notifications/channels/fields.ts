@@ -2,14 +2,12 @@
 import { USER_AGENT } from '../../checker/probe.ts'
 import type { ChannelForSending } from './types.ts'
 
-/** The config's string field `key`; throws when it is not there. */
 export function configText (channel: ChannelForSending, key: string): string {
   const value = channel.config[key]
   if (typeof value === 'string' || typeof value === 'number') return String(value)
   throw new Error(`the ${channel.type} channel ${channel.id} has no ${key} in its config`)
 }
 
-/** The config's optional string field `key`. */
 export function optionalConfigText (channel: ChannelForSending, key: string): string | undefined {
   return channel.config[key] === undefined || channel.config[key] === null ? undefined : configText(channel, key)
 }

@@ -1,5 +1,4 @@
-// ntfy: a JSON publish to the server's root (the channel's server_url, else NTFY_URL) with topic, title, message,
-// priority, tags and click; an access token goes as a Bearer token.
+// ntfy: a JSON publish to the server's root (the channel's server_url, else NTFY_URL), a token as a Bearer token.
 import { humanText, plainBody, type Tone } from '../message.ts'
 import { configText, jsonPost, optionalConfigText } from './fields.ts'
 import type { ChannelAdapter } from './types.ts'

@@ -1,7 +1,4 @@
-// PagerDuty Events API v2: an incident that opens triggers an alert whose dedup_key is the incident's id, so the
-// resolve sent when it ends closes that very alert: critical for a down incident, a warning for a degraded one. A certificate near its expiry triggers a warning keyed by
-// its monitor and expiry, so that the 14, 7 and 1 day reminders of one certificate update one alert. A machine
-// reads it: one request per event, no flaps or digests.
+// PagerDuty Events API v2: an alert keyed by incident id, so the resolve closes it, or by certificate and expiry.
 import { certificateOf, humanText, incidentOf, incidentKind, monitorUrl, truncate, utcTime } from '../message.ts'
 import { configText, jsonPost } from './fields.ts'
 import type { Monitor } from '../../schemas/monitor.ts'
@@ -51,7 +48,6 @@ export const pagerdutyAdapter: ChannelAdapter = {
       })
     }
     const { monitor, incident } = parts
-    // The incident's status says the edge (`monitor.degraded` is one type for both of a degraded incident's).
     if (incident.status === 'resolved') {
       return jsonPost(url, { routing_key: routingKey, event_action: 'resolve', dedup_key: incident.id })
     }

@@ -38,10 +38,7 @@ function blocks (text: HumanText): unknown[] {
   return out
 }
 
-/**
- * With blocks, Slack shows `text` only in notifications: the title and the first fact are what a phone shows,
- * unless the title already says that fact (a degraded incident's headline names its cause).
- */
+/** With blocks, Slack shows `text` only in notifications: the title and the first fact, unless the title says it. */
 function preview (text: HumanText): string {
   const first = text.facts[0]?.value
   return first && !text.title.includes(first) ? `${text.title}: ${first}` : text.title

@@ -1,5 +1,4 @@
-// Microsoft Teams (a Workflows "post to a channel when a webhook request is received" URL, or a legacy incoming
-// webhook): a message with one Adaptive Card attachment, the format both document.
+// Microsoft Teams (a Workflows webhook URL or a legacy incoming webhook): one Adaptive Card, the format both take.
 import { humanText, truncate, type Tone } from '../message.ts'
 import { configText, jsonPost } from './fields.ts'
 import type { ChannelAdapter } from './types.ts'

@@ -1,5 +1,4 @@
-// What a channel adapter is: it turns a message (one event, an incident told whole, or a digest) into the
-// request its service expects. Adapters only build requests; src/notifications sends them and records attempts.
+// A channel adapter turns a message into the request its service expects; src/notifications sends it.
 import type { ChannelType } from '../../domain/vocabulary.ts'
 import type { NotificationEvent } from '../../schemas/notification-event.ts'
 
@@ -19,17 +18,12 @@ export interface ToldEvent {
   event: NotificationEvent
 }
 
-/**
- * What is told in one request: an event; an incident that opened and resolved before its opening was told
- * (one message says both: "was down 3 min, now up"); or a digest of a storm of events (more than 10 for one
- * channel within a minute). Flaps and digests go only to adapters with `forPeople`.
- */
+/** One request's content: an event, an incident that resolved before it was told, or a storm's digest (`forPeople` only). */
 export type Message =
   | { kind: 'event', told: ToldEvent }
   | { kind: 'flap', opened: ToldEvent, resolved: ToldEvent }
   | { kind: 'digest', told: ToldEvent[] }
 
-/** Where the services are (configuration, defaulting to the real ones) and where the dashboard is. */
 export interface SendContext {
   /** The dashboard's base URL, no trailing slash (PUBLIC_URL). */
   publicUrl: string
@@ -45,16 +39,12 @@ export type Outgoing =
     subject: string
     text: string
     html?: string
-    /** Threading: the opened mail's Message-ID is the incident's; the resolved mail answers it. */
     messageId: string
     inReplyTo?: string
   }
 
 export interface ChannelAdapter {
-  /**
-   * True when a person reads what it sends: it gets flaps and digests. False for receivers that are
-   * machines and need each event as it is (webhook; PagerDuty, whose resolve must match its trigger).
-   */
+  /** A person reads it, so it gets flaps and digests; a machine (webhook, PagerDuty) needs each event as it is. */
   forPeople: boolean
   render: (channel: ChannelForSending, message: Message, context: SendContext) => Outgoing
 }

@@ -3,11 +3,7 @@ import { createHmac } from 'node:crypto'
 import { USER_AGENT } from '../../checker/probe.ts'
 import type { ChannelAdapter } from './types.ts'
 
-/**
- * The `webhook-signature` header: `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` for each secret,
- * space-separated. A secret is `whsec_` + base64 of the key bytes, and the key is those bytes (not the text).
- * During the 24 h after a rotation there are two secrets, so a receiver holding either one can verify.
- */
+/** One signature per secret in effect (two after a rotation); the key is the base64-decoded bytes after `whsec_`. */
 function webhookSignature (secrets: string[], id: string, timestamp: number, body: string): string {
   return secrets.map((secret) => {
     const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
@@ -16,8 +12,7 @@ function webhookSignature (secrets: string[], id: string, timestamp: number, bod
 }
 
 export const webhookAdapter: ChannelAdapter = {
-  // A webhook's receiver is a program: it gets every event as it is, one request each, never a merged
-  // "down and up again" message nor a digest, which it could not parse.
+  // A program receives it: one event per request, never a flap or a digest it could not parse.
   forPeople: false,
   render (channel, message, context) {
     if (message.kind !== 'event') throw new Error(`a webhook is sent events one by one, not a ${message.kind}`)
