@@ -1,7 +1,9 @@
 // Dashboard test helpers: a user signed in through the real sign-in form, and GET/POST of pages with its cookie.
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { eq } from 'drizzle-orm'
 import { hashPassword } from '../../src/auth/passwords.ts'
+import { monitors } from '../../src/db/schema.ts'
 import { createUser, setPasswordHash } from '../../src/repositories/users.ts'
 
 export const PASSWORD = 'correct horse battery staple'
@@ -67,4 +69,17 @@ export async function signedIn (app: FastifyInstance): Promise<Browser> {
       method: 'POST', url, headers: { ...FORM, cookie, ...headers }, payload: encode({ _csrf: csrf, ...fields }),
     }),
   }
+}
+
+/** The stored row of a monitor, secrets in clear, as the checker reads it. */
+export async function storedRow (app: FastifyInstance, id: string) {
+  const [row] = await app.db.select().from(monitors).where(eq(monitors.id, id))
+  return row
+}
+
+/** A textarea's text as a browser would send it back: the HTML entities of html`` undone. */
+export function textareaValue (body: string, id: string): string {
+  const match = new RegExp(`<textarea id="${id}"[^>]*>\n([^<]*)</textarea>`).exec(body)
+  if (!match) throw new Error(`no textarea ${id}`)
+  return match[1].replace(/&(lt|gt|quot|#39|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[e]!)
 }

@@ -10,7 +10,7 @@ import { openIncident, resolveOpenIncident } from '../../../src/repositories/inc
 import { createMonitor, findMonitor, listMonitors } from '../../../src/repositories/monitors.ts'
 import { monitors } from '../../../src/db/schema.ts'
 import { buildTestApp, makeKey, request } from '../../helper.ts'
-import { signedIn } from '../dashboard-helper.ts'
+import { signedIn, storedRow, textareaValue } from '../dashboard-helper.ts'
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/
 
@@ -81,19 +81,6 @@ t.test('the monitor forms use the API\'s rules and messages', async (t) => {
   t.match(paused, { method: 'GET', expected_status: 200, interval_minutes: 5, is_active: false, status: 'paused' },
     'empty fields take the API defaults; an unticked box is false')
 })
-
-/** The stored row of a monitor, secrets in clear, as the checker reads it. */
-async function storedRow (app: FastifyInstance, id: string) {
-  const [row] = await app.db.select().from(monitors).where(eq(monitors.id, id))
-  return row
-}
-
-/** A textarea's text as a browser would send it back: the HTML entities of html`` undone. */
-function textareaValue (body: string, id: string): string {
-  const match = new RegExp(`<textarea id="${id}"[^>]*>\n([^<]*)</textarea>`).exec(body)
-  if (!match) throw new Error(`no textarea ${id}`)
-  return match[1].replace(/&(lt|gt|quot|#39|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[e]!)
-}
 
 t.test('the assertions through the form: stored as the API\'s fields, refused with the API\'s messages next to the field', async (t) => {
   const { app } = await buildTestApp(t)

@@ -1,25 +1,11 @@
 // Secrets in the dashboard's forms: a header marked secret is masked on the monitor page and in the edit form,
 // and a masked secret sent back with a url (or an ntfy server) of another origin is refused next to its field.
 import t from 'tap'
-import type { FastifyInstance } from 'fastify'
-import { eq } from 'drizzle-orm'
-import { monitors, notificationChannels } from '../../../src/db/schema.ts'
+import { notificationChannels } from '../../../src/db/schema.ts'
 import { createMonitor } from '../../../src/repositories/monitors.ts'
 import { withMonitorDefaults } from '../../../src/schemas/monitor.ts'
 import { buildTestApp } from '../../helper.ts'
-import { signedIn } from '../dashboard-helper.ts'
-
-async function storedRow (app: FastifyInstance, id: string) {
-  const [row] = await app.db.select().from(monitors).where(eq(monitors.id, id))
-  return row
-}
-
-/** A textarea's text as a browser would send it back: the HTML entities of html`` undone. */
-function textareaValue (body: string, id: string): string {
-  const match = new RegExp(`<textarea id="${id}"[^>]*>\n([^<]*)</textarea>`).exec(body)
-  if (!match) throw new Error(`no textarea ${id}`)
-  return match[1].replace(/&(lt|gt|quot|#39|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[e]!)
-}
+import { signedIn, storedRow, textareaValue } from '../dashboard-helper.ts'
 
 t.test('a header marked secret in the form is masked on the page and in the form; a new origin needs the secrets again', async (t) => {
   const { app } = await buildTestApp(t)
