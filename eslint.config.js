@@ -1,33 +1,43 @@
-// ESLint: standard style (neostandard, TypeScript on), plus the layer rule: imports point one way,
-// routes/plugins/http/dashboard (the edge) -> services, checker -> repositories -> db, with schemas,
-// net and domain below them all. `npm run lint` runs this, then knip (dead files and exports).
+// ESLint: standard style (neostandard, TypeScript on), plus the layer rules: imports point one way, down
+// LAYERS below, and no import leads back to its file (lint/no-import-cycle.js).
+// `npm run lint` runs this, then knip (dead files and exports).
 import neostandard, { resolveIgnoresFromGitignore } from 'neostandard'
+import noImportCycle from './lint/no-import-cycle.js'
 
-const LAYERS = 'routes -> services/checker -> repositories -> db; schemas, net and domain below them all'
+const LAYERS = 'entry points -> app.ts, jobs.ts -> routes, dashboard -> plugins -> http -> services, checker, notifications -> ' +
+  'checks -> repositories -> db; runtime, schemas, net, auth and domain below them all'
 
-// The HTTP framework: only the edge (src/http, src/plugins, src/routes, src/dashboard) and the entry points know it.
+// The HTTP framework: only the edge (src/http, src/plugins, routes, src/dashboard) and the entry points know it.
 const fastify = { regex: '^(fastify|fastify-plugin|@fastify/[^/]+)(/.*)?$' }
 
-/** A relative import of one of these folders of src/ (`../checker/outcome.ts`, `../../checker/` from a subfolder). */
+/** A relative import of one of these folders of src/ (`../checker/probe.ts`, `../../checker/` from a subfolder). */
 function folders (names) {
   return { regex: `^(\\.\\./)+(${names.join('|')})(/|$)` }
 }
 
+// The composition roots, which only the entry points import, and a feature folder's routes (`../monitors/routes.ts`).
+const ROOTS = { regex: '^(\\.\\./)+(app|jobs)\\.ts$' }
+const FEATURE_ROUTES = { regex: '^(\\.\\./)+[a-z-]+/routes\\.ts$', what: 'a feature\'s routes.ts' }
+
 /**
- * no-restricted-imports for the files of `layer`: neither Fastify nor the folders it sits below.
- * `allowFastify` names the only imports of 'fastify' it may still make.
+ * no-restricted-imports for the files of `layer`: never the composition roots, nor the folders it sits above.
+ * `fastify`: true for the edge; else the only names of 'fastify' it may import (none by default).
  */
-function layerRule (files, layer, forbidden, allowFastify = []) {
-  const only = allowFastify.length ? ` (only the type ${allowFastify.join(', ')})` : ''
-  const message = `Layer rule (${LAYERS}): ${layer} may not import Fastify${only} or src/{${forbidden.join(',')}}/.`
+function layerRule (files, layer, forbidden, { fastify: allowFastify = [], ignores = [], patterns = [] } = {}) {
+  const only = Array.isArray(allowFastify) && allowFastify.length ? ` (only the type ${allowFastify.join(', ')})` : ''
+  const what = [allowFastify === true ? '' : `Fastify${only}`, 'src/app.ts or src/jobs.ts', forbidden.length ? `src/{${forbidden.join(',')}}/` : '', ...patterns.map((pattern) => pattern.what)]
+  const message = `Layer rule (${LAYERS}): ${layer} may not import ${what.filter(Boolean).join(', ')}.`
   return {
     name: `pingward/layers/${files[0]}`,
     files,
+    ignores,
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { ...fastify, ...(allowFastify.length ? { allowImportNames: allowFastify } : {}), message },
-          { ...folders(forbidden), message },
+          ...(allowFastify === true ? [] : [{ ...fastify, ...(allowFastify.length ? { allowImportNames: allowFastify } : {}), message }]),
+          { ...ROOTS, message },
+          ...(forbidden.length ? [{ ...folders(forbidden), message }] : []),
+          ...patterns.map(({ regex }) => ({ regex, message })),
         ],
       }],
     },
@@ -35,6 +45,12 @@ function layerRule (files, layer, forbidden, allowFastify = []) {
 }
 
 const EDGE = ['routes', 'plugins', 'http', 'dashboard']
+const ORCHESTRATION = ['services', 'checker', 'notifications', 'checks']
+// The checker logs through the logger the process hands it (app.log in the API process): its type is
+// Fastify's, since pino 10's own BaseLogger type is not one that app.log (typed on Fastify's pino) satisfies.
+const LOGGER = ['FastifyBaseLogger']
+// A feature folder's routes belong to the edge (the routes' rule), not to its folder's layer.
+const ROUTES = ['src/routes/**', 'src/*/routes.ts']
 
 export default [
   ...neostandard({
@@ -50,12 +66,79 @@ export default [
     files: ['src/dashboard/assets/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { document: 'readonly', window: 'readonly', navigator: 'readonly', Element: 'readonly' } },
   },
-  layerRule(['src/repositories/**'], 'src/repositories', [...EDGE, 'checker', 'services']),
-  layerRule(['src/db/**'], 'src/db', [...EDGE, 'checker', 'services', 'repositories']),
-  layerRule(['src/schemas/**', 'src/net/**'], 'src/schemas and src/net (domain only)', [...EDGE, 'checker', 'services', 'repositories', 'db']),
-  layerRule(['src/domain/**'], 'src/domain (the bottom layer)', [...EDGE, 'checker', 'services', 'repositories', 'db', 'schemas', 'net']),
-  // The checker logs through the logger the process hands it (app.log in the API process): its type is
-  // Fastify's, since pino 10's own BaseLogger type is not one that app.log (typed on Fastify's pino) satisfies.
-  layerRule(['src/checker/**', 'src/services/**', 'src/notifications/**'], 'src/checker, src/services and src/notifications', EDGE, ['FastifyBaseLogger']),
-  layerRule(['src/notifications/**'], 'src/notifications', [...EDGE, 'services'], ['FastifyBaseLogger']),
+  layerRule(['src/domain/**', 'src/auth/**'], 'src/domain and src/auth (the bottom layer)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'schemas', 'net', 'cli']),
+  // A notification event carries the monitor as the API shows it: a shape may embed src/monitors/schema.ts, nothing else of it.
+  layerRule(['src/schemas/**', 'src/net/**'], 'src/schemas and src/net (domain only)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'cli'], {
+    patterns: [{ regex: '^(\\.\\./)+monitors/(?!schema\\.ts$)', what: 'src/monitors/ but schema.ts' }],
+  }),
+  layerRule(['src/db/**'], 'src/db', [...EDGE, ...ORCHESTRATION, 'repositories', 'cli']),
+  layerRule(['src/runtime/**'], 'src/runtime', [...EDGE, ...ORCHESTRATION, 'repositories', 'cli'], { fastify: LOGGER }),
+  layerRule(['src/repositories/**'], 'src/repositories', [...EDGE, ...ORCHESTRATION, 'monitors', 'cli']),
+  layerRule(['src/checks/**'], 'src/checks', [...EDGE, 'services', 'checker', 'notifications', 'cli']),
+  // The checker and the delivery worker run side by side (src/jobs.ts); neither knows the other.
+  layerRule(['src/checker/**'], 'src/checker', [...EDGE, 'services', 'notifications', 'cli'], { fastify: LOGGER }),
+  layerRule(['src/notifications/**'], 'src/notifications', [...EDGE, 'services', 'checker', 'cli'], { fastify: LOGGER, ignores: ROUTES }),
+  layerRule(['src/services/**'], 'src/services', [...EDGE, 'monitors', 'notifications', 'checker', 'cli'], { fastify: LOGGER }),
+  // The notification API (src/notifications/): the schema is shapes alone, the repository rows alone, the service
+  // the rules (with the owner limits of src/services/), the presenter the API's shape; routes.ts is the edge's.
+  layerRule(['src/notifications/schema.ts'], 'src/notifications/schema.ts (domain only)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
+    patterns: [{ regex: '^\\./' }],
+  }),
+  layerRule(['src/notifications/repository.ts'], 'src/notifications/repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
+    patterns: [{ regex: '^\\./(?!schema\\.ts$)' }],
+  }),
+  layerRule(['src/notifications/service.ts'], 'src/notifications/service.ts (rows in, rows out)', [...EDGE, 'checker', 'cli'], {
+    patterns: [{ regex: '^\\./(routes|presenter)\\.ts$' }, { regex: '^\\.\\./services/(?!owner-limits\\.ts$)' }],
+  }),
+  layerRule(['src/notifications/presenter.ts'], 'src/notifications/presenter.ts', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
+    patterns: [{ regex: '^\\./(service|routes)\\.ts$' }],
+  }),
+  // ---- The monitor API (src/monitors/) ----
+  // schema.ts is shapes alone; repository.ts, columns.ts (a body's columns), scheduling.ts and heartbeats.ts (the rows the
+  // checker claims) rows alone; service.ts the rules; presenter.ts the API's shape; routes.ts the edge's (ROUTES).
+  // Outside, only the edge, the dashboard and the composition roots use the service or the routes.
+  layerRule(['src/monitors/schema.ts'], 'src/monitors/schema.ts (domain only)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
+    patterns: [{ regex: '^\\./', what: 'another file of src/monitors/' }],
+  }),
+  layerRule(['src/monitors/repository.ts', 'src/monitors/columns.ts', 'src/monitors/scheduling.ts', 'src/monitors/heartbeats.ts'], 'src/monitors/ rows files (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
+    patterns: [{ regex: '^\\./(service|routes|presenter)\\.ts$', what: 'src/monitors/{service,routes,presenter}.ts' }],
+  }),
+  layerRule(['src/monitors/service.ts'], 'src/monitors/service.ts (the rules)', [...EDGE, 'checker', 'cli'], {
+    patterns: [
+      { regex: '^\\./routes\\.ts$', what: 'src/monitors/routes.ts' },
+      { regex: '^\\.\\./services/(?!(owner-limits|idempotency)\\.ts$)', what: 'a service but owner-limits.ts and idempotency.ts' },
+    ],
+  }),
+  layerRule(['src/monitors/presenter.ts'], 'src/monitors/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'repositories', 'cli'], {
+    patterns: [{ regex: '^\\./(service|routes)\\.ts$', what: 'src/monitors/{service,routes}.ts' }],
+  }),
+  {
+    // A rule of its own name, so that it adds to each folder's layer rule instead of replacing it.
+    name: 'pingward/layers/monitors-outside',
+    files: ['src/**/*.ts'],
+    ignores: ['src/*.ts', 'src/monitors/**', 'src/dashboard/**', ...ROUTES],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{
+          regex: '^(\\.\\./)+monitors/(service|routes)\\.ts$',
+          message: `Layer rule (${LAYERS}): below the edge, src/monitors/ is its repository, columns, schema and presenter; not its service or routes.`,
+        }],
+      }],
+    },
+  },
+  // ---- end of the monitor API ----
+  layerRule(['src/cli/**'], 'src/cli', ['routes', 'plugins', 'dashboard', 'checker', 'notifications']),
+  // The edge: http is a library that the plugins use; plugins know no route; routes use plugins' decorations only.
+  layerRule(['src/http/**'], 'src/http (the edge\'s library)', ['routes', 'plugins', 'dashboard', ...ORCHESTRATION, 'repositories', 'cli'], { fastify: true, patterns: [FEATURE_ROUTES] }),
+  layerRule(['src/plugins/**'], 'src/plugins', ['routes', 'dashboard', 'monitors', 'notifications', 'checker', 'checks', 'cli'], { fastify: true, patterns: [FEATURE_ROUTES] }),
+  layerRule(ROUTES, 'routes', ['dashboard', 'checker', 'db', 'cli'], {
+    fastify: true, patterns: [{ regex: '^(\\.\\./)+plugins/(?!auth\\.ts$)', what: 'a plugin but auth.ts' }],
+  }),
+  layerRule(['src/dashboard/**'], 'src/dashboard', ['routes', 'checker', 'checks', 'cli'], { fastify: true }),
+  {
+    name: 'pingward/no-import-cycle',
+    files: ['src/**/*.{ts,js}'],
+    plugins: { pingward: { rules: { 'no-import-cycle': noImportCycle } } },
+    rules: { 'pingward/no-import-cycle': 'error' },
+  },
 ]

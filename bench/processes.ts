@@ -6,10 +6,10 @@ import type { LoadOptions, LoadResult } from './load.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
-/** The node flags an npm script runs `scripts/run.js <entry>` with (package.json). */
+/** The node flags an npm script runs `dist/<entry>.js` with (package.json). */
 function npmScriptFlags (script: string, entry: string): string[] {
   const command: string = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')).scripts[script]
-  return (new RegExp(`\\bnode ((?:--\\S+ )*)scripts/run\\.js ${entry}`).exec(command)?.[1] ?? '').split(' ').filter(Boolean)
+  return (new RegExp(`\\bnode ((?:--\\S+ )*)dist/${entry}\\.js`).exec(command)?.[1] ?? '').split(' ').filter(Boolean)
 }
 
 /** The node flags `npm start` runs Pingward with (package.json), so that the bench measures what operators run. */
@@ -33,9 +33,9 @@ export interface Child {
   stop: (graceMs?: number) => Promise<number | null>
 }
 
-/** Builds dist/ (scripts/build.js) unless it is up to date: Pingward's processes run from it. */
+/** Builds dist/ (npm run build): Pingward's processes run from it. */
 export function ensureBuilt (): void {
-  const { status } = spawnSync(process.execPath, ['scripts/build.js'], { cwd: ROOT, stdio: 'inherit' })
+  const { status } = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' })
   if (status !== 0) throw new Error('npm run build failed')
 }
 

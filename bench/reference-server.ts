@@ -5,7 +5,7 @@
 import Fastify from 'fastify'
 import postgres from 'postgres'
 import { openPglite } from '../src/db/pglite.ts'
-import { QueryGate } from '../src/db/query-gate.ts'
+import { QueryGate } from '../src/db/driver-workarounds/query-gate.ts'
 import {
   CHECKS_SQL, checksParams, INSERT_SQL, insertParams, LIST_SQL, listParams, MONITOR_SQL, monitorParams, PAGE_LIMIT, PAGE_SQL, pageParams,
   type CreateBody,
@@ -49,6 +49,7 @@ const monitorJson = (r: Row) => ({
   degraded_after_ms: r.degraded_after_ms,
   // The benchmark's monitors have no headers, so none to mask (Pingward masks secret values).
   request_headers: r.request_headers,
+  secret_headers: r.secret_headers,
   request_body: r.request_body,
   dns_record_type: r.dns_record_type,
   dns_expected: r.dns_expected,
@@ -70,7 +71,7 @@ async function main (): Promise<void> {
   let query: (text: string, params: unknown[]) => Promise<Row[]>
   let close: () => Promise<void>
   if (process.env.DATABASE_URL) {
-    // The same pool size as Pingward's, and its gate (src/db/query-gate.ts) against postgres.js's slowdown
+    // The same pool size as Pingward's, and its gate (src/db/driver-workarounds/query-gate.ts) against postgres.js's slowdown
     // under sustained pipelining; prepared statements, as postgres.js does by default.
     const sql = postgres(process.env.DATABASE_URL, { max: 10, onnotice: () => {} })
     const gate = new QueryGate(10)

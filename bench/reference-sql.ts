@@ -1,6 +1,6 @@
 // The statements of the reference server: the very text Pingward's repositories send (checked at the
 // start of every run by capturing what the repositories issue), with the parameters in the same order.
-import { MONITOR_DEFAULTS } from '../src/domain/vocabulary.ts'
+import { MONITOR_DEFAULTS } from '../src/domain/monitor-types.ts'
 
 // The reads start from the request's API key, which they check (src/repositories/owner.ts): no row, the
 // key is gone (401); a row of nulls, no such monitor (404) or no monitors ([]).
@@ -20,7 +20,7 @@ export const CHECKS_SQL = `select c.id, m.id as monitor_id, c.is_up, c.status_co
 export const checksParams = (keyId: string, monitorId: string): unknown[] => [keyId, monitorId, 100]
 
 /** GET /monitors/{id}. */
-export const MONITOR_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.request_body, m.dns_record_type, m.dns_expected, m.grace_minutes, m.ping_token as ping_url, m.tls_expires_at, m.tls_issuer, coalesce((select json_agg(mc.channel_id order by mc.channel_id) from monitor_notification_channels mc where mc.monitor_id = m.id), '[]') as notification_channel_ids, m.created_at, m.updated_at
+export const MONITOR_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.secret_headers, m.request_body, m.dns_record_type, m.dns_expected, m.grace_minutes, m.ping_token as ping_url, m.tls_expires_at, m.tls_issuer, coalesce((select json_agg(mc.channel_id order by mc.channel_id) from monitor_notification_channels mc where mc.monitor_id = m.id), '[]') as notification_channel_ids, m.created_at, m.updated_at
     ${OWNER}
     left join "monitors" m on m.id = $2 and m.user_id = o.user_id and m.deleted_at is null`
 export const monitorParams = (keyId: string, monitorId: string): unknown[] => [keyId, monitorId]
@@ -47,8 +47,8 @@ export const PAGE_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m
 export const pageParams = (keyId: string): unknown[] => [keyId, PAGE_LIMIT + 1]
 
 /** POST /monitors (the body's defaults filled in, as Pingward's validation does), from the key's row: no row, the key is gone. */
-export const INSERT_SQL = `insert into "monitors" as m (user_id, name, url, monitor_type, method, expected_status, interval_minutes, is_active, timeout_seconds, failure_threshold, recovery_threshold, keyword, keyword_mode, degraded_after_ms, request_headers, request_body, dns_record_type, dns_expected, grace_minutes, ping_token, status, next_check_at, created_at, updated_at) select o.user_id, $1::text, $2::text, $3::text, $4::text, $5::smallint, $6::integer, $7::boolean, $8::smallint, $9::smallint, $10::smallint, $11::text, $12::text, $13::integer, $14::jsonb, $15::text, $16::text, $17::text[], $18::smallint, $19::text, $20::text, $21::timestamp (3) with time zone, $22::timestamp (3) with time zone, $23::timestamp (3) with time zone ${OWNER.replace('$1', '$24')}
-    returning m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.request_body, m.dns_record_type, m.dns_expected, m.grace_minutes, m.ping_token as ping_url, m.tls_expires_at, m.tls_issuer, '[]'::json as notification_channel_ids, m.created_at, m.updated_at`
+export const INSERT_SQL = `insert into "monitors" as m (user_id, name, url, monitor_type, method, expected_status, interval_minutes, is_active, timeout_seconds, failure_threshold, recovery_threshold, keyword, keyword_mode, degraded_after_ms, request_headers, secret_headers, request_body, dns_record_type, dns_expected, grace_minutes, ping_token, status, next_check_at, created_at, updated_at) select o.user_id, $1::text, $2::text, $3::text, $4::text, $5::smallint, $6::integer, $7::boolean, $8::smallint, $9::smallint, $10::smallint, $11::text, $12::text, $13::integer, $14::jsonb, $15::jsonb, $16::text, $17::text, $18::text[], $19::smallint, $20::text, $21::text, $22::timestamp (3) with time zone, $23::timestamp (3) with time zone, $24::timestamp (3) with time zone ${OWNER.replace('$1', '$25')}
+    returning m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.secret_headers, m.request_body, m.dns_record_type, m.dns_expected, m.grace_minutes, m.ping_token as ping_url, m.tls_expires_at, m.tls_issuer, '[]'::json as notification_channel_ids, m.created_at, m.updated_at`
 
 export interface CreateBody {
   name: string
@@ -74,7 +74,7 @@ export function insertParams (keyId: string, body: CreateBody, now: Date): unkno
     body.recovery_threshold ?? d.recovery_threshold,
     // The HTTP assertions' defaults (none of them set by the benchmark's body); the headers as an object, which
     // the reference's driver serializes to jsonb (Pingward's, whose drizzle client sends jsonb as given, gets JSON text).
-    d.keyword, d.keyword_mode, d.degraded_after_ms, d.request_headers, d.request_body,
+    d.keyword, d.keyword_mode, d.degraded_after_ms, d.request_headers, JSON.stringify(d.secret_headers), d.request_body,
     // A site monitor's columns of the other kinds (dns_record_type, dns_expected, grace_minutes, ping_token).
     null, null, null, null,
     active ? 'pending' : 'paused', active ? at : null, at, at, keyId,

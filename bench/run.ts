@@ -296,12 +296,11 @@ async function main (): Promise<void> {
     'The reference server runs the same SQL text (checked at the start of the run against what the repositories send, key check included) ' +
       'through postgres.js with prepared statements and the same pool and query gate, answers the same bytes (compared at the start of ' +
       'the run), and has no auth, rate limit, ORM, validation or logging. For GET /monitors (whole and paged) it is the conventional ' +
-      'server of issue #17 (rows -> objects -> JSON, the statement of the object path, src/repositories/monitor-list.ts), where ' +
-      'Pingward answers the JSON its database makes (src/repositories/monitor-json.ts).',
+      'server of issue #17 (rows -> objects -> JSON, the statement of src/monitors/repository.ts).',
     'Lateness is the probe\'s start minus its due time, from the database: the previous check plus the interval, or the prepared first due time.',
     'Server CPU µs/req is the server process\'s CPU time divided by the requests it answered; machine CPU (every round\'s table) includes ' +
       'PostgreSQL, the load generator and everything else running.',
-    'Both servers hold back queries beyond the pool\'s size (src/db/query-gate.ts): postgres.js 3.4.9 otherwise pipelines them onto ' +
+    'Both servers hold back queries beyond the pool\'s size (src/db/driver-workarounds/query-gate.ts): postgres.js 3.4.9 otherwise pipelines them onto ' +
       'busy connections and keeps those in a queue that grows with every query and is scanned by every query, which made both servers ' +
       'slower from round to round (about a fifth of their CPU on GET /monitors/{id} by the end of a run).'
   )

@@ -5,8 +5,9 @@ import { drizzle } from 'drizzle-orm/postgres-js'
 import * as schema from '../src/db/schema.ts'
 import type { Database } from '../src/db/client.ts'
 import { listOwnedChecks } from '../src/repositories/checks.ts'
-import { createMonitor, deleteMonitor, findMonitor, listMonitorPage, listMonitors } from '../src/repositories/monitors.ts'
-import { withMonitorDefaults, type CreateMonitor } from '../src/schemas/monitor.ts'
+import { listMonitorPage, listMonitors } from '../src/monitors/repository.ts'
+import { createMonitor, deleteMonitor, findMonitor } from '../src/monitors/service.ts'
+import { withMonitorDefaults, type CreateMonitor } from '../src/monitors/schema.ts'
 import { CHECKS_SQL, INSERT_SQL, LIST_SQL, MONITOR_SQL, PAGE_LIMIT, PAGE_SQL, POST_BODY } from './reference-sql.ts'
 import type { Seeded } from './seed.ts'
 
@@ -14,8 +15,7 @@ import type { Seeded } from './seed.ts'
 export async function verifyReferenceSql (url: string, seeded: Seeded): Promise<void> {
   const client = postgres(url, { max: 1, onnotice: () => {} })
   let sent: string[] = []
-  // Every statement reaches postgres.js through unsafe(): drizzle's queries, and the hot reads that run
-  // on db.$client directly (src/db/prepared.ts).
+  // Every statement reaches postgres.js through unsafe(), drizzle's prepared hot reads too.
   const recording = new Proxy(client, {
     get: (target, property, receiver) => property === 'unsafe'
       ? (query: string, ...rest: unknown[]) => { sent.push(query); return (target.unsafe as (...a: unknown[]) => unknown)(query, ...rest) }

@@ -1,7 +1,8 @@
 // Operator command line: users, API keys, migrations and the OpenAPI document. Commands run on the database or,
 // while a server holds it, through its admin socket; modules beyond the parsing are imported only when needed.
 import type { CliCommand, CommandOutput } from './cli/commands.ts'
-import { parseCommand, usage, UsageError, type Parsed } from './cli/args.ts'
+import { parseCommand, usage, type Parsed } from './cli/args.ts'
+import { UsageError } from './cli/usage-error.ts'
 import { DataDirLockedError } from './db/data-dir-lock.ts'
 import { TIGHTENED_MESSAGE } from './db/data-dir-modes.ts'
 import { runMain } from './runtime/run-main.ts'
@@ -73,7 +74,7 @@ async function main (argv: string[]): Promise<void> {
     return
   }
   if (parsed.kind === 'openapi') {
-    const { renderOpenApi } = await import('./http/openapi-document.ts')
+    const { renderOpenApi } = await import('./app.ts')
     process.stdout.write(await renderOpenApi())
     return
   }

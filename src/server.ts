@@ -1,14 +1,14 @@
 // The API process: load config, open and migrate the database, build the app, listen, stop gracefully.
 import type { AddressInfo } from 'node:net'
 import closeWithGrace from 'close-with-grace'
-import { buildApp } from './http/app.ts'
+import { buildApp } from './app.ts'
 import { bootstrapFirstUser, firstKeyBanner, passwordSetupUrl, setupBanner } from './services/first-user.ts'
 import { loadConfig } from './runtime/config.ts'
 import { runMain } from './runtime/run-main.ts'
 import { openMigratedDatabase } from './db/migrate.ts'
 import type { Database } from './db/client.ts'
 import { TIGHTENED_MESSAGE } from './db/data-dir-modes.ts'
-import { startChecker } from './checker/index.ts'
+import { startJobs } from './jobs.ts'
 import { batchedLogStream, type LogStream } from './http/log-stream.ts'
 import { startAdminSocket } from './cli/admin-socket.ts'
 
@@ -24,7 +24,7 @@ async function main (): Promise<void> {
     ? await startAdminSocket({ dataDir: config.DATA_DIR, db: app.db, log: app.log })
     : undefined
 
-  let checker: ReturnType<typeof startChecker> | undefined
+  let jobs: ReturnType<typeof startJobs> | undefined
   const started: { firstUser?: Promise<void> } = {}
   let stopping = false
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
@@ -33,7 +33,7 @@ async function main (): Promise<void> {
     else app.log.info({ signal }, 'stopping')
     // The database closes after requests in flight, the checker's last probes and the first start's writes, so that
     // all of them get written. A failure of the first start is main()'s to report, not the stop's.
-    await Promise.all([admin?.close(), checker?.stop(), app.close(), started.firstUser?.catch(() => {})])
+    await Promise.all([admin?.close(), jobs?.stop(), app.close(), started.firstUser?.catch(() => {})])
     await database.close()
   })
 
@@ -47,8 +47,8 @@ async function main (): Promise<void> {
   // Checked in the same turn as the assignments below: a stop either finds them or they never happen.
   if (stopping) return
   const { port } = app.server.address() as AddressInfo
-  // The checker starts after listen: its first claims after a restart would otherwise hold up Fastify's ready().
-  if (config.CHECKER === 'on') checker = startChecker({ config, db: app.db, log: app.log, metrics: app.metrics })
+  // The jobs start after listen: its first claims after a restart would otherwise hold up Fastify's ready().
+  if (config.CHECKER === 'on') jobs = startJobs({ config, db: app.db, log: app.log, metrics: app.metrics })
   // After listen: the banner shows the real port, and a failed listen does not use up the one-time key.
   started.firstUser = announceFirstUser(app.db, config.ADMIN_EMAIL, baseUrlOf(config.HOST, port), logs)
   await started.firstUser

@@ -6,7 +6,7 @@ import { loadConfig } from './runtime/config.ts'
 import { runMain } from './runtime/run-main.ts'
 import { openMigratedDatabase } from './db/migrate.ts'
 import { TIGHTENED_MESSAGE } from './db/data-dir-modes.ts'
-import { startChecker } from './checker/index.ts'
+import { startJobs } from './jobs.ts'
 import { createMetrics } from './runtime/metrics.ts'
 import { serveMetrics, type MetricsServer } from './runtime/metrics-server.ts'
 
@@ -16,11 +16,11 @@ async function main (): Promise<void> {
   const database = await openMigratedDatabase({ ...config, poolSize: Math.min(20, Math.max(4, Math.ceil(config.CHECK_CONCURRENCY / 10))) })
   if (database.tightened) log.warn(database.tightened, TIGHTENED_MESSAGE)
   // The handler goes first, so that an early signal closes the database instead of killing the process.
-  const running: { checker?: ReturnType<typeof startChecker>, metrics?: MetricsServer } = {}
+  const running: { jobs?: ReturnType<typeof startJobs>, metrics?: MetricsServer } = {}
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'stopping after an error')
     else log.info({ signal }, 'stopping')
-    await Promise.all([running.checker?.stop(), running.metrics?.close()])
+    await Promise.all([running.jobs?.stop(), running.metrics?.close()])
     await database.close()
   })
   // Its own metrics only with METRICS_PORT; the status counts are the database's, served by the API process.
@@ -32,7 +32,7 @@ async function main (): Promise<void> {
     })
     log.info({ port: running.metrics.port }, 'metrics served at /metrics')
   }
-  running.checker = startChecker({ config, db: database.db, log, metrics })
+  running.jobs = startJobs({ config, db: database.db, log, metrics })
 }
 
 runMain('pingward worker', main)

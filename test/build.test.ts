@@ -1,34 +1,18 @@
-// The build and the start from a fresh clone, in a copy of the project without dist/ (node_modules linked in):
-// `npm start` as the first command builds, runs plain node alone (no tsx), answers, and stops on SIGTERM with
-// exit 0; a changed source is built again, an unchanged one is not, two builds at once build once; the database
-// template is writable by its builder alone; without TypeScript (npm ci --omit=dev) the sources run through tsx.
+// The build and the start from a fresh clone (test/support/project-copy.ts: no dist/, no tsx): `npm run build`
+// compiles src/ with tsc, leaves no .ts import, copies the dashboard's assets and makes the database template,
+// writable by its builder alone; `npm start` runs node dist/server.js alone, answers, and stops on SIGTERM with exit 0.
 import { spawn } from 'node:child_process'
-import { appendFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { childDatabase, childEnv, outputWaiter, tempDir, type Teardown } from './helper.ts'
+import { childDatabase, childEnv, outputWaiter, tempDir, usingPostgres, type Teardown } from './helper.ts'
 import { groupCommands } from './support/process-group.ts'
+import { builtProjectCopy } from './support/project-copy.ts'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const LISTENING = /"msg":"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/
-
-/** What a clone holds that the build and the start read; `node_modules` linked, or all of it but `omit`. */
-function projectCopy (t: Teardown, omit?: string): string {
-  const dir = tempDir(t, 'pingward-clone-')
-  for (const name of ['src', 'scripts', 'drizzle', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
-    cpSync(join(root, name), join(dir, name), { recursive: true })
-  }
-  if (!omit) {
-    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-  } else {
-    mkdirSync(join(dir, 'node_modules'))
-    for (const name of readdirSync(join(root, 'node_modules'))) {
-      if (name !== omit && name !== '.bin') symlinkSync(join(root, 'node_modules', name), join(dir, 'node_modules', name))
-    }
-  }
-  return dir
-}
+const dir = builtProjectCopy(t)
 
 /** The entries of `root` (itself included) whose mode is not `directory` (directories) or `file` (the rest). */
 function entriesNotIn (root: string, directory: number, file: number): string[] {
@@ -57,13 +41,22 @@ function run (t: Teardown, cwd: string, command: string[], vars: Record<string, 
   return { pid: child.pid!, waitFor, exited, stdout: () => stdout, stderr: () => stderr }
 }
 
-t.test('fresh clone: npm start builds dist/, runs it with plain node and stops on SIGTERM with exit 0', async (t) => {
-  const dir = projectCopy(t)
-  const vars = await childDatabase(t, 'pingward-build-')
+t.test('npm run build: dist/ from tsc, every relative import .js, the assets and the template beside it', async (t) => {
+  for (const entry of ['server', 'worker', 'cli']) t.ok(existsSync(join(dir, 'dist', `${entry}.js`)), `dist/${entry}.js`)
+  const leftovers = readdirSync(join(dir, 'dist'), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.js'))
+    .filter((name) => /(from\s+|import\()'\.\.?\/[^']*\.ts'/.test(readFileSync(join(dir, 'dist', name), 'utf8')))
+  t.same(leftovers, [], 'every relative import points at .js')
+  t.ok(existsSync(join(dir, 'dist/dashboard/assets/dashboard.js')))
+  t.ok(existsSync(join(dir, 'dist/pgdata-template/PG_VERSION')), 'PGlite\'s initdb ran')
+  t.same(entriesNotIn(join(dir, 'dist/pgdata-template'), 0o755, 0o644), [], 'the template: directories 0755, files 0644 (PGlite wrote 0666)')
+})
+
+t.test('npm start runs node dist/server.js alone, answers and stops on SIGTERM with exit 0', async (t) => {
+  // On PGlite an empty DATA_DIR, which the start fills from dist/pgdata-template.
+  const vars = usingPostgres ? await childDatabase(t, 'pingward-build-') : { DATA_DIR: tempDir(t, 'pingward-build-') }
   const start = run(t, dir, ['npm', 'start'], { ...vars, HOST: '127.0.0.1', PORT: '0', CHECKER: 'off', LOG_LEVEL: 'info' })
   const port = Number((await start.waitFor(LISTENING))[1])
-  t.match(start.stderr(), /pingward build: compiled \d+ files of src\/ to dist\//, 'the first start built dist/')
-  t.ok(existsSync(join(dir, 'dist', 'server.js')), 'dist/server.js')
 
   const base = `http://127.0.0.1:${port}`
   t.equal((await fetch(`${base}/readyz`)).status, 200, 'the database is migrated and answers')
@@ -72,48 +65,11 @@ t.test('fresh clone: npm start builds dist/, runs it with plain node and stops o
   t.equal(css.status, 200, 'the dashboard assets were copied beside their module')
   t.equal(await css.text(), readFileSync(join(root, 'src/dashboard/assets/dashboard.css'), 'utf8'))
 
-  // npm, and the server: node running the launcher in its own process (no tsx, no shell, no second node).
+  // npm, and the server: plain node in its own process (no tsx, no shell, no second node).
   const commands = groupCommands(start.pid)
-  t.same(commands.filter((command) => !/^npm\b/.test(command)), ['node scripts/run.js server'], `one server process, plain node (${commands.join(' | ')})`)
+  t.same(commands.filter((command) => !/^npm\b/.test(command)), ['node dist/server.js'], `one server process, plain node (${commands.join(' | ')})`)
 
   process.kill(start.pid, 'SIGTERM')
   t.same(await start.exited, { code: 0, signal: null }, 'npm exits 0')
   t.match(start.stdout(), /"signal":"SIGTERM".*"msg":"stopping"/, 'the server stopped on the signal')
-})
-
-t.test('npm run build: once for two at once, again only when a source changes; no .ts import is left', async (t) => {
-  const dir = projectCopy(t)
-  const builds = [run(t, dir, ['npm', 'run', '-s', 'build']), run(t, dir, ['npm', 'run', '-s', 'build'])]
-  for (const build of builds) t.same(await build.exited, { code: 0, signal: null })
-  const said = builds.map((build) => build.stderr()).join('')
-  t.equal(said.match(/compiled \d+ files/g)?.length, 1, `built once (${said})`)
-  t.equal(said.match(/dist\/ is up to date/g)?.length, 1, 'the other found it built')
-
-  const leftovers = readdirSync(join(dir, 'dist'), { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.js'))
-    .filter((name) => /(from\s+|import\()'\.\.?\/[^']*\.ts'/.test(readFileSync(join(dir, 'dist', name), 'utf8')))
-  t.same(leftovers, [], 'every relative import points at .js')
-  t.ok(existsSync(join(dir, 'dist/dashboard/assets/dashboard.js')))
-  t.same(entriesNotIn(join(dir, 'dist/pgdata-template'), 0o755, 0o644), [], 'the template: directories 0755, files 0644 (PGlite wrote 0666)')
-
-  const again = run(t, dir, ['npm', 'run', '-s', 'build'])
-  t.same(await again.exited, { code: 0, signal: null })
-  t.match(again.stderr(), /dist\/ is up to date/, 'nothing changed: not built')
-
-  appendFileSync(join(dir, 'src', 'worker.ts'), '// changed\n')
-  const changed = run(t, dir, ['npm', 'run', '-s', 'build'])
-  t.same(await changed.exited, { code: 0, signal: null })
-  t.match(changed.stderr(), /compiled \d+ files/, 'a changed source: built again')
-  t.match(readFileSync(join(dir, 'dist', 'worker.js'), 'utf8'), /\/\/ changed/)
-})
-
-t.test('without TypeScript (npm ci --omit=dev) and no build, the start runs the sources through tsx', async (t) => {
-  const dir = projectCopy(t, 'typescript')
-  const vars = await childDatabase(t, 'pingward-build-')
-  const start = run(t, dir, ['node', 'scripts/run.js', 'server'], { ...vars, HOST: '127.0.0.1', PORT: '0', CHECKER: 'off', LOG_LEVEL: 'info' })
-  await start.waitFor(LISTENING)
-  t.match(start.stderr(), /TypeScript is not installed to build it: running src\/ through tsx/)
-  t.notOk(existsSync(join(dir, 'dist', 'server.js')), 'nothing was built')
-  process.kill(start.pid, 'SIGTERM')
-  t.same(await start.exited, { code: 0, signal: null })
 })

@@ -1,9 +1,11 @@
 // The operator command line as a real process: users, keys, usage errors, --help, the data-dir lock, and keys that work
 // in the API. (While a server runs: test/cli/server-running.test.ts.)
+import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import t from 'tap'
-import { buildApp } from '../src/http/app.ts'
+import { buildApp } from '../src/app.ts'
 import { lockDataDir } from '../src/db/data-dir-lock.ts'
 import { hashApiKey } from '../src/auth/keys.ts'
 import { listApiKeys } from '../src/repositories/api-keys.ts'
@@ -38,6 +40,14 @@ t.test('usage errors exit 2 with the usage on stderr, before touching any databa
     t.match(run.stderr, `pingward: ${expected}`)
     t.match(run.stderr, /Usage: npm run -s cli -- <command>[\s\S]*keys create EMAIL \[--scope read\|write\]/)
   })
+})
+
+t.test('openapi prints the whole committed document into a pipe, without a database', async (t) => {
+  // A pipe takes 64 KiB at a time: the command may exit only once the pipe has taken the rest.
+  const shell = `'${process.execPath}' --import=tsx src/cli.ts openapi | cat`
+  const env = { ...process.env, NODE_OPTIONS: '', DATA_DIR: '/proc/pingward-cannot-be-here' }
+  const { stdout } = await promisify(execFile)('sh', ['-c', shell], { env, maxBuffer: 64 * 1024 * 1024 })
+  t.equal(stdout, readFileSync('openapi/openapi.json', 'utf8'), 'the document, whole')
 })
 
 t.test('--help at the top and on every command: the usage on stdout, exit 0, no database', async (t) => {

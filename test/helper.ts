@@ -3,21 +3,21 @@
 // (Local target servers and free ports: test/support/target-server.ts.)
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as pause } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import postgres from 'postgres'
-import { buildApp } from '../src/http/app.ts'
+import { buildApp } from '../src/app.ts'
 import { ConfigSchema, loadConfig, type Config } from '../src/runtime/config.ts'
 import type { Clock } from '../src/runtime/clock.ts'
 import { openDatabase, type DatabaseHandle } from '../src/db/client.ts'
-import { migrate } from '../src/db/migrate.ts'
 import { createApiKey } from '../src/repositories/api-keys.ts'
 import type { ApiKeyScope } from '../src/domain/vocabulary.ts'
 import { createUser } from '../src/repositories/users.ts'
+import { databaseUrl, pgliteDataDir, pgliteTarball, postgresTemplate } from './support/database-template.ts'
 
 /** All a helper needs of a tap test: somewhere to register cleanup. */
 export interface Teardown { teardown: (fn: () => unknown) => void }
@@ -25,40 +25,40 @@ export interface Teardown { teardown: (fn: () => unknown) => void }
 export const usingPostgres = Boolean(process.env.DATABASE_URL)
 
 /**
- * A fresh, migrated database for this test: an in-memory PGlite, or a new PostgreSQL database next to
- * DATABASE_URL's that is dropped at teardown.
+ * A fresh, migrated database for this test, copied from the template (support/database-template.ts): an in-memory
+ * PGlite, or a new PostgreSQL database next to DATABASE_URL's that is dropped at teardown.
  */
 export async function createTestDatabase (t: Teardown): Promise<{ handle: DatabaseHandle, DATABASE_URL?: string }> {
   const adminUrl = process.env.DATABASE_URL
   if (!adminUrl) {
-    const handle = await openDatabase({ DATA_DIR: 'memory://' })
-    await migrate(handle)
+    const handle = await openDatabase({ DATA_DIR: 'memory://', pgliteTarball: await pgliteTarball() })
     t.teardown(() => handle.close())
     return { handle }
   }
+  const template = await postgresTemplate(adminUrl)
   const name = `pingward_test_${randomBytes(6).toString('hex')}`
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`create database ${name}`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  const handle = await openDatabase({ DATABASE_URL: url.href, DATA_DIR: 'memory://' })
+  await admin.unsafe(`create database ${name} template ${template}`)
+  const url = databaseUrl(adminUrl, name)
+  const handle = await openDatabase({ DATABASE_URL: url, DATA_DIR: 'memory://' })
   t.teardown(async () => {
     await handle.close()
     await admin.unsafe(`drop database if exists ${name} with (force)`)
     await admin.end()
   })
-  await migrate(handle, url.href)
-  return { handle, DATABASE_URL: url.href }
+  return { handle, DATABASE_URL: url }
 }
 
 /**
  * The database of a Pingward child process (server, worker, CLI) in this test, as the variables to give it:
  * a fresh PostgreSQL database (DATABASE_URL) when DATABASE_URL is set, else a fresh PGlite data directory
- * (DATA_DIR, named `<prefix>XXXXXX`), which one process at a time may hold.
+ * (DATA_DIR, named `<prefix>XXXXXX`, migrated), which one process at a time may hold.
  */
 export async function childDatabase (t: Teardown, prefix: string): Promise<Record<string, string>> {
   if (usingPostgres) return { DATABASE_URL: (await createTestDatabase(t)).DATABASE_URL! }
-  return { DATA_DIR: tempDir(t, prefix) }
+  const dir = tempDir(t, prefix)
+  cpSync(await pgliteDataDir(), dir, { recursive: true })
+  return { DATA_DIR: dir }
 }
 
 export function testConfig (overrides: Record<string, string> = {}): Config {

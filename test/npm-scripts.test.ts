@@ -1,16 +1,17 @@
-// What the README tells users to run (npm start, npm run worker), spawned as a user would: SIGTERM or SIGINT to npm stops it cleanly.
+// What the README tells users to run (npm start, npm run worker), spawned as a user would in a fresh clone after its
+// install's build: SIGTERM or SIGINT to npm stops it cleanly.
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { childDatabase, childEnv, outputWaiter } from './helper.ts'
 import { groupCommands } from './support/process-group.ts'
+import { builtProjectCopy } from './support/project-copy.ts'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
+const project = builtProjectCopy(t)
 const LISTENING = /"msg":"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/
-/** A Pingward process: the launcher of the scripts (scripts/run.js), or an entry point run directly. */
-const PINGWARD = /scripts\/run\.js|src\/|dist\//
+/** A Pingward process: an entry point, compiled or not. */
+const PINGWARD = /src\/|dist\//
 
 /** Whether this process can listen on the port, i.e. nothing holds it any more. */
 function portFree (port: number): Promise<boolean> {
@@ -22,12 +23,12 @@ function portFree (port: number): Promise<boolean> {
 }
 
 /**
- * `npm <args>` in the project, as a user runs it, in a process group of its own: the signal goes to
+ * `npm <args>` in the project's copy, as a user runs it, in a process group of its own: the signal goes to
  * npm's pid alone, and the group lets the test see (and at teardown kill) anything npm left behind.
  */
 function npm (t: { teardown: (fn: () => unknown) => void }, args: string[], vars: Record<string, string>) {
   // env -u: tap's process tracking re-adds NODE_OPTIONS to spawns; env execs npm, so the pid is npm's.
-  const child = spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', 'npm', ...args], { cwd: root, env: childEnv(vars), detached: true })
+  const child = spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', 'npm', ...args], { cwd: project, env: childEnv(vars), detached: true })
   let stdout = ''
   let stderr = ''
   const { wake, waitFor } = outputWaiter(child, () => stdout, () => `stdout: ${stdout}\nstderr: ${stderr}`)

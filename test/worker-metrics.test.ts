@@ -2,9 +2,9 @@
 // database's counts by status are left to the API process.
 import t from 'tap'
 import { openMigratedDatabase } from '../src/db/migrate.ts'
-import { createMonitor } from '../src/repositories/monitors.ts'
+import { createMonitor } from '../src/monitors/service.ts'
 import { createUser } from '../src/repositories/users.ts'
-import { withMonitorDefaults } from '../src/schemas/monitor.ts'
+import { withMonitorDefaults } from '../src/monitors/schema.ts'
 import { childDatabase, outputWaiter, spawnPingward, until } from './helper.ts'
 import { parsePrometheusText, sampleValue } from './support/prometheus-text.ts'
 import { freePort, targetServer } from './support/target-server.ts'

@@ -6,11 +6,11 @@ import { heartbeatDeadline } from '../domain/monitor-types.ts'
 import { ClaimLoop, type InFlight } from '../runtime/claim-loop.ts'
 import type { Clock } from '../runtime/clock.ts'
 import { toCheck } from '../repositories/checks.ts'
-import { lockMissedHeartbeat, nextHeartbeatDeadline } from '../repositories/heartbeats.ts'
+import { lockMissedHeartbeat, nextHeartbeatDeadline } from '../monitors/heartbeats.ts'
 import { openIncident } from '../repositories/incidents.ts'
-import { toMonitor } from '../repositories/monitors.ts'
+import { toMonitor } from '../monitors/presenter.ts'
 import { enqueueHeartbeatMissedEvent } from '../repositories/notification-outbox.ts'
-import { insertCheck, saveCheckState } from '../repositories/scheduling.ts'
+import { insertCheck, saveCheckState } from '../monitors/scheduling.ts'
 
 /** `no ping within 6 min (interval 5 + grace 1)`: a missed deadline's check error and its incident's cause. */
 function missedMessage (intervalMinutes: number, graceMinutes: number): string {

@@ -1,14 +1,11 @@
-// Starts a checker (probes, retention, uptime rollups, deliveries) on an open database; stop() ends it cleanly.
+// Starts a checker (probes, heartbeats' missed deadlines) on an open database; stop() ends it cleanly.
 import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../runtime/clock.ts'
 import { dnsServers, type Config } from '../runtime/config.ts'
 import type { Metrics } from '../runtime/metrics.ts'
 import type { Database } from '../db/client.ts'
-import { startDeliveryWorker } from '../notifications/delivery-worker.ts'
 import { HeartbeatDeadlines } from './heartbeat-deadlines.ts'
 import { createProber } from './probe.ts'
-import { startRetention } from './retention.ts'
-import { startRollups } from './rollups.ts'
 import { Checker } from './scheduler.ts'
 
 export function startChecker (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock, metrics?: Metrics }) {
@@ -41,16 +38,10 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
   // Heartbeats are pinged, not probed: their missed deadlines are claimed beside the checks.
   const heartbeats = new HeartbeatDeadlines({ db, clock, log })
   heartbeats.start()
-  const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS })
-  const stopRollups = startRollups({ db, clock, log })
-  // Every checker process delivers the notifications that checks (and the API's pauses and deletes) write.
-  const deliveries = startDeliveryWorker({ config, db, log, clock, metrics })
-  log.info({ concurrency: config.CHECK_CONCURRENCY }, 'checker started')
   return {
     stop: async () => {
       clearInterval(statsTimer)
-      await Promise.all([checker.stop(), heartbeats.stop(), stopRetention(), stopRollups(), deliveries.stop()])
-      log.info('checker stopped')
+      await Promise.all([checker.stop(), heartbeats.stop()])
     },
   }
 }

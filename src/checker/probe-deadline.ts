@@ -1,6 +1,6 @@
 // The bounds of one tcp or dns check: its time limit and the caller's abort, as one signal that says which ended it.
-import type { ProbeResult } from './probe.ts'
-import { oneLine } from './probe-errors.ts'
+import type { ProbeResult } from './probe-result.ts'
+import { oneLine } from '../net/network-errors.ts'
 
 export interface CheckDeadline {
   signal: AbortSignal

@@ -5,10 +5,10 @@ import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
 import type { DnsRecordType } from '../domain/vocabulary.ts'
 import { isPrivateName, privateTargetReason } from '../net/address-policy.ts'
-import type { ProbeResult } from './probe.ts'
+import type { ProbeResult } from './probe-result.ts'
 import { checkDeadline, plainResult, untilAborted } from './probe-deadline.ts'
-import { oneLine } from './probe-errors.ts'
-import { HINT } from './pinned-lookup.ts'
+import { oneLine } from '../net/network-errors.ts'
+import { HINT } from '../net/pinned-lookup.ts'
 
 export interface DnsProbeTarget {
   type: 'dns'

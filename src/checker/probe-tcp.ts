@@ -1,10 +1,10 @@
 // One `tcp` check: resolve and policy-check the host as the HTTP probe does, open a connection to the checked
 // address within the time limit, close it at once. Never throws.
 import { connect, type Socket } from 'node:net'
-import type { ProbeResult } from './probe.ts'
+import type { ProbeResult } from './probe-result.ts'
 import { checkDeadline, plainResult, untilAborted } from './probe-deadline.ts'
-import { describeNetworkError, oneLine } from './probe-errors.ts'
-import { pinAddress, type Lookup } from './pinned-lookup.ts'
+import { describeNetworkError, oneLine } from '../net/network-errors.ts'
+import { pinAddress, type Lookup } from '../net/pinned-lookup.ts'
 
 export interface TcpProbeTarget {
   type: 'tcp'

@@ -6,13 +6,15 @@ import { buildConnector, Client, type Dispatcher } from 'undici'
 import { isSecretHeader } from '../domain/monitor-request.ts'
 import { isPrivateAddress } from '../net/address-policy.ts'
 import { originPools } from './origin-pools.ts'
-import { cachingLookup } from './caching-lookup.ts'
-import { pinAddress, type Lookup } from './pinned-lookup.ts'
-import { describeNetworkError, oneLine } from './probe-errors.ts'
+import { cachingLookup } from '../net/caching-lookup.ts'
+import { pinAddress, type Lookup } from '../net/pinned-lookup.ts'
+import { describeNetworkError, oneLine } from '../net/network-errors.ts'
+import { USER_AGENT } from '../net/user-agent.ts'
 import { probeDns, type DnsProbeTarget } from './probe-dns.ts'
 import { probeTcp, type TcpProbeTarget } from './probe-tcp.ts'
 import { quietResets } from './quiet-resets.ts'
 import { certificateConnector, CONNECT_TIMEOUT_MS, verifyingConnector, type TlsCertificate } from './tls-certificate.ts'
+import type { ProbeResult } from './probe-result.ts'
 
 /** What a check of a monitor of each checked type needs (api-contract section 9). */
 export type CheckTarget = ProbeTarget | TcpProbeTarget | DnsProbeTarget
@@ -35,19 +37,6 @@ export interface ProbeTarget {
   degradedAfterMs?: number | null
 }
 
-export interface ProbeResult {
-  /** True exactly when a final response arrived with statusCode === expectedStatus and its body passed the keyword. */
-  isUp: boolean
-  /** Up, but slower than degradedAfterMs; errorMessage then says by how much. */
-  degraded: boolean
-  /** Status of the response that ended the check (the final one, or a redirect not followed); null when none did. */
-  statusCode: number | null
-  responseTimeMs: number // integer ms from the start until the final response's headers (or the failure)
-  errorMessage: string | null // null when up and not degraded; else one line saying what happened
-  /** The certificate of the check's first HTTPS connection, verified or not; absent without one. */
-  tls?: TlsCertificate
-}
-
 export interface ProbeOptions {
   allowPrivateTargets: boolean
   /** DNS lookup, for tests; default cachingLookup(). Returns all addresses. */
@@ -68,7 +57,6 @@ export interface Prober {
   close (): Promise<void>
 }
 
-export const USER_AGENT = 'Pingward/0.1 (+https://github.com/pingward/pingward)'
 const DEFAULT_HEADERS: Record<string, string> = { 'user-agent': USER_AGENT, accept: '*/*' }
 // Describe the body, so they go with it when a redirect turns the request into a GET (fetch's request-body-header names).
 const BODY_HEADERS = new Set(['content-type', 'content-encoding', 'content-language', 'content-location'])

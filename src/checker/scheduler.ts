@@ -4,11 +4,11 @@ import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
 import { isDatabaseUnavailable } from '../db/unavailable.ts'
 import { ClaimLoop, type InFlight } from '../runtime/claim-loop.ts'
-import { claimDueMonitors, nextDueAt, releaseMonitors, type CheckResult, type ClaimedMonitor } from '../repositories/scheduling.ts'
+import { claimDueMonitors, nextDueAt, releaseMonitors, type CheckResult, type ClaimedMonitor } from '../monitors/scheduling.ts'
 import { groupCommit } from '../runtime/group-commit.ts'
 import { pause } from '../runtime/pause.ts'
-import { recordChecks, type CheckToRecord } from './record-check.ts'
-import { MONITOR_DEFAULTS } from '../domain/vocabulary.ts'
+import { recordChecks, type CheckToRecord } from '../checks/record-check.ts'
+import { MONITOR_DEFAULTS } from '../domain/monitor-types.ts'
 import type { CheckTarget, Prober } from './probe.ts'
 
 export interface CheckerOptions {
@@ -188,18 +188,7 @@ function checkTarget (monitor: ClaimedMonitor): CheckTarget {
     case 'tcp': return { type: 'tcp', url, timeoutSeconds }
     // The API gives every dns monitor a record type; one without would mean the default's.
     case 'dns': return { type: 'dns', url, timeoutSeconds, recordType: monitor.dnsRecordType ?? MONITOR_DEFAULTS.dns_record_type, expected: monitor.dnsExpected }
-    case 'site': return {
-      type: 'site',
-      url,
-      method: monitor.method,
-      expectedStatus: monitor.expectedStatus,
-      timeoutSeconds,
-      requestHeaders: monitor.requestHeaders,
-      secretHeaders: monitor.secretHeaders,
-      requestBody: monitor.requestBody,
-      keyword: monitor.keyword,
-      keywordMode: monitor.keywordMode,
-      degradedAfterMs: monitor.degradedAfterMs,
-    }
+    // The probe's target has the row's field names: the row is the target.
+    case 'site': return { ...monitor, type: 'site', url }
   }
 }

@@ -6,7 +6,7 @@ import { dirname } from 'node:path'
 import type { Database } from '../db/client.ts'
 import { DomainError } from '../domain/errors.ts'
 import { adminSocketPath, type AdminReply } from './admin-client.ts'
-import { UsageError } from './args.ts'
+import { UsageError } from './usage-error.ts'
 import { CommandError, DATABASE_COMMANDS, runCommand, type CliCommand } from './commands.ts'
 
 interface Log {

@@ -1,8 +1,7 @@
 // The CLI's usage and argv parsing, every usage error found before any database opens; it imports nothing heavy.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { CliCommand } from './commands.ts'
-
-export class UsageError extends Error {}
+import { UsageError } from './usage-error.ts'
 
 type Options = NonNullable<ParseArgsConfig['options']>
 

@@ -2,7 +2,7 @@
 import { bodyValidator } from '../http/validation.ts'
 import { API_KEY_SCOPES } from '../domain/vocabulary.ts'
 import { CreateApiKeySchema, KEY_EXPIRY_MAX_DAYS, type CreateApiKey } from '../schemas/api-key.ts'
-import { UsageError } from './args.ts'
+import { UsageError } from './usage-error.ts'
 
 // The command line's words for the rules of CreateApiKeySchema, by field.
 const KEY_FLAG_RULES: Record<string, string> = {

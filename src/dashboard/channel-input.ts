@@ -7,7 +7,7 @@ import { assertTargetAllowed } from '../net/target-url.ts'
 import {
   CHANNEL_CONFIG_SCHEMAS, CreateChannelSchema, UpdateChannelSchema, urlFields,
   type NewChannel, type NotificationChannel, type UpdateChannel,
-} from '../schemas/notification-channel.ts'
+} from '../notifications/schema.ts'
 import type { FormFields } from './form-input.ts'
 
 type ConfigFieldKind = 'text' | 'url' | 'list' | 'number' | 'switch'

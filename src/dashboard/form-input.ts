@@ -4,7 +4,7 @@ import { isFieldOfType } from '../domain/monitor-types.ts'
 import { MONITOR_TYPES, type MonitorType } from '../domain/vocabulary.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
-import { CreateMonitorSchema, UpdateMonitorSchema, type NewMonitor, type UpdateMonitor } from '../schemas/monitor.ts'
+import { CreateMonitorSchema, UpdateMonitorSchema, type NewMonitor, type UpdateMonitor } from '../monitors/schema.ts'
 import { bodyValidator, type FieldError, type Validated } from '../http/validation.ts'
 
 export type FormFields = Record<string, string | undefined>
@@ -13,9 +13,11 @@ const validateCreateMonitor = bodyValidator<NewMonitor>(CreateMonitorSchema)
 const validateUpdateMonitor = bodyValidator<UpdateMonitor>(UpdateMonitorSchema)
 const validateCreateKey = bodyValidator<CreateApiKey>(CreateApiKeySchema)
 
-const MONITOR_INTEGER_FIELDS = [
-  'expected_status', 'interval_minutes', 'timeout_seconds', 'failure_threshold', 'recovery_threshold',
-] as const
+// The monitor's integer fields, as the update schema types them: whether each may be null (left empty).
+const MONITOR_INTEGER_FIELDS = Object.entries(UpdateMonitorSchema.properties)
+  .map(([name, field]) => ({ name, types: [(field as { type?: string | string[] }).type].flat() }))
+  .filter(({ types }) => types.includes('integer'))
+  .map(({ name, types }) => ({ name, nullable: types.includes('null') }))
 
 /** A typed number becomes a number; anything else stays text, so the schema says "must be integer" as the API would. */
 function putNumber (input: Record<string, unknown>, name: string, value: string | undefined) {
@@ -64,10 +66,12 @@ function monitorInputFromForm (form: FormFields): Validated<Record<string, unkno
   if (form.name !== undefined) input.name = form.name
   if (form.url !== undefined) input.url = form.url.trim()
   if (form.method !== undefined) input.method = form.method
-  for (const name of MONITOR_INTEGER_FIELDS) putNumber(input, name, form[name])
+  for (const { name, nullable } of MONITOR_INTEGER_FIELDS) {
+    if (nullable) putNullable(input, name, form[name], 'number')
+    else putNumber(input, name, form[name])
+  }
   putNullable(input, 'keyword', form.keyword, 'text')
   if (form.keyword_mode !== undefined) input.keyword_mode = form.keyword_mode
-  putNullable(input, 'degraded_after_ms', form.degraded_after_ms, 'number')
   if (form.request_headers !== undefined) {
     const headers = headersFromText(form.request_headers)
     if (!headers.ok) return headers
@@ -78,7 +82,6 @@ function monitorInputFromForm (form: FormFields): Validated<Record<string, unkno
   putNullable(input, 'request_body', form.request_body, 'text')
   input.is_active = form.is_active === 'on'
   if (form.monitor_type !== undefined) input.monitor_type = form.monitor_type
-  putNumber(input, 'grace_minutes', form.grace_minutes)
   if (form.dns_record_type !== undefined) input.dns_record_type = form.dns_record_type
   // One value per line; no lines: any answer.
   if (form.dns_expected !== undefined) {

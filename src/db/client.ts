@@ -1,13 +1,13 @@
 // Opens the database: PostgreSQL through postgres.js when DATABASE_URL is set, embedded PGlite otherwise.
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import type postgres from 'postgres'
 import { DatabaseHealth, type AvailabilityListener } from './health.ts'
-import { QueryGate } from './query-gate.ts'
 import * as schema from './schema.ts'
 import { lockDataDir } from './data-dir-lock.ts'
 import { tightenDataDir, type Tightened } from './data-dir-modes.ts'
-import { guardedBegin } from './transaction-guard.ts'
+import { fetchArrayTypesOnce, guardedClient } from './driver-workarounds/postgres-client.ts'
+import { QueryGate } from './driver-workarounds/query-gate.ts'
+import { madeAgainIfFailedUnsent } from './driver-workarounds/replayed-errors.ts'
 import { DatabaseUnavailableError } from './unavailable.ts'
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
@@ -35,6 +35,8 @@ export interface DatabaseOptions {
   DATABASE_URL?: string
   /** A directory, or `memory://` for a throw-away database (tests). */
   DATA_DIR: string
+  /** An embedded database to start from instead of initdb: a tarball of PGlite's dumpDataDir (tests). */
+  pgliteTarball?: Blob
   poolSize?: number
 }
 
@@ -46,45 +48,6 @@ export const rowsOf = <T = Record<string, unknown>>(result: unknown): T[] =>
 function once (close: () => Promise<void>): () => Promise<void> {
   let closing: Promise<void> | undefined
   return () => (closing ??= close())
-}
-
-/**
- * Prepares each statement once per connection (unprepared, postgres.js asks for parameter types every time).
- * Outside transactions queries go through the gate, and no transaction begins while the database is down.
- */
-function preparing (sql: postgres.Sql, pool?: { gate: QueryGate, health: DatabaseHealth, transactions: { open: number } }): postgres.Sql {
-  return new Proxy(sql, {
-    get (target, property, receiver) {
-      if (property === 'unsafe') {
-        return (query: string, args?: unknown[], options?: object) => {
-          const pending = target.unsafe(query, args as never, { ...options, prepare: true })
-          return pool ? pool.gate.wrap(pending) : pending
-        }
-      }
-      // Transactions and savepoints run their queries on a handle of their own: wrap that one too.
-      if (property === 'begin' || property === 'savepoint') {
-        return (...args: unknown[]) => {
-          const callback = args.pop() as (tx: postgres.Sql) => Promise<unknown>
-          const original = Reflect.get(target, property, receiver) as (...a: unknown[]) => Promise<unknown>
-          const wrapped = (tx: postgres.Sql) => callback(preparing(tx))
-          if (property === 'savepoint' || !pool) return original.call(target, ...args, wrapped)
-          try {
-            pool.health.assertUp()
-          } catch (err) {
-            return Promise.reject(err)
-          }
-          pool.transactions.open++
-          return guardedBegin((guarded: typeof wrapped) => original.call(target, ...args, guarded), wrapped)
-            .catch((err: unknown) => {
-              pool.health.observe(err)
-              throw err
-            })
-            .finally(() => { pool.transactions.open-- })
-        }
-      }
-      return Reflect.get(target, property, receiver)
-    },
-  })
 }
 
 // Kept short: postgres.js waits ever longer between reconnects, and the health probe already paces them.
@@ -110,16 +73,8 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
     })
     // drizzle sets its parsers of times on the client here, before the array types below are built on them.
     const transactions = { open: 0 }
-    const db = drizzlePostgres({ client: preparing(client, { gate, health, transactions }), schema }) as unknown as Database
-    // postgres.js asks every new connection for the array types, and a connection dying with that question open
-    // ends the process with an unhandled rejection: asked once here, the answer serves the whole pool.
-    try {
-      await client`select 1`
-    } catch (err) {
-      await client.end({ timeout: 0 })
-      throw err
-    }
-    client.options.fetch_types = false
+    const db = drizzlePostgres({ client: guardedClient(client, { gate, health, transactions }), schema }) as unknown as Database
+    await fetchArrayTypesOnce(client)
     return {
       db,
       kind: 'postgres',
@@ -132,7 +87,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
       ping: async () => {
         health.assertUp()
         try {
-          await client`select 1`
+          await madeAgainIfFailedUnsent(() => client`select 1`)
         } catch (err) {
           health.observe(err)
           throw err
@@ -155,7 +110,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
     const tightened = tighten()
     // Loaded only for the embedded database, so that processes on PostgreSQL do not carry PGlite's memory.
     const [{ openPglite }, { drizzle: drizzlePglite }] = await Promise.all([import('./pglite.ts'), import('drizzle-orm/pglite')])
-    const client = await openPglite(inMemory ? 'memory://' : options.DATA_DIR)
+    const client = await openPglite(inMemory ? 'memory://' : options.DATA_DIR, options.pgliteTarball)
     try {
       tighten() // initdb's files and the relation cache's, written looser than PostgreSQL's own
     } catch (err) {

@@ -1,5 +1,5 @@
 // Opens PGlite within a small memory budget: its WebAssembly heap never shrinks and takes its shared buffers in
-// full at start, so they are small; the build runs initdb once (scripts/build.js) and a first start copies it.
+// full at start, so they are small; the build runs initdb once (pgdata-template.ts) and a first start copies it.
 import { copyFileSync, cpSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,7 +18,7 @@ const startParams = (): string[] =>
   [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])]
 
 /** The directory initdb made at build time: beside the compiled modules only (src/ has none). */
-const TEMPLATE = fileURLToPath(new URL('../pgdata-template', import.meta.url))
+export const TEMPLATE = fileURLToPath(new URL('../pgdata-template', import.meta.url))
 
 // PG_VERSION is copied last: PGlite runs initdb in a directory without it, so a copy cut short is made again.
 function seedFromTemplate (dataDir: string): void {
@@ -27,10 +27,13 @@ function seedFromTemplate (dataDir: string): void {
   copyFileSync(join(TEMPLATE, 'PG_VERSION'), join(dataDir, 'PG_VERSION'))
 }
 
-/** A directory, or `memory://` (tests). The caller holds the directory's lock. */
-export async function openPglite (dataDir: string): Promise<PGlite> {
+/**
+ * A directory, or `memory://` (tests). The caller holds the directory's lock. `loadDataDir`, a data directory's
+ * tarball (PGlite's dumpDataDir), replaces initdb: the tests start each database from one migrated once.
+ */
+export async function openPglite (dataDir: string, loadDataDir?: Blob): Promise<PGlite> {
   // TurboFan's background recompiling of PGlite costs memory and CPU; set before PGlite compiles its module.
   setFlagsFromString('--liftoff-only')
-  if (!dataDir.startsWith('memory://')) seedFromTemplate(dataDir)
-  return await PGlite.create(dataDir, { startParams: startParams() })
+  if (!dataDir.startsWith('memory://') && !loadDataDir) seedFromTemplate(dataDir)
+  return await PGlite.create(dataDir, { startParams: startParams(), loadDataDir })
 }

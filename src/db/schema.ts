@@ -5,14 +5,9 @@ import {
 } from 'drizzle-orm/pg-core'
 import {
   API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
-  MONITOR_DEFAULTS,
   MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, ROLLUP_GRANULARITIES,
 } from '../domain/vocabulary.ts'
-import { MonitorListItemSchema } from '../schemas/monitor.ts'
-import { rowJsonSql } from './row-json.ts'
-
-// The list item's first fields, which only the API changes, go to list_head: the checker's writes leave it alone.
-export const MONITOR_LIST_HEAD_FIELDS = 4
+import { MONITOR_DEFAULTS } from '../domain/monitor-types.ts'
 
 // Millisecond precision, so a timestamp read back as JSON can be sent again as a `before` cursor.
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 })
@@ -139,14 +134,11 @@ export const monitors = pgTable('monitors', {
   consecutiveFailures: integer('consecutive_failures').notNull().default(0),
   // Passes in a row that count towards leaving the current status: any pass while down, fast passes while degraded.
   consecutiveSuccesses: integer('consecutive_successes').notNull().default(0),
-  // Checks in a row that passed slower than degraded_after_ms (src/checker/outcome.ts).
+  // Checks in a row that passed slower than degraded_after_ms (src/checks/outcome.ts).
   consecutiveSlow: integer('consecutive_slow').notNull().default(0),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
   deletedAt: ts('deleted_at'),
-  // The row's item in the monitor list's JSON (head || tail), so that a list is stored texts joined (monitor-json.ts).
-  listHead: text('list_head').notNull().generatedAlwaysAs(sql.raw(rowJsonSql(MonitorListItemSchema, { part: 'head', headFields: MONITOR_LIST_HEAD_FIELDS }))),
-  listTail: text('list_tail').notNull().generatedAlwaysAs(sql.raw(rowJsonSql(MonitorListItemSchema, { part: 'tail', headFields: MONITOR_LIST_HEAD_FIELDS }))),
 }, (t) => [
   index('monitors_user_created_idx').on(t.userId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
   // What the checker claims (every kind but heartbeats, which are pinged), and the deadlines of heartbeats:

@@ -6,7 +6,7 @@ const UNAVAILABLE_CODES = new Set([
   'DATABASE_DOWN', 'POOL_TIMEOUT',
 ])
 
-/** Refused without asking the database: known to be down (health.ts) or no connection free in time (query-gate.ts). */
+/** Refused without asking the database: known to be down (health.ts) or no connection free in time (driver-workarounds/query-gate.ts). */
 export class DatabaseUnavailableError extends Error {
   constructor (readonly code: 'DATABASE_DOWN' | 'POOL_TIMEOUT', message: string) {
     super(message)

@@ -6,7 +6,10 @@ export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind
 }
 
-/** An input value breaks a rule: `field` is its name (`url`), `message` names it as the API does (`body/url must ...`). */
+/**
+ * An input value breaks a rule: `field` is its path in the input (`config/token`), `message` a sentence that starts
+ * with it (`config/token must ...`); the edge says where the input was (`body/`, see inputErrorMessage).
+ */
 export class InvalidInputError extends DomainError {
   readonly kind = 'invalid'
   constructor (readonly field: string, message: string) {

@@ -29,18 +29,18 @@ export function assertSendableRequest (request: {
   const seen = new Set<string>()
   for (const name of Object.keys(request.request_headers)) {
     const lower = name.toLowerCase()
-    if (RESERVED_HEADERS.has(lower)) throw new InvalidInputError('request_headers', `body/request_headers: the header "${name}" cannot be set`)
-    if (seen.has(lower)) throw new InvalidInputError('request_headers', `body/request_headers: the header "${name}" is given twice`)
+    if (RESERVED_HEADERS.has(lower)) throw new InvalidInputError('request_headers', `request_headers: the header "${name}" cannot be set`)
+    if (seen.has(lower)) throw new InvalidInputError('request_headers', `request_headers: the header "${name}" is given twice`)
     seen.add(lower)
   }
   for (const name of request.secret_headers) {
-    if (!seen.has(name.toLowerCase())) throw new InvalidInputError('secret_headers', `body/secret_headers: the header "${name}" is not one of request_headers`)
+    if (!seen.has(name.toLowerCase())) throw new InvalidInputError('secret_headers', `secret_headers: the header "${name}" is not one of request_headers`)
   }
   if (request.request_body !== null && BODILESS_METHODS.has(request.method)) {
-    throw new InvalidInputError('request_body', `body/request_body must be null for a ${request.method} request`)
+    throw new InvalidInputError('request_body', `request_body must be null for a ${request.method} request`)
   }
   if (request.keyword !== null && request.method === 'HEAD') {
-    throw new InvalidInputError('keyword', 'body/keyword must be null for a HEAD request (its answer has no body)')
+    throw new InvalidInputError('keyword', 'keyword must be null for a HEAD request (its answer has no body)')
   }
 }
 
@@ -51,11 +51,11 @@ export const originOf = (url: string | null): string | null => url === null ? nu
 export function assertSecretsGivenAgain (carried: readonly string[], change: { originChanges: boolean, secretAfter: (name: string) => boolean }): void {
   for (const name of carried) {
     if (change.originChanges) {
-      throw new InvalidInputError('request_headers', `body/request_headers: the secret header "${name}" must be given again for the url's new origin`)
+      throw new InvalidInputError('request_headers', `request_headers: the secret header "${name}" must be given again for the url's new origin`)
     }
     if (!change.secretAfter(name)) {
       throw new InvalidInputError('request_headers',
-        `body/request_headers: the secret header "${name}" must be given again to stop being secret (its value is never shown)`)
+        `request_headers: the secret header "${name}" must be given again to stop being secret (its value is never shown)`)
     }
   }
 }

@@ -1,7 +1,30 @@
 // What each kind of monitor is made of: its own fields beside the common ones, and what its url looks like.
 // The create schema's variants, the update's per-type rules and the dashboard's form all read these tables.
 import { InvalidInputError } from './errors.ts'
-import type { MonitorType } from './vocabulary.ts'
+import type { DnsRecordType, HttpMethod, KeywordMode, MonitorType } from './vocabulary.ts'
+
+/** Defaults of a new monitor's optional fields: the create schema's defaults and the columns' defaults. */
+export const MONITOR_DEFAULTS = {
+  monitor_type: 'site',
+  method: 'GET',
+  expected_status: 200,
+  interval_minutes: 5,
+  is_active: true,
+  timeout_seconds: 10,
+  failure_threshold: 2,
+  recovery_threshold: 1,
+  keyword: null,
+  keyword_mode: 'contains',
+  degraded_after_ms: null,
+  request_headers: {},
+  secret_headers: [],
+  request_body: null,
+  dns_record_type: 'A',
+  dns_expected: null,
+  grace_minutes: 1,
+} as const satisfies Record<string, unknown> & {
+  monitor_type: MonitorType, method: HttpMethod, keyword_mode: KeywordMode, dns_record_type: DnsRecordType
+}
 
 /** The fields of one kind of monitor only; another kind's body that sets one of them is a 400 naming it. */
 export const MONITOR_TYPE_FIELDS = {
@@ -35,13 +58,13 @@ export function isFieldOfType (type: MonitorType, field: string): boolean {
 export function assertFieldsOfType (type: MonitorType, update: Record<string, unknown>, url: string | null): void {
   for (const field of Object.keys(update)) {
     if (update[field] !== undefined && !isFieldOfType(type, field)) {
-      throw new InvalidInputError(field, `body/${field} is not allowed for a ${type} monitor`)
+      throw new InvalidInputError(field, `${field} is not allowed for a ${type} monitor`)
     }
   }
   const shape = MONITOR_URLS[type]
   if (shape === null) return
-  if (url === null) throw new InvalidInputError('url', `body/url is required for a ${type} monitor`)
-  if (!new RegExp(shape.pattern).test(url)) throw new InvalidInputError('url', `body/url must be ${shape.rule} for a ${type} monitor`)
+  if (url === null) throw new InvalidInputError('url', `url is required for a ${type} monitor`)
+  if (!new RegExp(shape.pattern).test(url)) throw new InvalidInputError('url', `url must be ${shape.rule} for a ${type} monitor`)
 }
 
 /** When a heartbeat that was pinged (or created, or resumed) at `at` is late: after its interval and grace. */

@@ -1,4 +1,4 @@
-// The closed vocabularies and the monitor defaults, each written once: the TypeBox schemas, the table
+// The closed vocabularies, each written once: the TypeBox schemas, the table
 // definitions (text columns with a CHECK constraint), the checker and the dashboard all take them from here.
 
 /** `site`: an HTTP(S) request; `tcp`: a connection opened; `dns`: a question to the resolver; `heartbeat`: pinged, not checked. */
@@ -8,7 +8,7 @@ export type MonitorType = typeof MONITOR_TYPES[number]
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 export type HttpMethod = typeof HTTP_METHODS[number]
 
-/** `pending` until the first check, `paused` while inactive, `degraded` while checks pass slower than `degraded_after_ms`. */
+/** `pending` until the first check, `paused` while inactive, `degraded` while checks pass slower than the monitor allows. */
 export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused'] as const
 export type MonitorStatus = typeof MONITOR_STATUSES[number]
 
@@ -21,7 +21,7 @@ export type DnsRecordType = typeof DNS_RECORD_TYPES[number]
 
 export const INCIDENT_STATUSES = ['open', 'resolved'] as const
 
-/** What an incident is about: the monitor was `down`, or its checks passed but slower than its `degraded_after_ms`. */
+/** What an incident is about: the monitor was `down`, or its checks passed but slower than it allows. */
 export const INCIDENT_KINDS = ['down', 'degraded'] as const
 export type IncidentKind = typeof INCIDENT_KINDS[number]
 
@@ -34,45 +34,6 @@ export const ROLLUP_RETENTION_DAYS = { hour: 35, day: 400 } as const satisfies R
 /** `read` keys may only GET; `write` keys may do everything. */
 export const API_KEY_SCOPES = ['read', 'write'] as const
 export type ApiKeyScope = typeof API_KEY_SCOPES[number]
-
-/** Defaults of a new monitor's optional fields: the create schema's defaults and the columns' defaults. */
-export const MONITOR_DEFAULTS = {
-  monitor_type: 'site',
-  method: 'GET',
-  expected_status: 200,
-  interval_minutes: 5,
-  is_active: true,
-  timeout_seconds: 10,
-  failure_threshold: 2,
-  recovery_threshold: 1,
-  keyword: null,
-  keyword_mode: 'contains',
-  degraded_after_ms: null,
-  request_headers: {},
-  secret_headers: [],
-  request_body: null,
-  dns_record_type: 'A',
-  dns_expected: null,
-  grace_minutes: 1,
-} as const satisfies {
-  monitor_type: MonitorType
-  method: HttpMethod
-  expected_status: number
-  interval_minutes: number
-  is_active: boolean
-  timeout_seconds: number
-  failure_threshold: number
-  recovery_threshold: number
-  keyword: string | null
-  keyword_mode: KeywordMode
-  degraded_after_ms: number | null
-  request_headers: Record<string, string>
-  secret_headers: readonly string[]
-  request_body: string | null
-  dns_record_type: DnsRecordType
-  dns_expected: string[] | null
-  grace_minutes: number
-}
 
 /** Where a notification channel sends (api-contract section 8). */
 export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'teams', 'telegram', 'ntfy', 'pagerduty', 'email'] as const

@@ -4,7 +4,7 @@ import { STATUS_CODES } from 'node:http'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable, refusalCode } from '../db/unavailable.ts'
-import { DomainError, type DomainErrorKind } from '../domain/errors.ts'
+import { DomainError, InvalidInputError, type DomainErrorKind } from '../domain/errors.ts'
 import { ErrorSchema } from '../schemas/common.ts'
 
 interface CatalogEntry {
@@ -86,8 +86,24 @@ const isErrorStatus = (status: unknown): status is ErrorStatus => typeof status 
 /** The catalog's entry of a status; a 4xx the catalog does not name reads as a 400. */
 const entryOf = (status: number): CatalogEntry => isErrorStatus(status) ? ERROR_CATALOG[status] : ERROR_CATALOG[400]
 
+const hasKey = (part: unknown, key: string) => typeof part === 'object' && part !== null && Object.hasOwn(part, key)
+
+/**
+ * An input error as the API words it: where its field was (`body/`, `params/`, `querystring/`), then the domain's
+ * sentence, which starts with the field (`config/token must ...`). A message that already names where is kept.
+ */
+export function inputErrorMessage (error: InvalidInputError, request?: FastifyRequest): string {
+  if (/^(body|params|querystring)\//.test(error.message)) return error.message
+  const top = error.field.split('/')[0]
+  const part = hasKey(request?.params, top) ? 'params' : hasKey(request?.query, top) ? 'querystring' : 'body'
+  return `${part}/${error.message}`
+}
+
 /** Status and message of an error meant for the client (bare 4xx: no message); undefined for a server failure. */
-function clientErrorOf (error: Error & { statusCode?: number, validation?: unknown }): { status: number, message?: string } | undefined {
+function clientErrorOf (
+  error: Error & { statusCode?: number, validation?: unknown }, request: FastifyRequest
+): { status: number, message?: string } | undefined {
+  if (error instanceof InvalidInputError) return { status: STATUS_OF_KIND[error.kind], message: inputErrorMessage(error, request) }
   if (error instanceof DomainError) return { status: STATUS_OF_KIND[error.kind], message: error.message }
   const status = error.statusCode
   const is4xx = typeof status === 'number' && status >= 400 && status < 500
@@ -106,7 +122,7 @@ const PARSER_MESSAGES: Record<string, string> = {
 export function describeError (
   error: Error & { statusCode?: number, validation?: unknown, code?: string }, request: FastifyRequest, wording: 'message' | 'page'
 ): { status: number, message: string } {
-  const known = clientErrorOf(error)
+  const known = clientErrorOf(error, request)
   if (known) {
     const parserMessage = wording === 'message' && error.code ? PARSER_MESSAGES[error.code] : undefined
     return { status: known.status, message: known.message ?? parserMessage ?? entryOf(known.status)[wording] }

@@ -5,7 +5,7 @@ import type { Database } from '../db/client.ts'
 import { systemClock, type Clock } from '../runtime/clock.ts'
 import type { Config } from '../runtime/config.ts'
 import { CHANNEL_TYPES } from '../domain/vocabulary.ts'
-import { withAbsolutePingUrl } from '../schemas/monitor.ts'
+import { withAbsolutePingUrl } from '../monitors/presenter.ts'
 import {
   deliveriesLeft, deliveryState, disableChannel, heldDigestAt, leaseChannel, postponeDeliveries, queuedChannel, recordAttempts,
   releaseChannel, takeDelivery, type AttemptRecord, type BringForward, type ClaimedChannel, type QueuedChannel, type QueuedDelivery,

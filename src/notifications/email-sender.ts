@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks'
 import type { Transporter } from 'nodemailer'
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
-import { oneLine } from '../checker/probe-errors.ts'
+import { oneLine } from '../net/network-errors.ts'
 import { isLoopbackHost } from '../net/address-policy.ts'
 import type { Config } from '../runtime/config.ts'
 import type { Outgoing } from './channels/types.ts'

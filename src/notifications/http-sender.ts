@@ -2,11 +2,9 @@
 import { performance } from 'node:perf_hooks'
 import { Agent } from 'undici'
 import { isPrivateAddress } from '../net/address-policy.ts'
-import { defaultLookup, pinAddress, type Lookup } from '../checker/pinned-lookup.ts'
-import { describeNetworkError, oneLine } from '../checker/probe-errors.ts'
-import type { SendResult } from './transport.ts'
-
-interface HttpRequest { url: string, headers: Record<string, string>, body: string }
+import { defaultLookup, pinAddress, type Lookup } from '../net/pinned-lookup.ts'
+import { describeNetworkError, oneLine } from '../net/network-errors.ts'
+import type { HttpRequest, HttpSender, SendResult } from './transport.ts'
 
 export interface HttpSenderOptions {
   allowPrivateTargets: boolean
@@ -15,11 +13,6 @@ export interface HttpSenderOptions {
   /** The same for a receiver that keeps timing out; a third of timeoutMs when absent. */
   shortTimeoutMs?: number
   lookup?: Lookup
-}
-
-export interface HttpSender {
-  send (request: HttpRequest, signal?: AbortSignal, short?: boolean): Promise<SendResult>
-  close (): Promise<void>
 }
 
 export const SEND_TIMEOUT_MS = 15_000

@@ -1,7 +1,7 @@
 // The words a person reads on a phone; every adapter for people builds its service's format from this one text.
-import { daysLeft } from '../checker/tls-expiry.ts'
+import { daysLeft } from '../checks/tls-expiry.ts'
 import type { Incident } from '../schemas/incident.ts'
-import type { Monitor } from '../schemas/monitor.ts'
+import type { Monitor } from '../monitors/schema.ts'
 import type { ChannelForSending, Message, SendContext, ToldEvent } from './channels/types.ts'
 
 /** How a message reads; `info` is a test, a digest of no outage, or an incident closed by a pause or a delete. */

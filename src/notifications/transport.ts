@@ -1,6 +1,5 @@
 // What carries an adapter's output to its receiver (HTTP, or mail), and what one attempt came to.
 import type { Outgoing } from './channels/types.ts'
-import type { HttpSender } from './http-sender.ts'
 
 /** One attempt's outcome; never an exception. */
 export interface SendResult {
@@ -14,6 +13,13 @@ export interface SendResult {
   timedOut?: boolean
   /** The receiver's Retry-After: ms from its answer, or the HTTP date it named, read against the delivery's clock. */
   retryAfter?: number | Date
+}
+
+export interface HttpRequest { url: string, headers: Record<string, string>, body: string }
+
+export interface HttpSender {
+  send (request: HttpRequest, signal?: AbortSignal, short?: boolean): Promise<SendResult>
+  close (): Promise<void>
 }
 
 type EmailOutgoing = Extract<Outgoing, { kind: 'email' }>

@@ -136,7 +136,7 @@ function parseRows (text: string): Rows {
   return rows
 }
 
-// Bucket i at index i, the whole range at `count`: columns, because src/http/uptime-json.ts writes them as bytes.
+// Bucket i at index i, the whole range at `count`: columns, because src/routes/uptime-json.ts writes them as bytes.
 export interface UptimeSeries extends PercentileColumns {
   count: number
   start: number

@@ -6,8 +6,8 @@ import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { MonitorIdParams, PageQuery } from '../schemas/common.ts'
 import { IncidentListEnvelope } from '../schemas/incident.ts'
 import { listIncidents } from '../repositories/incidents.ts'
-import { monitorExists } from '../repositories/monitors.ts'
-import { monitorNotFound } from './monitors.ts'
+import { monitorExists } from '../monitors/repository.ts'
+import { monitorNotFound } from '../monitors/routes.ts'
 
 const EXAMPLE_PATH = '/api/v1/monitors/3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d/incidents'
 

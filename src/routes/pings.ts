@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
-import { pingRecorder, PING_BODY_MAX_BYTES } from '../checker/heartbeat.ts'
+import { pingRecorder, PING_BODY_MAX_BYTES } from '../checks/pings.ts'
 import { errorResponse, HttpError } from '../http/error-catalog.ts'
-import { PING_PATH } from '../repositories/monitors.ts'
+import { PING_PATH } from '../monitors/presenter.ts'
 
 interface PingRoutesOptions {
   /** PING_RATE_LIMIT: pings per minute per token. */

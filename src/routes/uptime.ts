@@ -4,9 +4,9 @@ import { keyOwner } from '../plugins/auth.ts'
 import { errorResponses, HttpError } from '../http/error-catalog.ts'
 import { MonitorIdParams } from '../schemas/common.ts'
 import { UPTIME_HOURLY_BACK_DAYS, UPTIME_MAX_DAYS, UptimeEnvelope, UptimeQuery, type UptimeQueryString, type UptimeReport } from '../schemas/uptime.ts'
-import { uptimeEnvelopeJson } from '../http/uptime-json.ts'
+import { uptimeEnvelopeJson } from './uptime-json.ts'
 import { monitorUptime, type UptimeQuery as Range } from '../repositories/uptime.ts'
-import { monitorNotFound } from './monitors.ts'
+import { monitorNotFound } from '../monitors/routes.ts'
 
 const DAY_MS = 86_400_000
 
@@ -44,7 +44,7 @@ const uptimeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const now = app.clock()
     const series = await monitorUptime(app.db, keyOwner(request), request.params.id, uptimeRange(request.query, now), now)
     if (!series) throw monitorNotFound()
-    // Its bytes written from the series, not serialized: the schema above is their contract (test/http/uptime-json.test.ts).
+    // Its bytes written from the series, not serialized: the schema above is their contract (test/routes/uptime-json.test.ts).
     return reply.type('application/json; charset=utf-8').send(uptimeEnvelopeJson(series) as unknown as { data: UptimeReport })
   })
 }

@@ -8,7 +8,8 @@ const isKnown = (err: unknown) => err instanceof DataDirLockedError || err insta
 /** Runs `main`; a failure prints as one redacted line (drizzle's message carries a query's parameters), with the
  * stack only when unexpected. `exitOnSuccess` ends one-shot commands whose handles would keep the process alive. */
 export function runMain (name: string, main: () => Promise<void>, options: { exitOnSuccess?: boolean, exitCode?: (err: unknown) => number, message?: (err: unknown) => string | undefined } = {}): void {
-  main().then(() => { if (options.exitOnSuccess) process.exit(0) }, async (err: unknown) => {
+  // An exit waits for stdout to take what main() wrote: a pipe takes 64 KiB at a time, and exit drops the rest.
+  main().then(() => { if (options.exitOnSuccess) process.stdout.write('', () => process.exit(0)) }, async (err: unknown) => {
     // Loaded on failure only: the redaction brings pino, which every start of the CLI would load for nothing.
     const { redactedError, redactedText } = await import('./log-redaction.ts')
     const text = options.message?.(err) ??

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { NOTIFICATION_EVENT_TYPES } from '../domain/vocabulary.ts'
 import { CheckSchema } from './check.ts'
 import { IncidentSchema } from './incident.ts'
-import { MonitorSchema } from './monitor.ts'
+import { MonitorSchema } from '../monitors/schema.ts'
 import { StringEnum, Timestamp } from './common.ts'
 
 const OrNull = <T extends Parameters<typeof Type.Ref>[0]>(schema: T, description: string) =>

@@ -2,7 +2,8 @@
 // headers and body, the keyword in the body, and the response time that makes a passing check degraded.
 import t from 'tap'
 import http from 'node:http'
-import { keywordFinder, USER_AGENT } from '../../src/checker/probe.ts'
+import { keywordFinder } from '../../src/checker/probe.ts'
+import { USER_AGENT } from '../../src/net/user-agent.ts'
 import type { Teardown } from '../helper.ts'
 import { getTarget, testProber } from '../support/prober.ts'
 import { listen } from '../support/target-server.ts'
@@ -241,22 +242,33 @@ t.test('reading stops once the keyword decides; an unfinished body fails at the 
     res.writeHead(200, { 'content-type': 'text/plain' })
     res.write('Welcome. Error: ')
   })
-  const p = prober(t)
-  const started = Date.now()
+  // Timers as long as a probe's deadline, set before it: equal timers fire in the order they were set, so whether one
+  // has fired when the probe returns says whether its deadline could have ended it, however busy the machine.
+  let deadlinePassed = false
+  let mark: NodeJS.Timeout | undefined
+  const deadlineMark = (ms: number) => {
+    clearTimeout(mark)
+    deadlinePassed = false
+    mark = setTimeout(() => { deadlinePassed = true }, ms)
+  }
+  t.teardown(() => clearTimeout(mark))
+  // The probe's clock reads 0 until the deadline's mark, then 1000: its response time says on which side it timed.
+  const p = prober(t, { now: () => (deadlinePassed ? 1000 : 0) })
+  deadlineMark(30_000)
   t.match(await p.probe(get(url, { keyword: 'Welcome', timeoutSeconds: 30 })), { isUp: true, errorMessage: null })
   t.match(await p.probe(get(url, { keyword: 'Error', keywordMode: 'not_contains', timeoutSeconds: 30 })),
     { isUp: false, errorMessage: 'keyword "Error" found in the first 1 MiB' })
-  t.ok(Date.now() - started < 30_000, 'decided without waiting for the deadline')
+  t.notOk(deadlinePassed, 'decided without waiting for the deadline')
 
-  const waited = Date.now()
+  deadlineMark(1000)
   const result = await p.probe(get(url, { keyword: 'Missing', keywordMode: 'not_contains', timeoutSeconds: 1 }))
-  t.ok(Date.now() - waited >= 950, 'the deadline ended it')
+  t.ok(deadlinePassed, 'the deadline ended it')
   t.match(result, {
     isUp: false,
     statusCode: 200,
     errorMessage: 'timeout after 1000 ms while reading the body: keyword "Missing" not found in its first 16 bytes',
   })
-  t.ok(result.responseTimeMs < 950, `timed at the headers (${result.responseTimeMs} ms)`)
+  t.equal(result.responseTimeMs, 0, 'timed at the headers, before the deadline')
 })
 
 t.test('a body cut short by the server fails a keyword check with what was read', async (t) => {

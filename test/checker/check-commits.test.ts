@@ -86,8 +86,13 @@ t.test('results that finish together share a transaction; a monitor paused or de
 })
 
 t.test('results that trickle in (one every 40 ms) are gathered into one transaction', async (t) => {
-  // The target answers /m<i> after i x 40 ms: the results finish one by one, none while another is written.
-  const { url } = await targetServer(t, (req, res) => { setTimeout(() => res.end('ok'), Number(req.url!.slice(2)) * 40) })
+  // The target answers /m<i> i x 40 ms after all four have asked: the results finish one by one, none while another
+  // is written, and every answer's timer is set before the first result starts to gather, however late a request came.
+  const asked: Array<() => void> = []
+  const { url } = await targetServer(t, (req, res) => {
+    asked.push(() => setTimeout(() => res.end('ok'), Number(req.url!.slice(2)) * 40))
+    if (asked.length === 4) for (const answer of asked) answer()
+  })
   const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
   const { auth } = await makeUser(app)
   for (let i = 0; i < 4; i++) await makeMonitor(app, auth, { url: `${url}/m${i}` })

@@ -4,6 +4,7 @@ import http from 'node:http'
 import t from 'tap'
 import { originPools } from '../../src/checker/origin-pools.ts'
 import { listen } from '../support/target-server.ts'
+import { until } from '../helper.ts'
 
 /** A server answering "ok" that counts the connections it accepted. */
 async function countingServer (t: Parameters<typeof listen>[0]) {
@@ -56,10 +57,8 @@ t.test('a pool unused for idleMs is closed by the sweep; close() closes the rest
   const pools = originPools({}, { idleMs: 40 })
   const idle = pools.get(server.url)
   t.equal(await getOk(idle), 'ok')
-  // The sweep runs every idleMs / 2 on its own timer: wait for its effect, bounded.
-  const deadline = Date.now() + 5000
-  while (!idle.closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
-  t.equal(idle.closed, true, 'swept')
+  // The sweep runs every idleMs / 2 on its own timer: wait for its effect (the test's timeout bounds the wait).
+  t.equal(await until(() => idle.closed, 10), true, 'swept')
   const kept = pools.get(other.url)
   await pools.close()
   t.equal(kept.closed, true)

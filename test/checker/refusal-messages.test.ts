@@ -5,7 +5,7 @@ import t from 'tap'
 import { Resolver } from 'node:dns/promises'
 import { Checker } from '../../src/checker/scheduler.ts'
 import { createProber } from '../../src/checker/probe.ts'
-import { cachingLookup } from '../../src/checker/caching-lookup.ts'
+import { cachingLookup } from '../../src/net/caching-lookup.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
 import { dnsServer } from '../support/dns-server.ts'
 

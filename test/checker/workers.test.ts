@@ -1,10 +1,10 @@
 // Two checker processes on one PostgreSQL: 500 due monitors, every one checked exactly once for its slot.
-import { withMonitorDefaults } from '../../src/schemas/monitor.ts'
+import { withMonitorDefaults } from '../../src/monitors/schema.ts'
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { rowsOf } from '../../src/db/client.ts'
 import { checks, monitors } from '../../src/db/schema.ts'
-import { createMonitor } from '../../src/repositories/monitors.ts'
+import { createMonitor } from '../../src/monitors/service.ts'
 import { createUser } from '../../src/repositories/users.ts'
 import { createTestDatabase, outputWaiter, spawnPingward, until, usingPostgres } from '../helper.ts'
 import { targetServer } from '../support/target-server.ts'

@@ -4,7 +4,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import { CHANNEL_TYPES } from '../../src/domain/vocabulary.ts'
 import { configFields, fieldsOf, valueOf } from '../../src/dashboard/channel-input.ts'
-import { secretFields } from '../../src/schemas/notification-channel.ts'
+import { secretFields } from '../../src/notifications/schema.ts'
 
 t.test('fields of a config schema', async (t) => {
   const fields = fieldsOf(Type.Object({

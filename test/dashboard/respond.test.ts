@@ -1,8 +1,8 @@
 // Redirect targets from the dashboard's `next` and `back` parameters: always a safe local Location, never a 500.
 import t from 'tap'
 import { localPath } from '../../src/dashboard/respond.ts'
-import { createMonitor } from '../../src/repositories/monitors.ts'
-import { withMonitorDefaults } from '../../src/schemas/monitor.ts'
+import { createMonitor } from '../../src/monitors/service.ts'
+import { withMonitorDefaults } from '../../src/monitors/schema.ts'
 import { buildTestApp } from '../helper.ts'
 import { signedIn } from './dashboard-helper.ts'
 

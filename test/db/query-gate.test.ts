@@ -1,7 +1,7 @@
 // QueryGate: at most `max` queries at once, the rest in arrival order; a failed query gives its slot back;
 // a wait for a slot is bounded, and ends at once when the database goes down.
 import t from 'tap'
-import { QueryGate } from '../../src/db/query-gate.ts'
+import { QueryGate } from '../../src/db/driver-workarounds/query-gate.ts'
 import { DatabaseUnavailableError, refusalCode } from '../../src/db/unavailable.ts'
 import { eq, sql } from 'drizzle-orm'
 import { users } from '../../src/db/schema.ts'

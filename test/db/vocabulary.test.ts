@@ -8,10 +8,11 @@ import {
 import { rowsOf } from '../../src/db/client.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { CreateApiKeySchema } from '../../src/schemas/api-key.ts'
-import { DeliveryDetailSchema, DeliveryListQuery, DeliverySchema } from '../../src/schemas/delivery.ts'
 import { IncidentSchema } from '../../src/schemas/incident.ts'
-import { MonitorSchema } from '../../src/schemas/monitor.ts'
-import { CreateChannelSchema, NotificationChannelSchema } from '../../src/schemas/notification-channel.ts'
+import { MonitorSchema } from '../../src/monitors/schema.ts'
+import {
+  CreateChannelSchema, DeliveryDetailSchema, DeliveryListQuery, DeliverySchema, NotificationChannelSchema,
+} from '../../src/notifications/schema.ts'
 import { NotificationEventSchema } from '../../src/schemas/notification-event.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
 

@@ -2,13 +2,14 @@
 // configuration's validation, and its ExecStart, run with its Environment= lines (the port, the data
 // directory and the database made the test's own), starts Pingward and stops it on SIGTERM with exit 0,
 // as `systemctl stop` would.
-import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { loadConfig } from '../../src/runtime/config.ts'
 import { trustProxyOption } from '../../src/http/trust-proxy.ts'
 import { childDatabase, childEnv, outputWaiter, tempDir } from '../helper.ts'
+import { builtProjectCopy } from '../support/project-copy.ts'
 import { freePort } from '../support/target-server.ts'
 
 const UNIT = fileURLToPath(new URL('../../docs/deploy/pingward.service', import.meta.url))
@@ -37,13 +38,13 @@ t.test('ExecStart starts Pingward, and SIGTERM stops it with exit 0', async (t) 
   t.equal(command, '/usr/bin/node')
   const start: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts.start
   t.same(args.filter((arg) => arg.startsWith('--')), start.split(' ').filter((arg) => arg.startsWith('--')), 'the node flags of npm start')
-  const root = fileURLToPath(new URL('../..', import.meta.url))
-  // The unit runs the build (its install step, `npm run build`); the unit itself can write nothing there.
-  t.equal(spawnSync(process.execPath, ['scripts/build.js'], { cwd: root, stdio: 'inherit', env: childEnv({}) }).status, 0, 'npm run build')
+  t.equal(start, `exec node ${args.join(' ')}`, 'what npm start runs')
+  // The unit runs the install's build (npm ci); the unit itself can write nothing there.
+  const root = builtProjectCopy(t)
   const vars = {
     ...environment, PORT: String(await freePort()), DATA_DIR: tempDir(t, 'pingward-unit-'), ...await childDatabase(t, 'pingward-unit-'), LOG_LEVEL: 'info',
   }
-  // From the repository, as from WorkingDirectory; without tap's NODE_OPTIONS (its coverage hooks).
+  // From the built clone, as from WorkingDirectory; without tap's NODE_OPTIONS (its coverage hooks).
   const child = spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, ...args], {
     cwd: root, env: childEnv(vars),
   })

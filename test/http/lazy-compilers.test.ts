@@ -1,24 +1,7 @@
-// Validators and response serializers are compiled on their first use, not when a route is registered,
-// and answer then as a compiled one would.
+// Validators are compiled on their first use, not when a route is registered, and answer then as a compiled one would.
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { lazySerializerFactory } from '../../src/http/serialization.ts'
 import { createValidatorCompiler } from '../../src/http/validation.ts'
-
-const route = (schema: object) => ({ schema, method: 'GET', url: '/x', httpStatus: '200' })
-
-t.test('a serializer is made on its first call, with the shared schemas', async (t) => {
-  const Shared = Type.Object({ id: Type.Integer() }, { $id: 'Shared' })
-  const compile = lazySerializerFactory()({ Shared }, {})
-  // A schema that cannot be compiled is not refused until its serializer is used.
-  const broken = compile(route({ type: 'object', properties: { a: { $ref: 'Missing' } } }))
-  t.throws(() => broken({ a: 1 }), 'compiled (and refused) on its first call')
-  const schema = Type.Object({ data: Type.Ref(Shared) })
-  const get = compile(route(schema))
-  const head = compile({ ...route(schema), method: 'HEAD' })
-  t.equal(get({ data: { id: 1, extra: true }, other: 2 }), '{"data":{"id":1}}', 'only the schema\'s fields')
-  t.equal(head({ data: { id: 2 } }), '{"data":{"id":2}}', 'the same schema object\'s serializer')
-})
 
 t.test('a validator is compiled on its first call; its errors are there after each call', async (t) => {
   const compile = createValidatorCompiler()

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript'
 import t from 'tap'
-import { renderOpenApi } from '../../src/http/openapi-document.ts'
+import { renderOpenApi } from '../../src/app.ts'
 import { OPENAPI_PATH } from '../../src/plugins/openapi.ts'
 import { buildTestApp } from '../helper.ts'
 

@@ -1,7 +1,7 @@
 // The request log: one line per request, with what both of Fastify's lines said, and errors with their cause.
 import t from 'tap'
 import { Writable } from 'node:stream'
-import { buildApp } from '../../src/http/app.ts'
+import { buildApp } from '../../src/app.ts'
 import { buildTestApp, makeMonitor, makeUser, testConfig } from '../helper.ts'
 
 t.test('one line per request, flat, with method, URL, host, address, status, time and request id', async (t) => {

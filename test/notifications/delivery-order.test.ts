@@ -1,12 +1,12 @@
 // The order of a channel's deliveries: a monitor's events reach it in the order they happened (a later one waits
 // while an earlier one waits for its retry; other monitors' go meanwhile), and a 2xx brings its waiting retries forward.
 import t from 'tap'
-import { recordCheck } from '../../src/checker/record-check.ts'
+import { recordCheck } from '../../src/checks/record-check.ts'
 import type { Database } from '../../src/db/client.ts'
 import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts'
-import { createMonitor } from '../../src/repositories/monitors.ts'
-import { retryDelivery } from '../../src/repositories/deliveries.ts'
-import { withMonitorDefaults } from '../../src/schemas/monitor.ts'
+import { createMonitor } from '../../src/monitors/service.ts'
+import { retryDelivery } from '../../src/notifications/repository.ts'
+import { withMonitorDefaults } from '../../src/monitors/schema.ts'
 import { createTestDatabase } from '../helper.ts'
 import { webhookReceiver, type Answer } from '../support/webhook-receiver.ts'
 import { deliveryRows, deliverySetup, newSecret, testDeliveryOptions } from './delivery-helper.ts'

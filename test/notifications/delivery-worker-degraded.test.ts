@@ -2,7 +2,7 @@
 // a resolution never before its failed opening; events one check writes together (a degraded incident ending where
 // the down one starts, a recovery that comes back degraded) go older incident first.
 import t from 'tap'
-import { recordCheck } from '../../src/checker/record-check.ts'
+import { recordCheck } from '../../src/checks/record-check.ts'
 import type { Database } from '../../src/db/client.ts'
 import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts'
 import { createTestDatabase } from '../helper.ts'

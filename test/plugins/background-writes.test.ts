@@ -3,7 +3,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
 import t from 'tap'
-import { buildApp } from '../../src/http/app.ts'
+import { buildApp } from '../../src/app.ts'
 import { createTestDatabase, testConfig, usingPostgres } from '../helper.ts'
 
 /** A promise and the function that resolves it. */

@@ -2,7 +2,7 @@
 // target and a real webhook delivery, text that a strict parser of the exposition format reads with the right values.
 import { spawnSync } from 'node:child_process'
 import t from 'tap'
-import { startChecker } from '../../src/checker/index.ts'
+import { startJobs } from '../../src/jobs.ts'
 import { buildTestApp, makeMonitor, makeUser, request, testConfig, until, usingPostgres } from '../helper.ts'
 import { parsePrometheusText, sampleValue, type Family } from '../support/prometheus-text.ts'
 import { targetServer } from '../support/target-server.ts'
@@ -70,7 +70,7 @@ t.test('after real checks and a real webhook delivery, the counters and gauges s
 
   // The checker of this process, as server.ts runs it: its loop finds the monitors, and the incident's
   // notification goes to the receiver through its delivery worker.
-  const checker = startChecker({ config: testConfig(env), db: app.db, log: app.log, metrics: app.metrics })
+  const jobs = startJobs({ config: testConfig(env), db: app.db, log: app.log, metrics: app.metrics })
   let families: Map<string, Family>
   try {
     await receiver.waitFor(1)
@@ -81,7 +81,7 @@ t.test('after real checks and a real webhook delivery, the counters and gauges s
       return done ? now : undefined
     })
   } finally {
-    await checker.stop()
+    await jobs.stop()
   }
   t.equal(receiver.received[0].payload.type, 'incident.opened')
 

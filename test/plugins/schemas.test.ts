@@ -3,15 +3,16 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { Type } from '@sinclair/typebox'
-import schemasPlugin, { SHARED_SCHEMAS } from '../../src/plugins/schemas.ts'
+import schemasPlugin from '../../src/plugins/schemas.ts'
+import { SHARED_SCHEMAS } from '../../src/app.ts'
 import { Envelope } from '../../src/schemas/common.ts'
-import { MonitorListItemSchema } from '../../src/schemas/monitor.ts'
+import { MonitorListItemSchema } from '../../src/monitors/schema.ts'
 import { buildTestApp } from '../helper.ts'
 
 t.test('a route refers to a shared schema without the OpenAPI plugin', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
-  await app.register(schemasPlugin)
+  await app.register(schemasPlugin, { schemas: SHARED_SCHEMAS })
   app.get('/item', { schema: { response: { 200: Envelope(Type.Ref(MonitorListItemSchema), 'one') } } }, async () => ({
     data: { id: 'x', name: 'n', url: 'https://example.com', monitor_type: 'site', status: 'up', is_active: true, interval_minutes: 5, last_checked_at: null, extra: 'dropped' },
   }))

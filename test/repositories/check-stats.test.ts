@@ -1,9 +1,9 @@
 // Dashboard check summaries: the newest checks of every monitor in one query (uptime: test/repositories/rollups.test.ts).
-import { withMonitorDefaults } from '../../src/schemas/monitor.ts'
+import { withMonitorDefaults } from '../../src/monitors/schema.ts'
 import t from 'tap'
 import { recentChecksByMonitor } from '../../src/repositories/check-stats.ts'
 import { insertChecks } from '../../src/repositories/checks.ts'
-import { createMonitor, deleteMonitor } from '../../src/repositories/monitors.ts'
+import { createMonitor, deleteMonitor } from '../../src/monitors/service.ts'
 import { createUser } from '../../src/repositories/users.ts'
 import { buildTestApp } from '../helper.ts'
 

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { rowsOf } from '../../src/db/client.ts'
-import { monitorPageQuery, type ListShape } from '../../src/repositories/monitor-list.ts'
+import { monitorPageQuery, type ListShape } from '../../src/monitors/repository.ts'
 import { createApiKey } from '../../src/repositories/api-keys.ts'
 import { createUser } from '../../src/repositories/users.ts'
 import { createTestDatabase } from '../helper.ts'

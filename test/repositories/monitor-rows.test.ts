@@ -1,12 +1,12 @@
-// The record path's locks read monitors by plain SQL (src/repositories/monitor-rows.ts): the rows they give are
+// The record path's locks read monitors by plain SQL (src/monitors/repository.ts): the rows they give are
 // drizzle's own select's, field for field, for monitors of every kind with every column set, and they leave out
 // what they must (deleted, paused, another kind, unknown ids and tokens, however odd the text).
 import t from 'tap'
 import { eq, inArray } from 'drizzle-orm'
 import { monitors } from '../../src/db/schema.ts'
-import { lockHeartbeatsByTokens } from '../../src/repositories/heartbeats.ts'
-import { lockActiveMonitors } from '../../src/repositories/scheduling.ts'
-import { monitorRowColumns } from '../../src/repositories/monitor-rows.ts'
+import { lockHeartbeatsByTokens } from '../../src/monitors/heartbeats.ts'
+import { lockActiveMonitors } from '../../src/monitors/scheduling.ts'
+import { monitorRowColumns } from '../../src/monitors/repository.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
 
 t.test('the locks give drizzle\'s rows, and only the live ones', async (t) => {

@@ -2,7 +2,7 @@
 // in the transaction of the change; a change that rolls back writes nothing.
 import t, { type Test } from 'tap'
 import { sql } from 'drizzle-orm'
-import { recordCheck } from '../../src/checker/record-check.ts'
+import { recordCheck } from '../../src/checks/record-check.ts'
 import { rowsOf } from '../../src/db/client.ts'
 import { monitorNotificationChannels, notificationChannels } from '../../src/db/schema.ts'
 import type { NotificationEventType } from '../../src/domain/vocabulary.ts'

@@ -7,7 +7,7 @@ import { idempotencyKeys, monitors } from '../../src/db/schema.ts'
 import { claimIdempotencyKey } from '../../src/repositories/idempotency-keys.ts'
 import { pruneIdempotencyKeys } from '../../src/checker/retention.ts'
 import { requestFingerprint } from '../../src/services/idempotency.ts'
-import { withMonitorDefaults } from '../../src/schemas/monitor.ts'
+import { withMonitorDefaults } from '../../src/monitors/schema.ts'
 import { buildTestApp, makeUser, request, validMonitor } from '../helper.ts'
 
 let now = new Date('2026-11-22T10:00:00.000Z')

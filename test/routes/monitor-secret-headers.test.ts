@@ -3,7 +3,7 @@
 // url to another origin unless given again. Both databases.
 import t from 'tap'
 import { eq } from 'drizzle-orm'
-import { recordCheck } from '../../src/checker/record-check.ts'
+import { recordCheck } from '../../src/checks/record-check.ts'
 import { monitors } from '../../src/db/schema.ts'
 import { deliveryOptionsFromConfig } from '../../src/notifications/deliver.ts'
 import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts'

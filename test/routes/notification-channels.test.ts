@@ -4,7 +4,7 @@ import t from 'tap'
 import { eq } from 'drizzle-orm'
 import { notificationChannels } from '../../src/db/schema.ts'
 import { CHANNEL_TYPES, type ChannelType } from '../../src/domain/vocabulary.ts'
-import { secretFields } from '../../src/schemas/notification-channel.ts'
+import { secretFields } from '../../src/notifications/schema.ts'
 import { buildTestApp, makeUser, request } from '../helper.ts'
 import { webhookReceiver } from '../support/webhook-receiver.ts'
 

@@ -2,7 +2,7 @@
 import http from 'node:http'
 import t from 'tap'
 import { sql } from 'drizzle-orm'
-import { buildApp } from '../../src/http/app.ts'
+import { buildApp } from '../../src/app.ts'
 import { buildTestApp, createTestDatabase, makeMonitor, makeUser, request, testConfig } from '../helper.ts'
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'

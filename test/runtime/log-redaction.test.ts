@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream'
 import { sql } from 'drizzle-orm'
 import t from 'tap'
-import { buildApp } from '../../src/http/app.ts'
+import { buildApp } from '../../src/app.ts'
 import { hashApiKey } from '../../src/auth/keys.ts'
 import { redactedError } from '../../src/runtime/log-redaction.ts'
 import { buildTestApp, makeUser, testConfig } from '../helper.ts'

@@ -1,7 +1,7 @@
 // The notification channel form, its fields read off the type's config schema, and the pages around it.
 import { CHANNEL_DEFAULTS, type ChannelType, NOTIFICATION_EVENT_TYPES, type NotificationEventType } from '../../domain/vocabulary.ts'
 import type { FieldError } from '../../http/validation.ts'
-import type { NotificationChannel } from '../../schemas/notification-channel.ts'
+import type { NotificationChannel } from '../../notifications/schema.ts'
 import { configFields, eventFieldName, type ConfigField } from '../channel-input.ts'
 import type { FormFields } from '../form-input.ts'
 import { html, type SafeHtml } from '../html.ts'

@@ -1,7 +1,6 @@
 // A notification channel's page: its settings, a new signing secret once, a test's outcome and the delivery log.
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/vocabulary.ts'
-import type { Delivery, DeliveryDetail } from '../../schemas/delivery.ts'
-import type { NotificationChannel } from '../../schemas/notification-channel.ts'
+import type { Delivery, DeliveryDetail, NotificationChannel } from '../../notifications/schema.ts'
 import { configFields } from '../channel-input.ts'
 import { timeTag, utc } from '../format.ts'
 import { html, type SafeHtml } from '../html.ts'

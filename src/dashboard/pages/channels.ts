@@ -1,6 +1,6 @@
 // Settings, then Notifications: the user's channels (with edit, test and delete) and a new channel of each type.
 import { CHANNEL_TYPES, type ChannelType } from '../../domain/vocabulary.ts'
-import type { NotificationChannel } from '../../schemas/notification-channel.ts'
+import type { NotificationChannel } from '../../notifications/schema.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { EVENT_NAMES, typeName } from './channel-form.ts'
 import { csrfField, page, settingsNav, type PageContext } from './layout.ts'

@@ -1,6 +1,6 @@
 // What "up" means for one monitor, on its page: what it checks, its kind's facts, its certificate, why it failed.
 import type { Check } from '../../schemas/check.ts'
-import type { Monitor } from '../../schemas/monitor.ts'
+import type { Monitor } from '../../monitors/schema.ts'
 import { certificateExpiry, count, timeTag } from '../format.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { KIND_LABELS } from './monitor-kinds.ts'

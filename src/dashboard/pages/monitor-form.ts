@@ -1,8 +1,8 @@
 // The monitor form of the dashboard (create on the monitors page, edit on its own page).
-import { HTTP_METHODS, KEYWORD_MODES, MONITOR_DEFAULTS, type KeywordMode, type MonitorType } from '../../domain/vocabulary.ts'
-import { isFieldOfType } from '../../domain/monitor-types.ts'
-import type { Monitor } from '../../schemas/monitor.ts'
-import type { NotificationChannel } from '../../schemas/notification-channel.ts'
+import { HTTP_METHODS, KEYWORD_MODES, type KeywordMode, type MonitorType } from '../../domain/vocabulary.ts'
+import { isFieldOfType, MONITOR_DEFAULTS } from '../../domain/monitor-types.ts'
+import type { Monitor } from '../../monitors/schema.ts'
+import type { NotificationChannel } from '../../notifications/schema.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { channelFieldName, headersText, type FormFields } from '../form-input.ts'
 import { checkboxField, checkboxGroup, errorSummary, inputField, selectField } from './forms.ts'

@@ -1,8 +1,8 @@
 // A monitor's page (facts, uptime, chart, incidents, checks) and its edit page.
 import type { Check } from '../../schemas/check.ts'
 import type { Incident } from '../../schemas/incident.ts'
-import type { Monitor } from '../../schemas/monitor.ts'
-import type { NotificationChannel } from '../../schemas/notification-channel.ts'
+import type { Monitor } from '../../monitors/schema.ts'
+import type { NotificationChannel } from '../../notifications/schema.ts'
 import type { MonitorUptimeView } from '../uptime-windows.ts'
 import { responseTimeChart } from '../charts.ts'
 import type { FormFields } from '../form-input.ts'

@@ -1,7 +1,7 @@
 // The monitors page, with a search box and a status filter; the rows' actions share one hidden form (one CSRF field).
 import { MONITOR_STATUSES } from '../../domain/vocabulary.ts'
-import type { MonitorListItem } from '../../schemas/monitor.ts'
-import type { NotificationChannel } from '../../schemas/notification-channel.ts'
+import type { MonitorListItem } from '../../monitors/schema.ts'
+import type { NotificationChannel } from '../../notifications/schema.ts'
 import type { SparkPoint } from '../../repositories/check-stats.ts'
 import { sparkline } from '../charts.ts'
 import type { FormFields } from '../form-input.ts'

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { HttpError } from '../../http/error-catalog.ts'
+import { HttpError, inputErrorMessage } from '../../http/error-catalog.ts'
 import { InvalidInputError, LimitReachedError } from '../../domain/errors.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { parseCreateMonitor, parseUpdateMonitor, type FormFields } from '../form-input.ts'
@@ -14,17 +14,17 @@ import { recentChecksByMonitor } from '../../repositories/check-stats.ts'
 import { monitorUptimeView } from '../uptime-windows.ts'
 import { listChecks, MAX_CHECKS_PER_PAGE } from '../../repositories/checks.ts'
 import { listIncidents } from '../../repositories/incidents.ts'
-import { listChannels } from '../../repositories/notification-channels.ts'
-import {
-  deleteMonitor, findMonitor, listMonitors, updateMonitor,
-} from '../../repositories/monitors.ts'
-import { createOwnedMonitor } from '../../services/monitor-create.ts'
+import { presentChannel } from '../../notifications/presenter.ts'
+import { listChannels as listChannelRows } from '../../notifications/service.ts'
+import { listMonitors } from '../../monitors/repository.ts'
+import { createOwnedMonitor, deleteMonitor, findMonitor, updateMonitor } from '../../monitors/service.ts'
 import { MonitorIdParams, Timestamp } from '../../schemas/common.ts'
-import { withAbsolutePingUrl } from '../../schemas/monitor.ts'
+import { withAbsolutePingUrl } from '../../monitors/presenter.ts'
 import { MONITOR_STATUSES, type MonitorStatus } from '../../domain/vocabulary.ts'
 import { StringEnum } from '../../schemas/common.ts'
 
 const INCIDENTS_SHOWN = 50
+const listChannels = async (...args: Parameters<typeof listChannelRows>) => (await listChannelRows(...args)).map(presentChannel)
 
 const notFound = () => new HttpError(404, 'There is no such monitor, or it is not yours.')
 
@@ -50,9 +50,9 @@ interface Options {
 
 const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { allowPrivateTargets, publicUrl, maxMonitors }) => {
   const userOf = (request: { session: { userId: string } | null }) => request.session!.userId
-  /** A channel the user may not choose is the repository's refusal (in the write's transaction): shown on the form. */
+  /** A rule the service refuses (a channel not the user's, a header): shown on the form, worded as the API words it. */
   const refusal = (err: unknown): FieldError => {
-    if (err instanceof InvalidInputError) return { field: err.field, message: err.message }
+    if (err instanceof InvalidInputError) return { field: err.field, message: inputErrorMessage(err) }
     // The limit is no field's: the form's summary says it.
     if (err instanceof LimitReachedError) return { field: '', message: err.message }
     throw err

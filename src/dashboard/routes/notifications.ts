@@ -4,17 +4,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { InvalidInputError, LimitReachedError } from '../../domain/errors.ts'
 import { CHANNEL_TYPES, DELIVERY_STATUSES, type ChannelType } from '../../domain/vocabulary.ts'
-import { HttpError } from '../../http/error-catalog.ts'
+import { HttpError, inputErrorMessage } from '../../http/error-catalog.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { deliveryOptionsFromConfig, type DeliveryOptions } from '../../notifications/deliver.ts'
-import { attemptLogs } from '../../repositories/delivery-attempts.ts'
-import { findDelivery, listChannelDeliveries, retryDelivery } from '../../repositories/deliveries.ts'
-import { deleteChannel, findChannelRow, listChannels, toChannel } from '../../repositories/notification-channels.ts'
+import { presentChannel, presentChannelWithSecret, presentDelivery, presentDeliveryDetail } from '../../notifications/presenter.ts'
+import { ChannelIdParams, DELIVERY_PAGE_DEFAULT, DeliveryIdParams, type NotificationChannel } from '../../notifications/schema.ts'
+import {
+  attemptLogs, createChannel, deleteChannel, findChannel, findDelivery, listChannelDeliveries, listChannels, retryDelivery,
+  rotateSecret, sendTestEvent, updateChannel,
+} from '../../notifications/service.ts'
 import { emailConfigured, type Config } from '../../runtime/config.ts'
-import { DELIVERY_PAGE_DEFAULT, DeliveryIdParams } from '../../schemas/delivery.ts'
 import { StringEnum, Timestamp, Uuid } from '../../schemas/common.ts'
-import { ChannelIdParams, type NotificationChannel } from '../../schemas/notification-channel.ts'
-import { createChannel, rotateSecret, sendTestEvent, updateChannel } from '../../services/notification-channels.ts'
 import { channelConfigCheck, channelValues, parseCreateChannel, parseUpdateChannel } from '../channel-input.ts'
 import type { FormFields } from '../form-input.ts'
 import { channelPage } from '../pages/channel.ts'
@@ -40,7 +40,7 @@ const ChannelQuery = Type.Object({
 
 const notFound = () => new HttpError(404, 'There is no such notification channel, or it is not yours.')
 const asFieldError = (err: unknown): FieldError => {
-  if (err instanceof InvalidInputError) return { field: err.field, message: err.message }
+  if (err instanceof InvalidInputError) return { field: err.field, message: inputErrorMessage(err) }
   // The limit is no field's: the form's summary says it.
   if (err instanceof LimitReachedError) return { field: '', message: err.message }
   throw err
@@ -55,7 +55,7 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
   app.addHook('onClose', async () => { await deliveryOptions?.transport.close() })
 
   async function ownChannel (request: FastifyRequest, id: string) {
-    const row = await findChannelRow(app.db, userOf(request), id)
+    const row = await findChannel(app.db, userOf(request), id)
     if (!row) throw notFound()
     return row
   }
@@ -75,7 +75,7 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
   }
 
   app.get(PATH, { schema: { hide: true, querystring: Type.Object({ notice: Notice }) } }, async (request, reply) => {
-    const channels = await listChannels(app.db, userOf(request))
+    const channels = (await listChannels(app.db, userOf(request))).map(presentChannel)
     const page = channelsPage(pageContext(app, request, reply), { channels, emailReady: emailConfigured(config), notice: request.query.notice })
     return sendPage(reply, page)
   })
@@ -88,15 +88,15 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     const { type } = request.body
     const result = parseCreateChannel(type, request.body, allowPrivateTargets)
     if (!result.ok) return renderNew(request, reply, type, request.body, result.error)
-    let channel
+    let row
     try {
-      channel = await createChannel(app.db, userOf(request), result.value, {
+      row = await createChannel(app.db, userOf(request), result.value, {
         allowPrivateTargets, emailConfigured: emailConfigured(config), maxChannels: config.MAX_CHANNELS_PER_OWNER, now: app.clock(),
       })
     } catch (err) {
       return renderNew(request, reply, type, request.body, asFieldError(err), err instanceof LimitReachedError ? 409 : 400)
     }
-    return showSecret(reply, channel, `${PATH}/${channel.id}?notice=channel-created`)
+    return showSecret(reply, presentChannelWithSecret(row), `${PATH}/${row.id}?notice=channel-created`)
   })
 
   app.get(`${PATH}/:id`, { schema: { hide: true, params: ChannelIdParams, querystring: ChannelQuery } }, async (request, reply) => {
@@ -111,12 +111,12 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
       listChannelDeliveries(app.db, userId, row.id, { status, before, limit: DELIVERY_PAGE_DEFAULT }),
       tested ? findDelivery(app.db, userId, tested) : undefined,
     ])
-    const deliveries = page?.deliveries ?? []
+    const deliveries = (page?.deliveries ?? []).map(presentDelivery)
     const attempts = await attemptLogs(app.db, userId, deliveries.map((d) => d.id))
     return sendPage(reply, channelPage(pageContext(app, request, reply), {
-      channel: toChannel(row),
+      channel: presentChannel(row),
       secret: flashId === row.id && secret && secret === row.secret ? secret : undefined,
-      tested: test?.channel_id === row.id ? test : undefined,
+      tested: test?.channelId === row.id ? presentDeliveryDetail(test) : undefined,
       deliveries,
       attempts,
       status,
@@ -127,12 +127,12 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
   })
 
   app.get(`${PATH}/:id/edit`, { schema: { hide: true, params: ChannelIdParams } }, async (request, reply) => {
-    const channel = toChannel(await ownChannel(request, request.params.id))
+    const channel = presentChannel(await ownChannel(request, request.params.id))
     return renderEdit(request, reply, channel, channelValues(channel), null)
   })
 
   app.post(`${PATH}/:id/edit`, { schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
-    const channel = toChannel(await ownChannel(request, request.params.id))
+    const channel = presentChannel(await ownChannel(request, request.params.id))
     const result = parseUpdateChannel(channel, request.body)
     if (!result.ok) return renderEdit(request, reply, channel, request.body, result.error)
     let updated
@@ -154,9 +154,9 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
   })
 
   app.post(`${PATH}/:id/rotate-secret`, { schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
-    const channel = await rotateSecret(app.db, userOf(request), request.params.id, app.clock())
-    if (!channel) throw notFound()
-    return showSecret(reply, channel, `${PATH}/${channel.id}`)
+    const row = await rotateSecret(app.db, userOf(request), request.params.id, app.clock())
+    if (!row) throw notFound()
+    return showSecret(reply, presentChannelWithSecret(row), `${PATH}/${row.id}`)
   })
 
   app.post(`${PATH}/:id/delete`, { schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
@@ -167,7 +167,7 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
   app.post(`${PATH}/deliveries/:id/retry`, { schema: { hide: true, params: DeliveryIdParams, body: Form } }, async (request, reply) => {
     const delivery = await retryDelivery(app.db, userOf(request), request.params.id, app.clock())
     if (!delivery) throw new HttpError(404, 'There is no such delivery, or it is not yours.')
-    return seeOther(reply, `${PATH}/${delivery.channel_id}?notice=delivery-retried#delivery-${delivery.id}`)
+    return seeOther(reply, `${PATH}/${delivery.channelId}?notice=delivery-retried#delivery-${delivery.id}`)
   })
 }
 

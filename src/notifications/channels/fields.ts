@@ -1,5 +1,5 @@
 // Reading a stored channel config: the API validated it against its type's schema, so a missing field here is a bug.
-import { USER_AGENT } from '../../checker/probe.ts'
+import { USER_AGENT } from '../../net/user-agent.ts'
 import type { ChannelForSending } from './types.ts'
 
 export function configText (channel: ChannelForSending, key: string): string {

@@ -1,7 +1,7 @@
 // PagerDuty Events API v2: an alert keyed by incident id, so the resolve closes it, or by certificate and expiry.
 import { certificateOf, humanText, incidentOf, incidentKind, monitorUrl, truncate, utcTime } from '../message.ts'
 import { configText, jsonPost } from './fields.ts'
-import type { Monitor } from '../../schemas/monitor.ts'
+import type { Monitor } from '../../monitors/schema.ts'
 import type { ChannelAdapter, SendContext } from './types.ts'
 
 // PagerDuty's limits: a summary of 1,024 characters, a dedup_key of 255.

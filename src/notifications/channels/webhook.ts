@@ -1,6 +1,6 @@
 // The webhook adapter: the event's JSON as it is, signed as the Standard Webhooks specification says.
 import { createHmac } from 'node:crypto'
-import { USER_AGENT } from '../../checker/probe.ts'
+import { USER_AGENT } from '../../net/user-agent.ts'
 import type { ChannelAdapter } from './types.ts'
 
 /** One signature per secret in effect (two after a rotation); the key is the base64-decoded bytes after `whsec_`. */

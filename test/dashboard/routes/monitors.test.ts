@@ -3,11 +3,12 @@
 // and kept), the monitor page's numbers, the degraded status, other users' monitors as 404, and 1,000 monitors.
 import type { FastifyInstance } from 'fastify'
 import { eq } from 'drizzle-orm'
-import { withMonitorDefaults } from '../../../src/schemas/monitor.ts'
+import { withMonitorDefaults } from '../../../src/monitors/schema.ts'
 import t from 'tap'
 import { insertChecks } from '../../../src/repositories/checks.ts'
 import { openIncident, resolveOpenIncident } from '../../../src/repositories/incidents.ts'
-import { createMonitor, findMonitor, listMonitors } from '../../../src/repositories/monitors.ts'
+import { listMonitors } from '../../../src/monitors/repository.ts'
+import { createMonitor, findMonitor } from '../../../src/monitors/service.ts'
 import { monitors } from '../../../src/db/schema.ts'
 import { buildTestApp, makeKey, request } from '../../helper.ts'
 import { signedIn, storedRow, textareaValue } from '../dashboard-helper.ts'
@@ -402,8 +403,8 @@ t.test('the monitors page: statuses as text, sparklines, filters, problems first
 async function countStatements (app: FastifyInstance, fn: () => Promise<unknown>): Promise<number> {
   const client = (app.db as unknown as { $client: object }).$client as Record<string, unknown>
   const method = typeof client.unsafe === 'function' ? 'unsafe' : 'query'
-  // The driver's own function: on PostgreSQL the client is a proxy (src/db/client.ts) whose `unsafe` wraps
-  // the underlying one, which is what the counter must call and what must be put back.
+  // The client's own function: on PostgreSQL drizzle's client is a wrapper (src/db/driver-workarounds/postgres-client.ts)
+  // whose `unsafe` wraps the driver's, which is what the counter must call and what must be put back.
   const own = Object.getOwnPropertyDescriptor(client, method)
   const raw = (own ? own.value : client[method]) as (...args: unknown[]) => unknown
   let count = 0

@@ -2,8 +2,8 @@
 // and a masked secret sent back with a url (or an ntfy server) of another origin is refused next to its field.
 import t from 'tap'
 import { notificationChannels } from '../../../src/db/schema.ts'
-import { createMonitor } from '../../../src/repositories/monitors.ts'
-import { withMonitorDefaults } from '../../../src/schemas/monitor.ts'
+import { createMonitor } from '../../../src/monitors/service.ts'
+import { withMonitorDefaults } from '../../../src/monitors/schema.ts'
 import { buildTestApp } from '../../helper.ts'
 import { signedIn, storedRow, textareaValue } from '../dashboard-helper.ts'
 

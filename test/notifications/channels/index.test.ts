@@ -2,7 +2,7 @@
 // flaps and digests too) into a request its stand-in takes, or a mail an SMTP server takes. No placeholder survives.
 import t from 'tap'
 import { CHANNEL_TYPES, NOTIFICATION_EVENT_TYPES, type ChannelType } from '../../../src/domain/vocabulary.ts'
-import { USER_AGENT } from '../../../src/checker/probe.ts'
+import { USER_AGENT } from '../../../src/net/user-agent.ts'
 import { CHANNEL_ADAPTERS } from '../../../src/notifications/channels/index.ts'
 import type { Message } from '../../../src/notifications/channels/types.ts'
 import { createEmailSender } from '../../../src/notifications/email-sender.ts'

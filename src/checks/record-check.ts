@@ -1,0 +1,144 @@
+// Records checks with their consequences in one transaction: check rows, monitor states, the incidents decideOutcome()
+// opens or resolves with their notifications (the outbox), and `tls.expiring` reminders.
+import type { Database } from '../db/client.ts'
+import type { IncidentKind } from '../domain/vocabulary.ts'
+import { openIncident, resolveOpenIncident, type IncidentRow } from '../repositories/incidents.ts'
+import {
+  insertCheck, insertCheckRows, lockActiveMonitors, nthNewestCheck, saveCheckState, saveCheckStates,
+  type CheckResult, type CheckState, type MonitorRow,
+} from '../monitors/scheduling.ts'
+import { toCheck } from '../repositories/checks.ts'
+import { toMonitor } from '../monitors/presenter.ts'
+import { enqueueIncidentEvent, enqueueTlsExpiringEvent } from '../repositories/notification-outbox.ts'
+import { decideOutcome } from './outcome.ts'
+import { tlsExpiryReminder } from './tls-expiry.ts'
+
+export interface CheckToRecord {
+  monitorId: string
+  result: CheckResult
+  /** How soon a failure below the threshold is checked again (decideOutcome). */
+  confirmDelayMs: number
+  /** The next check's time when the caller sets it (a heartbeat's deadline); otherwise decideOutcome's schedule. */
+  nextCheckAt?: Date
+}
+
+/** One check in one transaction, so that check, status, incident and notification never disagree; false when paused or deleted. */
+export async function recordCheck (db: Database, monitorId: string, result: CheckResult, confirmDelayMs: number): Promise<boolean> {
+  const [recorded] = await recordChecks(db, [{ monitorId, result, confirmDelayMs }])
+  return recorded
+}
+
+/** Checks of many monitors, in their order, in one transaction; false for each whose monitor was paused or deleted meanwhile. */
+export async function recordChecks (db: Database, entries: CheckToRecord[]): Promise<boolean[]> {
+  return db.transaction(async (tx) => {
+    const locked = await lockActiveMonitors(tx, [...new Set(entries.map((entry) => entry.monitorId))])
+    await recordLockedChecks(tx, locked, entries)
+    return entries.map((entry) => locked.has(entry.monitorId))
+  })
+}
+
+/** Records the checks of the locked monitors: quiet ones (nearly all) in one insert and one update, the rest one by one. */
+export async function recordLockedChecks (tx: Database, locked: Map<string, MonitorRow>, entries: CheckToRecord[]): Promise<void> {
+  const byMonitor = new Map<string, CheckToRecord[]>()
+  for (const entry of entries) {
+    if (locked.has(entry.monitorId)) byMonitor.set(entry.monitorId, [...(byMonitor.get(entry.monitorId) ?? []), entry])
+  }
+  const quietChecks: Array<{ monitorId: string, result: CheckResult }> = []
+  const quietStates: Array<CheckState & { id: string }> = []
+  for (const [monitorId, list] of byMonitor) {
+    let monitor = locked.get(monitorId)!
+    const folded = foldQuiet(monitor, list)
+    if (folded) {
+      quietChecks.push(...list.map((entry) => ({ monitorId, result: entry.result })))
+      quietStates.push(stateOf(folded))
+    } else {
+      for (const entry of list) monitor = await recordEventfulCheck(tx, monitor, entry)
+    }
+  }
+  // Sent together: on PostgreSQL they are pipelined in one round trip, which shortens the transaction.
+  await Promise.all([insertCheckRows(tx, quietChecks), saveCheckStates(tx, quietStates)])
+}
+
+/** What a check does to its monitor: decideOutcome's verdict, the certificate reminder, and the row's new state. */
+function decide (monitor: MonitorRow, { result, confirmDelayMs, nextCheckAt }: CheckToRecord) {
+  const outcome = decideOutcome(monitor, result, confirmDelayMs)
+  // The check's own time decides, not the wall clock's: a reminder is as of the check that saw the certificate.
+  const reminder = result.tls
+    ? tlsExpiryReminder({ expiresAt: monitor.tlsExpiresAt, toldDays: monitor.tlsExpiryToldDays }, result.tls.expiresAt, result.checkedAt)
+    : null
+  const row: MonitorRow = {
+    ...monitor,
+    status: outcome.status,
+    consecutiveFailures: outcome.consecutiveFailures,
+    consecutiveSuccesses: outcome.consecutiveSuccesses,
+    consecutiveSlow: outcome.consecutiveSlow,
+    lastCheckedAt: result.checkedAt,
+    nextCheckAt: nextCheckAt ?? new Date(result.checkedAt.getTime() + outcome.nextCheckInMs),
+    // The certificate as the latest HTTPS check saw it; a check that saw none (refused, timed out) leaves it.
+    ...(result.tls && { tlsExpiresAt: result.tls.expiresAt, tlsIssuer: result.tls.issuer }),
+    ...(reminder && { tlsExpiryToldDays: reminder.toldDays }),
+  }
+  return { outcome, reminder, row, eventful: Boolean(outcome.incident || outcome.degradation || reminder?.tell) }
+}
+
+/** The monitor's row after all its checks, when none of them changes an incident or tells anything; undefined otherwise. */
+function foldQuiet (monitor: MonitorRow, list: CheckToRecord[]): MonitorRow | undefined {
+  let row = monitor
+  for (const entry of list) {
+    const decided = decide(row, entry)
+    if (decided.eventful) return undefined
+    row = decided.row
+  }
+  return row
+}
+
+const stateOf = (row: MonitorRow): CheckState & { id: string } => ({
+  id: row.id,
+  status: row.status,
+  consecutiveFailures: row.consecutiveFailures,
+  consecutiveSuccesses: row.consecutiveSuccesses,
+  consecutiveSlow: row.consecutiveSlow,
+  lastCheckedAt: row.lastCheckedAt,
+  nextCheckAt: row.nextCheckAt,
+  tlsExpiresAt: row.tlsExpiresAt,
+  tlsIssuer: row.tlsIssuer,
+  tlsExpiryToldDays: row.tlsExpiryToldDays,
+})
+
+async function recordEventfulCheck (tx: Database, monitor: MonitorRow, entry: CheckToRecord): Promise<MonitorRow> {
+  const { monitorId, result } = entry
+  const { outcome, reminder, row } = decide(monitor, entry)
+  // The notifications quote the check by the id its column made (time-ordered, schema.ts).
+  const checkId = await insertCheck(tx, monitorId, result)
+  const { id: _, ...state } = stateOf(row)
+  await saveCheckState(tx, monitorId, state)
+  const told = () => ({
+    userId: monitor.userId,
+    monitor: toMonitor(row),
+    check: toCheck({ id: checkId, monitorId, ...result }),
+    at: result.checkedAt,
+  })
+  const tell = async (incident: IncidentRow | undefined) => {
+    if (incident) await enqueueIncidentEvent(tx, { ...told(), incident })
+  }
+  // The first failing check of this run: where a down incident starts, and where the degraded one it ends stops.
+  const firstFailing = outcome.incident === 'open' ? await nthNewestCheck(tx, monitorId, outcome.consecutiveFailures) : undefined
+  // Resolve before open: at most one incident of either kind is open (incidents_one_open_idx).
+  if (outcome.degradation === 'resolve') {
+    await tell(await resolveOpenIncident(tx, monitorId, firstFailing?.checkedAt ?? result.checkedAt, 'degraded'))
+  }
+  if (outcome.incident === 'resolve') await tell(await resolveOpenIncident(tx, monitorId, result.checkedAt, 'down'))
+  if (firstFailing) await tell(await openIncident(tx, monitorId, incidentFrom('down', firstFailing)))
+  if (outcome.degradation === 'open') {
+    // The first slow check of this run; after a recovery from down, this check (it was down until now).
+    const first = await nthNewestCheck(tx, monitorId, outcome.incident === 'resolve' ? 1 : outcome.consecutiveSlow)
+    await tell(await openIncident(tx, monitorId, incidentFrom('degraded', first)))
+  }
+  if (reminder?.tell) await enqueueTlsExpiringEvent(tx, told())
+  return row
+}
+
+/** A new incident of `kind`, as the check that started it says: its error is the cause. */
+function incidentFrom (kind: IncidentKind, first: { errorMessage: string | null, statusCode: number | null, checkedAt: Date }) {
+  return { kind, cause: first.errorMessage ?? (kind === 'down' ? 'check failed' : 'check slower than allowed'), statusCode: first.statusCode, startedAt: first.checkedAt }
+}

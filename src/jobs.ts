@@ -1,0 +1,27 @@
+// The background work of a process with CHECKER on, side by side: checks, deliveries, retention and uptime rollups.
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database } from './db/client.ts'
+import { systemClock, type Clock } from './runtime/clock.ts'
+import type { Config } from './runtime/config.ts'
+import type { Metrics } from './runtime/metrics.ts'
+import { startChecker } from './checker/index.ts'
+import { startRetention } from './checker/retention.ts'
+import { startRollups } from './checker/rollups.ts'
+import { startDeliveryWorker } from './notifications/delivery-worker.ts'
+
+export function startJobs (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock, metrics?: Metrics }) {
+  const { config, db, log, metrics } = options
+  const clock = options.clock ?? systemClock
+  const checker = startChecker({ config, db, log, clock, metrics })
+  // Every checker process delivers the notifications that checks (and the API's pauses and deletes) write.
+  const deliveries = startDeliveryWorker({ config, db, log, clock, metrics })
+  const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS })
+  const stopRollups = startRollups({ db, clock, log })
+  log.info({ concurrency: config.CHECK_CONCURRENCY }, 'checker started')
+  return {
+    stop: async () => {
+      await Promise.all([checker.stop(), deliveries.stop(), stopRetention(), stopRollups()])
+      log.info('checker stopped')
+    },
+  }
+}

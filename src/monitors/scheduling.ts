@@ -1,0 +1,155 @@
+// Checker data access: claim due monitors (a lease), the rows a recorded check writes, release leases.
+import type { MonitorType } from '../domain/vocabulary.ts'
+import { and, desc, eq, sql } from 'drizzle-orm'
+import { rowsOf, type Database, type Queryable } from '../db/client.ts'
+import { preparedSql } from '../db/prepared.ts'
+import { checks, monitors } from '../db/schema.ts'
+import { anyOf, MONITOR_COLUMNS, monitorColumnsOf, monitorRowOf, type MonitorRow } from './repository.ts'
+
+export type { MonitorRow }
+
+/** The types the checker probes: a `heartbeat` is pinged, never claimed. */
+type CheckedMonitorType = Exclude<MonitorType, 'heartbeat'>
+
+/** A claimed monitor's row, with when it was due (lateness is the probe's start minus this) and its lease's end. */
+export type ClaimedMonitor = MonitorRow & {
+  monitorType: CheckedMonitorType
+  /** Never null: only a heartbeat has no url (monitors_url_check). */
+  url: string
+  dueAt: Date
+  leaseUntil: Date
+}
+
+export interface CheckResult {
+  isUp: boolean
+  statusCode: number | null
+  responseTimeMs: number
+  errorMessage: string | null
+  /** Up but slower than the monitor allows; sets the monitor's status, not a column of the check. */
+  degraded?: boolean
+  /** The certificate an HTTPS check saw, verified or not. */
+  tls?: { expiresAt: Date, issuer: string | null }
+  /** A heartbeat ping's stored body (src/checks/pings.ts); not in the API's check. */
+  pingBody?: string | null
+  checkedAt: Date
+}
+
+// Asked every second even when nothing is due, so prepared once rather than built per call (as is nextDueStatement).
+const claimStatement = preparedSql('claim_due_monitors', () => sql`
+    with due as (
+      select id, next_check_at from ${monitors}
+      where deleted_at is null and is_active and monitor_type <> 'heartbeat' and next_check_at <= ${sql.placeholder('now')}::timestamptz
+      order by next_check_at
+      limit ${sql.placeholder('limit')}
+      for update skip locked
+    )
+    update ${monitors} m set next_check_at = ${sql.placeholder('leaseUntil')}::timestamptz
+    from due where m.id = due.id
+    returning ${monitorColumnsOf('m')}, due.next_check_at as due_at`)
+
+/** Claims up to `limit` due monitors by moving next_check_at to the lease end; SKIP LOCKED lets workers claim side by side. */
+export async function claimDueMonitors (db: Database, now: Date, limit: number, leaseMs: number): Promise<ClaimedMonitor[]> {
+  const leaseUntil = new Date(now.getTime() + leaseMs)
+  const result = await claimStatement(db).execute({ now: now.toISOString(), limit, leaseUntil: leaseUntil.toISOString() })
+  return rowsOf(result).map((row) => Object.assign(monitorRowOf(row) as ClaimedMonitor, { dueAt: new Date(row.due_at as string), leaseUntil }))
+}
+
+/** The active, live monitors among `ids`, locked in id order so that overlapping sets cannot deadlock. */
+export async function lockActiveMonitors (tx: Pick<Database, 'execute'>, ids: string[]): Promise<Map<string, MonitorRow>> {
+  const rows = rowsOf(await tx.execute(sql`select ${MONITOR_COLUMNS} from ${monitors}
+    where ${monitors.id} = ${anyOf(ids, 'uuid')} and ${monitors.deletedAt} is null and ${monitors.isActive}
+    order by ${monitors.id} for update`))
+  return new Map(rows.map((row) => {
+    const monitor = monitorRowOf(row)
+    return [monitor.id, monitor]
+  }))
+}
+
+/** Inserts the check and returns its id, for the notifications that quote it. */
+export async function insertCheck (tx: Queryable, monitorId: string, result: CheckResult): Promise<string> {
+  const { isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody } = result
+  const [row] = await tx.insert(checks).values({ monitorId, isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody })
+    .returning({ id: checks.id })
+  return row.id
+}
+
+/** The monitor's state after a recorded check. */
+export async function saveCheckState (
+  tx: Queryable, monitorId: string,
+  state: Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'consecutiveSlow' | 'lastCheckedAt' | 'nextCheckAt'> &
+    Partial<Pick<MonitorRow, 'tlsExpiresAt' | 'tlsIssuer' | 'tlsExpiryToldDays'>>
+): Promise<void> {
+  await tx.update(monitors).set(state).where(eq(monitors.id, monitorId))
+}
+
+/** Inserts checks that no notification quotes, in one statement with one JSON parameter rather than thousands. */
+export async function insertCheckRows (tx: Pick<Database, 'execute'>, rows: Array<{ monitorId: string, result: CheckResult }>): Promise<void> {
+  if (rows.length === 0) return
+  const values = rows.map(({ monitorId, result }) => ({
+    monitor_id: monitorId,
+    is_up: result.isUp,
+    status_code: result.statusCode,
+    response_time_ms: result.responseTimeMs,
+    error_message: result.errorMessage,
+    checked_at: result.checkedAt.toISOString(),
+    ping_body: result.pingBody ?? null,
+  }))
+  await tx.execute(sql`
+    insert into ${checks} (monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body)
+    select monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body
+    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(monitor_id uuid, is_up boolean, status_code smallint,
+      response_time_ms integer, error_message text, checked_at timestamptz, ping_body text)`)
+}
+
+export type CheckState = Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'consecutiveSlow' |
+  'lastCheckedAt' | 'nextCheckAt' | 'tlsExpiresAt' | 'tlsIssuer' | 'tlsExpiryToldDays'>
+
+/** saveCheckState for many monitors, in one statement. */
+export async function saveCheckStates (tx: Pick<Database, 'execute'>, states: Array<CheckState & { id: string }>): Promise<void> {
+  if (states.length === 0) return
+  const iso = (at: Date | null) => at?.toISOString() ?? null
+  const values = states.map((s) => ({
+    id: s.id,
+    status: s.status,
+    failures: s.consecutiveFailures,
+    successes: s.consecutiveSuccesses,
+    slow: s.consecutiveSlow,
+    last_checked_at: iso(s.lastCheckedAt),
+    next_check_at: iso(s.nextCheckAt),
+    tls_expires_at: iso(s.tlsExpiresAt),
+    tls_issuer: s.tlsIssuer,
+    told_days: s.tlsExpiryToldDays,
+  }))
+  await tx.execute(sql`
+    update ${monitors} m set status = v.status, consecutive_failures = v.failures, consecutive_successes = v.successes,
+      consecutive_slow = v.slow, last_checked_at = v.last_checked_at, next_check_at = v.next_check_at,
+      tls_expires_at = v.tls_expires_at, tls_issuer = v.tls_issuer, tls_expiry_told_days = v.told_days
+    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id uuid, status text, failures integer, successes integer,
+      slow integer, last_checked_at timestamptz, next_check_at timestamptz, tls_expires_at timestamptz, tls_issuer text, told_days smallint)
+    where m.id = v.id`)
+}
+
+/** The `n`-th newest check of a monitor (1 is the newest). */
+export async function nthNewestCheck (tx: Queryable, monitorId: string, n: number) {
+  const [check] = await tx.select().from(checks).where(eq(checks.monitorId, monitorId))
+    .orderBy(desc(checks.checkedAt), desc(checks.id)).offset(n - 1).limit(1)
+  return check
+}
+
+/** Gives back the leases of checks abandoned at shutdown, so that any worker checks them at once. */
+export async function releaseMonitors (db: Database, claimed: ClaimedMonitor[], now: Date): Promise<void> {
+  // Only where the lease is still ours: an edit may have rescheduled the monitor.
+  for (const monitor of claimed) {
+    await db.update(monitors).set({ nextCheckAt: now })
+      .where(and(eq(monitors.id, monitor.id), eq(monitors.nextCheckAt, monitor.leaseUntil)))
+  }
+}
+
+const nextDueStatement = preparedSql('next_due_at', () =>
+  sql`select min(next_check_at) as at from ${monitors} where deleted_at is null and is_active and monitor_type <> 'heartbeat'`)
+
+/** When the next monitor is due (null when none is), so an idle checker can sleep until then. */
+export async function nextDueAt (db: Database): Promise<Date | null> {
+  const [row] = rowsOf(await nextDueStatement(db).execute({}))
+  return row?.at ? new Date(row.at as string) : null
+}

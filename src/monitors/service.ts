@@ -1,0 +1,187 @@
+// The rules of a monitor's life: a create within the owner's limit and once per Idempotency-Key, an update that
+// pauses, resumes, changes kind and reschedules, a delete; a pause or a delete resolves the open incident and tells of it.
+import type { Database } from '../db/client.ts'
+import { assertSecretsGivenAgain, assertSendableRequest, isSecretHeader, originOf } from '../domain/monitor-request.ts'
+import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.ts'
+import { resolveOpenIncident } from '../repositories/incidents.ts'
+import { enqueueIncidentEvent } from '../repositories/notification-outbox.ts'
+import { ownerUserId, type Owner } from '../repositories/owner.ts'
+import { maskSecret } from '../schemas/common.ts'
+import { idempotencyKeyOf, runOnce, type StoredResponse } from '../services/idempotency.ts'
+import { withinOwnerLimit } from '../services/owner-limits.ts'
+import { columnsOf, kindChangeColumns, newMonitorColumns, secretHeaderNames, type WritableColumns } from './columns.ts'
+import { completeMonitor, toMonitor } from './presenter.ts'
+import {
+  findMonitorRow, insertMonitor, lockOwnedMonitor, monitorChannelIds, setMonitorChannels, softDeleteMonitor, updateMonitorRow,
+  type MonitorRow,
+} from './repository.ts'
+import type { Monitor, MonitorWithoutChannels, NewMonitor, UpdateMonitor } from './schema.ts'
+
+/** The owner's live monitor as the API shows it; undefined when none. */
+export async function findMonitor (db: Database, owner: Owner, id: string): Promise<Monitor | undefined> {
+  const row = await findMonitorRow(db, owner, id)
+  return row && completeMonitor(row)
+}
+
+/** Creates the owner's monitor (ApiKeyGoneError when the owner's key is gone). */
+export async function createMonitor (db: Database, owner: Owner, input: NewMonitor, now: Date): Promise<Monitor> {
+  if (input.monitor_type === 'site') assertSendableRequest(input)
+  const active = input.is_active
+  // Due at once; a heartbeat is due when its first ping would be late.
+  const nextCheckAt = !active ? null : input.monitor_type === 'heartbeat' ? heartbeatDeadline(now, input.interval_minutes, input.grace_minutes) : now
+  const columns = Object.assign(newMonitorColumns(input), { status: active ? 'pending' as const : 'paused' as const, nextCheckAt })
+  if (input.notification_channel_ids.length === 0) return completeMonitor(await insertMonitor(db, owner, columns, now))
+  // The monitor and its opt-ins together, or neither (a channel that is not the user's).
+  return db.transaction(async (tx) => {
+    const monitor = completeMonitor(await insertMonitor(tx, owner, columns, now))
+    await setMonitorChannels(tx, await ownerUserId(tx, owner), monitor.id, input.notification_channel_ids)
+    return { ...monitor, notification_channel_ids: await monitorChannelIds(tx, monitor.id) }
+  })
+}
+
+/** Creates the owner's monitor within the `maxMonitors` limit (0: no limit). */
+export function createOwnedMonitor (
+  db: Database, owner: Owner, input: NewMonitor, options: { now: Date, maxMonitors: number }
+): Promise<Monitor> {
+  return withinOwnerLimit(db, owner, 'monitors', options.maxMonitors, (tx, creator) => createMonitor(tx, creator, input, options.now))
+}
+
+export type CreateOnceOutcome =
+  | { kind: 'answer', response: StoredResponse, replayed: boolean }
+  | { kind: 'other-request' }
+  | { kind: 'in-progress' }
+
+/**
+ * createOwnedMonitor once per Idempotency-Key (`key`, the header as sent; undefined: none): a repeat gets the first
+ * answer, which `answer` makes of the monitor; `fingerprint` tells a repeat from another request with the key.
+ */
+export async function createMonitorOnce (
+  db: Database, owner: Owner, input: NewMonitor,
+  options: { now: Date, maxMonitors: number, key?: string, fingerprint: string, answer: (monitor: Monitor) => StoredResponse }
+): Promise<CreateOnceOutcome> {
+  const create = async (tx: Database) => options.answer(await createOwnedMonitor(tx, owner, input, options))
+  if (options.key === undefined) return { kind: 'answer', response: await create(db), replayed: false }
+  // Idempotency keys are the user's (a key's retry may come with another of the user's API keys).
+  const userId = await ownerUserId(db, owner)
+  return runOnce(db, userId, idempotencyKeyOf(options.key), options.fingerprint, options.now, create)
+}
+
+/** An update's request headers: a secret value sent back as responses mask it keeps the stored one (listed in `carried`). */
+function mergeRequestHeaders (
+  stored: Record<string, string>, marked: readonly string[], update: Record<string, string>
+): { headers: Record<string, string>, carried: string[] } {
+  const storedByName = new Map(Object.entries(stored).map(([name, value]) => [name.toLowerCase(), value]))
+  const headers: Record<string, string> = {}
+  const carried: string[] = []
+  for (const [name, value] of Object.entries(update)) {
+    const kept = storedByName.get(name.toLowerCase())
+    const keep = kept !== undefined && isSecretHeader(name, marked) && value === maskSecret(kept)
+    headers[name] = keep ? kept : value
+    if (keep) carried.push(name)
+  }
+  return { headers, carried }
+}
+
+function changedColumns (current: MonitorRow, input: UpdateMonitor): WritableColumns {
+  const same = (a: unknown, b: unknown) => a === b || (typeof a === 'object' && a !== null && JSON.stringify(a) === JSON.stringify(b))
+  return Object.fromEntries(Object.entries(columnsOf(input))
+    .filter(([column, value]) => value !== undefined && !same(value, current[column as keyof MonitorRow])))
+}
+
+function sameSet (a: readonly string[], b: readonly string[]): boolean {
+  const [setA, setB] = [new Set(a), new Set(b)]
+  return setA.size === setB.size && [...setA].every((value) => setB.has(value))
+}
+
+/** Refuses an update whose result breaks a rule of its kind or of its request (headers, body, secrets). */
+function assertValidUpdate (current: MonitorRow, input: UpdateMonitor, carried: string[]): void {
+  const type = input.monitor_type ?? current.monitorType
+  const kindChanges = type !== current.monitorType
+  assertFieldsOfType(type, input, input.url ?? (kindChanges && type === 'heartbeat' ? null : current.url))
+  if (type !== 'site') return
+  const secretHeaders = input.secret_headers === undefined ? current.secretHeaders : secretHeaderNames(input.secret_headers)
+  assertSendableRequest({
+    method: input.method ?? current.method,
+    request_headers: input.request_headers ?? current.requestHeaders,
+    secret_headers: secretHeaders,
+    request_body: input.request_body !== undefined ? input.request_body : current.requestBody,
+    keyword: input.keyword !== undefined ? input.keyword : current.keyword,
+  })
+  if (!kindChanges) {
+    assertSecretsGivenAgain(carried, {
+      originChanges: input.url !== undefined && originOf(input.url) !== originOf(current.url),
+      secretAfter: (name) => isSecretHeader(name, secretHeaders),
+    })
+  }
+}
+
+/** The schedule and state an update sets besides its columns: a pause, a resume, a kind change, a new interval or grace. */
+function scheduleChanges (current: MonitorRow, input: UpdateMonitor, columns: WritableColumns, now: Date): WritableColumns {
+  const type = input.monitor_type ?? current.monitorType
+  const kindChanges = type !== current.monitorType
+  const active = input.is_active ?? current.isActive
+  const after = { ...current, ...columns } as MonitorRow
+  const reset = { consecutiveFailures: 0, consecutiveSuccesses: 0, consecutiveSlow: 0 }
+  if (input.is_active === false && current.isActive) return { status: 'paused', nextCheckAt: null, ...reset }
+  if ((input.is_active === true && !current.isActive) || (kindChanges && active)) {
+    // Resumed or changed kind: pending until its first check or ping.
+    const nextCheckAt = type === 'heartbeat' ? heartbeatDeadline(now, after.intervalMinutes, after.graceMinutes!) : now
+    return { status: 'pending', nextCheckAt, ...reset }
+  }
+  if (current.isActive && type === 'heartbeat' && (columns.intervalMinutes !== undefined || columns.graceMinutes !== undefined)) {
+    return { nextCheckAt: heartbeatDeadline(current.lastCheckedAt ?? now, after.intervalMinutes, after.graceMinutes!) }
+  }
+  if (current.isActive && input.interval_minutes !== undefined && input.interval_minutes !== current.intervalMinutes &&
+    current.lastCheckedAt && current.consecutiveFailures === 0) {
+    // Counted from the last check, so a shorter interval is not held back by the old schedule.
+    const next = current.lastCheckedAt.getTime() + input.interval_minutes * 60_000
+    return { nextCheckAt: new Date(Math.max(next, now.getTime())) }
+  }
+  return {}
+}
+
+/** Updates the user's live monitor; undefined when none. An update that changes nothing keeps `updated_at`. */
+export async function updateMonitor (
+  db: Database, userId: string, id: string, input: UpdateMonitor, now: Date
+): Promise<Monitor | undefined> {
+  return db.transaction(async (tx) => {
+    const current = await lockOwnedMonitor(tx, userId, id)
+    if (!current) return undefined
+    // Stored secrets kept without their values being sent again.
+    let carried = Object.keys(current.requestHeaders).filter((name) => isSecretHeader(name, current.secretHeaders))
+    if (input.request_headers !== undefined) {
+      const merged = mergeRequestHeaders(current.requestHeaders, current.secretHeaders, input.request_headers)
+      input = { ...input, request_headers: merged.headers }
+      carried = merged.carried
+    }
+    assertValidUpdate(current, input, carried)
+    const type = input.monitor_type ?? current.monitorType
+    const columns = { ...changedColumns(current, input), ...kindChangeColumns(current.monitorType, type, input) }
+    const channelIds = await monitorChannelIds(tx, id)
+    const channelsChange = input.notification_channel_ids !== undefined && !sameSet(input.notification_channel_ids, channelIds)
+    if (Object.keys(columns).length === 0 && !channelsChange) return { ...toMonitor(current), notification_channel_ids: channelIds }
+    // Another URL may be another server: forget the old certificate and the reminders sent about it.
+    const forgotten = columns.url !== undefined ? { tlsExpiresAt: null, tlsIssuer: null, tlsExpiryToldDays: null } : {}
+    const row = await updateMonitorRow(tx, id, { ...columns, updatedAt: now, ...forgotten, ...scheduleChanges(current, input, columns, now) })
+    if (channelsChange) await setMonitorChannels(tx, userId, id, input.notification_channel_ids!)
+    const monitor = toMonitor(row)
+    if (input.is_active === false && current.isActive) await resolveAndNotify(tx, monitor, userId, now)
+    return { ...monitor, notification_channel_ids: channelsChange ? await monitorChannelIds(tx, id) : channelIds }
+  })
+}
+
+/** Resolves the monitor's open incident (on a pause or a delete) and queues its notification. */
+async function resolveAndNotify (tx: Database, monitor: MonitorWithoutChannels, userId: string, now: Date): Promise<void> {
+  const incident = await resolveOpenIncident(tx, monitor.id, now)
+  if (incident) await enqueueIncidentEvent(tx, { userId, monitor, incident, check: null, at: now })
+}
+
+/** Soft-deletes the monitor and resolves its open incident; false when there was nothing to delete. */
+export async function deleteMonitor (db: Database, userId: string, id: string, now: Date): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const deleted = await softDeleteMonitor(tx, userId, id, now)
+    if (!deleted) return false
+    await resolveAndNotify(tx, toMonitor(deleted), userId, now)
+    return true
+  })
+}

@@ -1,0 +1,162 @@
+// Notification channel rules: the target policy on config URLs, webhook signing secrets, merged updates, the
+// owner's limit, test events. Rows come and go through the repository; the presenter makes them the API's.
+import { randomBytes } from 'node:crypto'
+import { isDeepStrictEqual } from 'node:util'
+import type { Database } from '../db/client.ts'
+import { InvalidInputError } from '../domain/errors.ts'
+import type { ChannelType } from '../domain/vocabulary.ts'
+import { assertTargetAllowed } from '../net/target-url.ts'
+import { enqueueEvent } from '../repositories/notification-outbox.ts'
+import { maskSecret } from '../schemas/common.ts'
+import { withinOwnerLimit } from '../services/owner-limits.ts'
+import { attemptDelivery, type DeliveryOptions } from './deliver.ts'
+import {
+  deliveryIdOf, findChannelRow, findDelivery, insertChannel, replaceSecret, updateChannelRow,
+  type ChannelChanges, type ChannelRow, type DeliveryDetailRow,
+} from './repository.ts'
+import { secretFields, urlFields, type NewChannel, type UpdateChannel } from './schema.ts'
+
+// The reads, the delete and a delivery's retry: no rule adds to the repository's statements.
+export {
+  attemptLogs, deleteChannel, findChannelRow as findChannel, findDelivery, listChannelDeliveries, listChannels, retryDelivery,
+} from './repository.ts'
+
+/** How long the replaced secret still signs, so receivers can switch without losing a message. */
+const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000
+
+/** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
+const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`
+
+/** An update's config merged over the stored one (a null removes a field); a secret sent back masked keeps the stored one. */
+function mergeConfig (type: ChannelType, stored: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...stored }
+  const secrets = new Set(secretFields(type))
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === null) delete merged[field]
+    else if (secrets.has(field) && typeof stored[field] === 'string' && value === maskSecret(stored[field])) merged[field] = stored[field]
+    else merged[field] = value
+  }
+  return merged
+}
+
+/** Refuses a config URL the sender cannot or may not reach, naming the field. */
+function assertConfigTargets (type: ChannelType, config: Record<string, unknown>, allowPrivateTargets: boolean): void {
+  for (const field of urlFields(type)) {
+    const value = config[field]
+    if (typeof value === 'string') assertTargetAllowed(value, allowPrivateTargets, `config/${field}`)
+  }
+}
+
+const originOf = (url: unknown): string | null => typeof url === 'string' && URL.canParse(url) ? new URL(url).origin : null
+
+// A config secret is for the server its URL names (an ntfy token for its server_url): when the URL moves to
+// another origin, each stored secret must be given again, so it is never sent to a server it was not meant for.
+function assertSecretsGivenForNewOrigin (
+  type: ChannelType, stored: Record<string, unknown>, patch: Record<string, unknown>, merged: Record<string, unknown>
+): void {
+  const urls = urlFields(type)
+  if (urls.every((field) => originOf(stored[field]) === originOf(merged[field]))) return
+  for (const field of secretFields(type)) {
+    if (urls.includes(field) || stored[field] === undefined || merged[field] !== stored[field] || patch[field] === stored[field]) continue
+    throw new InvalidInputError(`config/${field}`, `config/${field} must be given again for the ${urls.join(', ')}'s new origin`)
+  }
+}
+
+/** Creates the user's channel, a webhook's with a new signing secret. `maxChannels` 0 means no limit. */
+export async function createChannel (
+  db: Database, userId: string, input: NewChannel,
+  options: { allowPrivateTargets: boolean, emailConfigured: boolean, maxChannels: number, now: Date }
+): Promise<ChannelRow> {
+  if (input.type === 'email' && !options.emailConfigured) {
+    throw new InvalidInputError('type', 'type: email channels need a mail server, and this server has none (its operator sets SMTP_URL)')
+  }
+  assertConfigTargets(input.type, input.config, options.allowPrivateTargets)
+  const secret = input.type === 'webhook' ? newWebhookSecret() : null
+  return withinOwnerLimit(db, { userId }, 'channels', options.maxChannels, (tx) => insertChannel(tx, userId, {
+    name: input.name.trim(),
+    type: input.type,
+    config: input.config,
+    events: input.events,
+    allMonitors: input.all_monitors,
+    isActive: input.is_active,
+    secret,
+  }, options.now))
+}
+
+export interface UpdateOptions {
+  allowPrivateTargets: boolean
+  now: Date
+  /** The edge's schema validator for the merged config, passed in so that this layer knows no HTTP. */
+  checkConfig: (type: ChannelType, config: Record<string, unknown>) => void
+}
+
+/** Applies an update to the user's channel under a row lock; undefined when there is none. */
+export async function updateChannel (
+  db: Database, userId: string, id: string, input: UpdateChannel, options: UpdateOptions
+): Promise<ChannelRow | undefined> {
+  return db.transaction(async (tx) => {
+    const current = await findChannelRow(tx, userId, id, true)
+    if (!current) return undefined
+    const changes: ChannelChanges = {
+      name: input.name?.trim(),
+      events: input.events,
+      allMonitors: input.all_monitors,
+      isActive: input.is_active,
+    }
+    if (input.config) {
+      const config = mergeConfig(current.type, current.config, input.config)
+      options.checkConfig(current.type, config)
+      assertSecretsGivenForNewOrigin(current.type, current.config, input.config, config)
+      assertConfigTargets(current.type, config, options.allowPrivateTargets)
+      changes.config = config
+    }
+    // Turned on again by its user: the reason it was turned off no longer holds.
+    if (input.is_active === true) changes.disabledReason = null
+    // Nothing differs from the row: nothing is written, so `updated_at` stays.
+    if (!changesAnything(current, changes)) return current
+    return updateChannelRow(tx, id, changes, options.now)
+  })
+}
+
+/** Events compare as a set, config as JSON. */
+function changesAnything (current: ChannelRow, changes: ChannelChanges): boolean {
+  return (Object.entries(changes) as Array<[keyof ChannelChanges, unknown]>).some(([field, value]) => {
+    if (value === undefined) return false
+    if (field === 'events') {
+      const [wanted, stored] = [new Set(value as string[]), new Set(current.events)]
+      return wanted.size !== stored.size || [...wanted].some((event) => !stored.has(event as never))
+    }
+    return !isDeepStrictEqual(value, current[field])
+  })
+}
+
+/** A new signing secret for the user's webhook channel; the old one still signs for PREVIOUS_SECRET_MS. */
+export async function rotateSecret (db: Database, userId: string, id: string, now: Date): Promise<ChannelRow | undefined> {
+  const channel = await findChannelRow(db, userId, id)
+  if (!channel) return undefined
+  if (channel.type !== 'webhook') {
+    throw new InvalidInputError('id', `id must be a webhook channel: a ${channel.type} channel has no signing secret`)
+  }
+  return replaceSecret(db, userId, id, newWebhookSecret(), new Date(now.getTime() + PREVIOUS_SECRET_MS), now)
+}
+
+/** Sends a `test` event through the outbox to this channel alone, attempts it at once and returns the delivery. */
+export async function sendTestEvent (
+  db: Database, userId: string, channelId: string, now: Date, deliveryOptions: DeliveryOptions
+): Promise<DeliveryDetailRow | undefined> {
+  if (!await findChannelRow(db, userId, channelId)) return undefined
+  const { eventId, deliveries } = await enqueueEvent(db, {
+    userId,
+    monitorId: null,
+    incidentId: null,
+    channelId,
+    at: now,
+    payload: { type: 'test', timestamp: now.toISOString(), data: { monitor: null, incident: null, check: null } },
+  })
+  // No delivery: the channel was deleted meanwhile.
+  const deliveryId = deliveries === 0 ? undefined : await deliveryIdOf(db, channelId, eventId)
+  if (deliveryId === undefined) return undefined
+  // Through the worker's path (the channel's lease), so a worker that took the delivery first makes the only attempt.
+  await attemptDelivery(db, deliveryId, deliveryOptions)
+  return findDelivery(db, userId, deliveryId)
+}
