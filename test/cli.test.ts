@@ -10,7 +10,7 @@ import { lockDataDir } from '../src/db/data-dir-lock.ts'
 import { hashApiKey } from '../src/auth/keys.ts'
 import { listApiKeys } from '../src/repositories/api-keys.ts'
 import { findUserByEmail } from '../src/repositories/users.ts'
-import { childDatabase, runCli, testConfig, usingPostgres, type CliRun } from './helper.ts'
+import { childDatabase, childEnv, runCli, testConfig, usingPostgres, type CliRun } from './helper.ts'
 
 const KEY_LINE = /^sk_[0-9A-Za-z]{38}\n$/
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
@@ -45,7 +45,8 @@ t.test('usage errors exit 2 with the usage on stderr, before touching any databa
 t.test('openapi prints the whole committed document into a pipe, without a database', async (t) => {
   // A pipe takes 64 KiB at a time: the command may exit only once the pipe has taken the rest.
   const shell = `'${process.execPath}' --import=tsx src/cli.ts openapi | cat`
-  const env = { ...process.env, NODE_OPTIONS: '', DATA_DIR: '/proc/pingward-cannot-be-here' }
+  // childEnv: without tap's NODE_V8_COVERAGE, whose tsx-mapped report would be merged with the tests' own.
+  const env = childEnv({ DATA_DIR: '/proc/pingward-cannot-be-here' })
   const { stdout } = await promisify(execFile)('sh', ['-c', shell], { env, maxBuffer: 64 * 1024 * 1024 })
   t.equal(stdout, readFileSync('openapi/openapi.json', 'utf8'), 'the document, whole')
 })
