@@ -44,8 +44,9 @@ t.test('usage errors exit 2 with the usage on stderr, before touching any databa
 
 t.test('openapi prints the whole committed document into a pipe, without a database', async (t) => {
   // A pipe takes 64 KiB at a time: the command may exit only once the pipe has taken the rest.
-  const shell = `'${process.execPath}' --import=tsx src/cli.ts openapi | cat`
-  // childEnv: without tap's NODE_V8_COVERAGE, whose tsx-mapped report would be merged with the tests' own.
+  // Unset in the shell: tap's process tracking adds NODE_OPTIONS back to spawns, and a tsx child's coverage merged
+  // with the tests' own would misplace their lines.
+  const shell = `unset NODE_OPTIONS NODE_V8_COVERAGE; '${process.execPath}' --import=tsx src/cli.ts openapi | cat`
   const env = childEnv({ DATA_DIR: '/proc/pingward-cannot-be-here' })
   const { stdout } = await promisify(execFile)('sh', ['-c', shell], { env, maxBuffer: 64 * 1024 * 1024 })
   t.equal(stdout, readFileSync('openapi/openapi.json', 'utf8'), 'the document, whole')
