@@ -2,6 +2,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { InvalidInputError } from '../domain/errors.ts'
 import { CHANNEL_TYPES, NOTIFICATION_EVENT_TYPES, type ChannelType } from '../domain/vocabulary.ts'
+import { inputErrorMessage } from '../http/error-catalog.ts'
 import { bodyValidator, type FieldError, type Validated } from '../http/validation.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import {
@@ -123,7 +124,7 @@ function configError (type: ChannelType, config: Record<string, unknown>, allowP
       assertTargetAllowed(config[key] as string | undefined, allowPrivateTargets, `config/${key}`)
     } catch (err) {
       if (!(err instanceof InvalidInputError)) throw err
-      return { field: `config/${key}`, message: err.message }
+      return { field: `config/${key}`, message: inputErrorMessage(err) }
     }
   }
   return null
@@ -147,7 +148,8 @@ export function parseUpdateChannel (channel: NotificationChannel, form: FormFiel
 export function channelConfigCheck (allowPrivateTargets: boolean) {
   return (type: ChannelType, config: Record<string, unknown>): void => {
     const error = configError(type, config, allowPrivateTargets)
-    if (error) throw new InvalidInputError(error.field, error.message)
+    // The domain's sentence starts at the field; the edge says where it was.
+    if (error) throw new InvalidInputError(error.field, error.message.replace(/^body\//, ''))
   }
 }
 

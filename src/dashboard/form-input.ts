@@ -5,6 +5,7 @@ import { MONITOR_TYPES, type MonitorType } from '../domain/vocabulary.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
 import { CreateMonitorSchema, UpdateMonitorSchema, type NewMonitor, type UpdateMonitor } from '../monitors/schema.ts'
+import { inputErrorMessage } from '../http/error-catalog.ts'
 import { bodyValidator, type FieldError, type Validated } from '../http/validation.ts'
 
 export type FormFields = Record<string, string | undefined>
@@ -110,7 +111,7 @@ function withTargetRule<T extends object> (result: Validated<T>, allowPrivateTar
     return result
   } catch (err) {
     if (!(err instanceof InvalidInputError)) throw err
-    return { ok: false, error: { field: err.field, message: err.message } }
+    return { ok: false, error: { field: err.field, message: inputErrorMessage(err) } }
   }
 }
 

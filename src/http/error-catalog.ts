@@ -90,10 +90,9 @@ const hasKey = (part: unknown, key: string) => typeof part === 'object' && part 
 
 /**
  * An input error as the API words it: where its field was (`body/`, `params/`, `querystring/`), then the domain's
- * sentence, which starts with the field (`config/token must ...`). A message that already names where is kept.
+ * sentence, which starts with the field (`config/token must ...`).
  */
 export function inputErrorMessage (error: InvalidInputError, request?: FastifyRequest): string {
-  if (/^(body|params|querystring)\//.test(error.message)) return error.message
   const top = error.field.split('/')[0]
   const part = hasKey(request?.params, top) ? 'params' : hasKey(request?.query, top) ? 'querystring' : 'body'
   return `${part}/${error.message}`

@@ -44,14 +44,6 @@ export function monitorRowOf (row: Record<string, unknown>): MonitorRow {
 export const anyOf = (values: readonly string[], type: 'uuid' | 'text'): SQL =>
   sql`any(array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)::${sql.raw(type)}))`
 
-/** The ids of the channels a monitor opted into (its field `notification_channel_ids`), in id order like every read. */
-export async function monitorChannelIds (db: Database, monitorId: string): Promise<string[]> {
-  const rows = await db.select({ id: monitorNotificationChannels.channelId }).from(monitorNotificationChannels)
-    .where(eq(monitorNotificationChannels.monitorId, monitorId))
-    .orderBy(monitorNotificationChannels.channelId)
-  return rows.map((row) => row.id)
-}
-
 // monitorChannelIds for a select list, as JSON: postgres.js without fetched array types gives a uuid[] as text.
 const channelIdsColumn = (alias: string): string =>
   `coalesce((select json_agg(mc.channel_id order by mc.channel_id) from monitor_notification_channels mc where mc.monitor_id = ${alias}.id), '[]')`
@@ -150,7 +142,7 @@ function decodeCursor (cursor: string): { afterUs: string, afterId: string } {
   const match = CURSOR_TEXT.exec(Buffer.from(cursor, 'base64url').toString('latin1'))
   // Base64 decoding skips what it cannot read, so the cursor must re-encode to itself.
   if (!match || encodeCursor(match[1], match[2]) !== cursor) {
-    throw new InvalidInputError('cursor', 'querystring/cursor must be a cursor from the Link header of this list')
+    throw new InvalidInputError('cursor', 'cursor must be a cursor from the Link header of this list')
   }
   return { afterUs: match[1], afterId: match[2] }
 }

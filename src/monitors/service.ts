@@ -4,6 +4,7 @@ import type { Database } from '../db/client.ts'
 import { assertSecretsGivenAgain, assertSendableRequest, isSecretHeader, originOf } from '../domain/monitor-request.ts'
 import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.ts'
 import { resolveOpenIncident } from '../repositories/incidents.ts'
+import { monitorChannelIds } from '../repositories/monitor-channels.ts'
 import { enqueueIncidentEvent } from '../repositories/notification-outbox.ts'
 import { ownerUserId, type Owner } from '../repositories/owner.ts'
 import { maskSecret } from '../schemas/common.ts'
@@ -12,7 +13,7 @@ import { withinOwnerLimit } from '../services/owner-limits.ts'
 import { columnsOf, kindChangeColumns, newMonitorColumns, secretHeaderNames, type WritableColumns } from './columns.ts'
 import { completeMonitor, toMonitor } from './presenter.ts'
 import {
-  findMonitorRow, insertMonitor, lockOwnedMonitor, monitorChannelIds, setMonitorChannels, softDeleteMonitor, updateMonitorRow,
+  findMonitorRow, insertMonitor, lockOwnedMonitor, setMonitorChannels, softDeleteMonitor, updateMonitorRow,
   type MonitorRow,
 } from './repository.ts'
 import type { Monitor, MonitorWithoutChannels, NewMonitor, UpdateMonitor } from './schema.ts'

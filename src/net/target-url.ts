@@ -10,11 +10,11 @@ export function assertTargetAllowed (url: string | undefined, allowPrivateTarget
   try {
     parsed = new URL(url)
   } catch {
-    throw new InvalidInputError(field, `body/${path} must be an absolute http or https URL of at most 2048 characters`)
+    throw new InvalidInputError(field, `${path} must be an absolute http or https URL of at most 2048 characters`)
   }
-  if (parsed.username || parsed.password) throw new InvalidInputError(field, `body/${path} must not contain credentials`)
+  if (parsed.username || parsed.password) throw new InvalidInputError(field, `${path} must not contain credentials`)
   // The URL parser leaves the host of tcp:// and dns:// as written (`127.1`); read as http, it is normalized.
   if (!/^https?:$/i.test(parsed.protocol)) parsed = new URL(`http:${url.slice(parsed.protocol.length)}`)
   const reason = allowPrivateTargets ? undefined : privateTargetReason(parsed)
-  if (reason) throw new InvalidInputError(field, `body/${path}: ${reason}; ${PRIVATE_TARGET_HINT}`)
+  if (reason) throw new InvalidInputError(field, `${path}: ${reason}; ${PRIVATE_TARGET_HINT}`)
 }

@@ -1,12 +1,13 @@
 // The outbox's write side: an event and one delivery per channel it goes to, in the caller's transaction,
 // so that a change that commits is always told and a change that rolls back never is.
-import { eq, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
 import { monitorNotificationChannels, notificationChannels, notificationDeliveries, notificationEvents } from '../db/schema.ts'
 import type { Check } from '../schemas/check.ts'
 import type { NotificationEventType } from '../domain/vocabulary.ts'
 import type { NotificationEvent } from '../schemas/notification-event.ts'
 import { toIncident, type IncidentRow } from './incidents.ts'
+import { monitorChannelIds } from './monitor-channels.ts'
 
 /** The monitor as the event carries it, before its channels are read. */
 type MonitorWithoutChannels = Omit<NonNullable<NotificationEvent['data']['monitor']>, 'notification_channel_ids'>
@@ -51,11 +52,8 @@ export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{
 }
 
 /** The monitor's whole record; its channels are read only when something is told. */
-const withChannels = async (tx: Database, monitor: MonitorWithoutChannels) => {
-  const rows = await tx.select({ id: monitorNotificationChannels.channelId }).from(monitorNotificationChannels)
-    .where(eq(monitorNotificationChannels.monitorId, monitor.id)).orderBy(monitorNotificationChannels.channelId)
-  return { ...monitor, notification_channel_ids: rows.map((row) => row.id) }
-}
+const withChannels = async (tx: Database, monitor: MonitorWithoutChannels) =>
+  ({ ...monitor, notification_channel_ids: await monitorChannelIds(tx, monitor.id) })
 
 /** Queues an incident change; `monitor.degraded` covers both edges so a channel takes or leaves slowness whole. */
 export async function enqueueIncidentEvent (

@@ -3,6 +3,7 @@ import t from 'tap'
 import type { FastifyRequest } from 'fastify'
 import { InvalidInputError } from '../../src/domain/errors.ts'
 import { inputErrorMessage } from '../../src/http/error-catalog.ts'
+import { assertTargetAllowed } from '../../src/net/target-url.ts'
 
 const request = { params: { id: 'x' }, query: { cursor: 'y' } } as unknown as FastifyRequest
 
@@ -13,6 +14,14 @@ t.test('a field of the path, the query or the body gets its part in front', asyn
   t.equal(inputErrorMessage(new InvalidInputError('type', 'type: no mail server')), 'body/type: no mail server', 'outside a request: the body')
 })
 
-t.test('a message that already says where is kept', async (t) => {
-  t.equal(inputErrorMessage(new InvalidInputError('url', 'body/url must not contain credentials'), request), 'body/url must not contain credentials')
+t.test('a target URL refused by the policy reads as the validator would', async (t) => {
+  const messageOf = (run: () => void) => {
+    try {
+      run()
+    } catch (err) {
+      if (err instanceof InvalidInputError) return inputErrorMessage(err, request)
+    }
+  }
+  t.equal(messageOf(() => assertTargetAllowed('https://u:p@example.com', false)), 'body/url must not contain credentials')
+  t.match(messageOf(() => assertTargetAllowed('nope', false, 'config/url')), /^body\/config\/url must be an absolute/)
 })
