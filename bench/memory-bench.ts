@@ -1,9 +1,11 @@
 // The small-box benchmark: one built server (node dist/server.js, API and checker) with 100 monitors checked
-// every minute against a local target: its resident memory from /proc (sampled, and the kernel's high-water
-// mark), the time from spawn to its first answer, on a first start (empty database) and a restart.
+// every minute against a local target, used as a newcomer uses it (the dashboard and Swagger UI, browsed now and
+// then): its resident memory from /proc (sampled, and the kernel's high-water mark), the time from spawn to its
+// first answer, on a first start (empty database) and a restart.
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
 import { freePort } from '../test/support/target-server.ts'
+import { Browser, browseOnce, signInWithSetupLink } from './browse.ts'
 import { emptyPostgresDatabase } from './database.ts'
 import { processStats, startNode, type Child } from './processes.ts'
 
@@ -16,9 +18,11 @@ export interface MemoryRun {
   /** The kernel's high-water mark of RSS (VmHWM), MB: of the first start's whole run, of the restart. */
   peakMb: number
   restartPeakMb: number
-  /** RSS in the measured window (after the warm-up), MB. */
+  /** RSS in the measured window (after the warm-up, browsing now and then), MB. */
   steadyMedianMb: number
   steadyMaxMb: number
+  /** Times the dashboard and Swagger UI were browsed (browseOnce), before and during the window. */
+  browsed: number
   /** RSS right after listening on the first start (before any monitor), MB. */
   listeningMb: number
   windowSeconds: number
@@ -35,6 +39,9 @@ export interface MemoryBenchOptions {
   monitors: number
   warmupSeconds: number
   measureSeconds: number
+  /** Looks around the dashboard and Swagger UI this many times before the warm-up, then once every browseEverySeconds. */
+  browseRounds: number
+  browseEverySeconds: number
   logDir: string
   log: (line: string) => void
 }
@@ -74,19 +81,21 @@ async function runOne (
   const env = { ...vars, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'info' }
   const logFile = join(options.logDir, `memory-${database}.log`)
   let key: string | undefined
+  let setupUrl: string | undefined
   let lines = ''
   const first = await start(env, logFile, (line) => {
     lines += line + '\n'
     key ??= /\b(sk_[A-Za-z0-9]+)\b/.exec(line)?.[1]
+    setupUrl ??= /(http:\/\/\S+\/setup\?token=\S+)/.exec(line)?.[1]
   })
   const pid = first.child.pid
   try {
     const listeningMb = mb(processStats(pid).rssBytes)
     for (let i = 0; i < 100; i++) {
-      if (key) break
+      if (key && setupUrl) break
       await sleep(100)
     }
-    if (!key) throw new Error(`no first key in the server's output:\n${lines.slice(0, 2000)}`)
+    if (!key || !setupUrl) throw new Error(`no first key or setup link in the server's output:\n${lines.slice(0, 2000)}`)
     log(`  ${database}: first start answered in ${first.ms} ms, RSS ${listeningMb} MB; creating ${options.monitors} monitors`)
     for (let i = 0; i < options.monitors; i++) {
       const res = await fetch(`${first.base}/api/v1/monitors`, {
@@ -96,11 +105,22 @@ async function runOne (
       })
       if (res.status !== 201) throw new Error(`POST /monitors: ${res.status} ${await res.text()}`)
     }
+    const browser = new Browser(first.base)
+    await signInWithSetupLink(browser, setupUrl, 'a long enough bench password')
+    let browsed = 0
+    for (; browsed < options.browseRounds; browsed++) await browseOnce(browser)
+    log(`  ${database}: browsed the dashboard and Swagger UI ${browsed} times, RSS ${mb(processStats(pid).rssBytes)} MB`)
     await sleep(options.warmupSeconds * 1000)
     const requestsBefore = await targetRequests(target)
     const samples: number[] = []
-    const until = Date.now() + options.measureSeconds * 1000
-    while (Date.now() < until) {
+    const started = Date.now()
+    let nextBrowse = started
+    while (Date.now() < started + options.measureSeconds * 1000) {
+      if (Date.now() >= nextBrowse) {
+        await browseOnce(browser)
+        browsed++
+        nextBrowse += options.browseEverySeconds * 1000
+      }
       samples.push(processStats(pid).rssBytes)
       await sleep(1000)
     }
@@ -121,6 +141,7 @@ async function runOne (
       steadyMedianMb: mb(samples[Math.floor(samples.length / 2)]),
       steadyMaxMb: mb(samples[samples.length - 1]),
       listeningMb,
+      browsed,
       windowSeconds: options.measureSeconds,
       targetRequests: requests,
       stopCodes: [firstCode ?? -1, restartCode ?? -1],
@@ -156,7 +177,7 @@ export async function runMemoryBench (options: MemoryBenchOptions): Promise<Memo
 
 export function memoryTable (runs: MemoryRun[]): string[] {
   const lines = [
-    '| database | first start: ms to answer, peak RSS MB | RSS listening MB | RSS with 100 monitors, median / max MB | restart: ms to answer, peak RSS MB | checks in the window | SIGTERM exit | target |',
+    '| database | first start: ms to answer, peak RSS MB | RSS listening MB | RSS with 100 monitors, browsed, median / max MB | restart: ms to answer, peak RSS MB | checks in the window | SIGTERM exit | target |',
     '|---|---:|---:|---:|---:|---:|---:|---|',
   ]
   const verdict = (ok: boolean) => ok ? 'met' : '**missed**'

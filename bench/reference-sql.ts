@@ -74,7 +74,7 @@ export function insertParams (keyId: string, body: CreateBody, now: Date): unkno
     body.recovery_threshold ?? d.recovery_threshold,
     // The HTTP assertions' defaults (none of them set by the benchmark's body); the headers as an object, which
     // the reference's driver serializes to jsonb (Pingward's, whose drizzle client sends jsonb as given, gets JSON text).
-    d.keyword, d.keyword_mode, d.degraded_after_ms, d.request_headers, JSON.stringify(d.secret_headers), d.request_body,
+    d.keyword, d.keyword_mode, d.degraded_after_ms, d.request_headers, d.secret_headers, d.request_body,
     // A site monitor's columns of the other kinds (dns_record_type, dns_expected, grace_minutes, ping_token).
     null, null, null, null,
     active ? 'pending' : 'paused', active ? at : null, at, at, keyId,

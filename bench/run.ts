@@ -51,7 +51,7 @@ const SCALES = {
     pglite: { name: 'pglite', users: 2, monitors: 100, bigUserMonitors: 100, checksPerMonitor: 1_000, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 5, durationSeconds: 10, rounds: 2 },
     // Four rounds of checks measured, after the first two.
-    memory: { monitors: 100, warmupSeconds: 90, measureSeconds: 240 },
+    memory: { monitors: 100, warmupSeconds: 90, measureSeconds: 240, browseRounds: 5, browseEverySeconds: 30 },
     cli: { repeats: 5 },
   },
   small: {
@@ -64,7 +64,7 @@ const SCALES = {
     rollups: { monitors: 1_000, builtMonitors: 1_000, connections: 50, warmupSeconds: 1, durationSeconds: 5, lateness: { warmupSeconds: 10, baselineSeconds: 20 } },
     pglite: { name: 'pglite-small', users: 2, monitors: 20, bigUserMonitors: 20, checksPerMonitor: 100, days: 30 },
     pgliteApi: { connections: 50, warmupSeconds: 1, durationSeconds: 3, rounds: 1 },
-    memory: { monitors: 100, warmupSeconds: 20, measureSeconds: 70 },
+    memory: { monitors: 100, warmupSeconds: 20, measureSeconds: 70, browseRounds: 5, browseEverySeconds: 30 },
     cli: { repeats: 3 },
   },
 } satisfies Record<string, { seed: Scale, pglite: Scale, [k: string]: unknown }>
@@ -265,7 +265,10 @@ async function main (): Promise<void> {
     if (args.parts.has('memory')) {
       const m = scale.memory
       report.settings.push(`Memory: one server (API and checker, \`${NODE}dist/server.js\`, LOG_LEVEL=info) with ${m.monitors} monitors at a ` +
-        '1-minute interval against a local target (200 "ok"), created through the API with the first key; RSS from /proc every second for ' +
+        '1-minute interval against a local target (200 "ok"), created through the API with the first key; then, as a newcomer does, the ' +
+        'first start\'s setup link followed (password set, signed in) and the dashboard (the monitor list, a monitor\'s page, their assets) and ' +
+        `Swagger UI (/docs/, its assets, /docs/json) fetched ${m.browseRounds} times with a browser's Accept-Encoding and cookies, and again every ` +
+        `${m.browseEverySeconds} s of the window; RSS from /proc every second for ` +
         `${m.measureSeconds} s after ${m.warmupSeconds} s, and the kernel's high-water mark (VmHWM) of the whole run; first start on an empty ` +
         'database (the embedded one: a copy of the initdb the build ran), then a restart on it; "ms to answer" is from spawn to the first 200 of /healthz. ' +
         `Embedded in a fresh DATA_DIR${adminUrl ? ', then on PostgreSQL in a fresh database pingward_bench_memory' : ''}.`)

@@ -12,6 +12,7 @@ import { useJsonBodyParser } from './http/json-body.ts'
 import { trustProxyOption } from './http/trust-proxy.ts'
 import dbPlugin from './plugins/db.ts'
 import backgroundWritesPlugin from './plugins/background-writes.ts'
+import changesPlugin from './plugins/changes.ts'
 import metricsPlugin from './plugins/metrics.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors, setNotFoundHandler } from './plugins/errors.ts'
 import authPlugin from './plugins/auth.ts'
@@ -94,6 +95,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
   await app.register(errorsPlugin)
   await app.register(dbPlugin, { DATABASE_URL: config.DATABASE_URL, DATA_DIR: config.DATA_DIR, clock, database })
   await app.register(backgroundWritesPlugin)
+  await app.register(changesPlugin)
   // Early: its request counter's hook reaches the plugins registered after it.
   await app.register(metricsPlugin, { token: config.METRICS_TOKEN })
   await app.register(authPlugin)
@@ -106,7 +108,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
   await app.register(signInThrottlePlugin, { redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX })
   setNotFoundHandler(app)
   await app.register(schemasPlugin, { schemas: SHARED_SCHEMAS })
-  await app.register(openapiPlugin)
+  await app.register(openapiPlugin, { publicUrl: config.PUBLIC_URL })
   await app.register(healthRoutes)
   await app.register(metricsRoutes, { token: config.METRICS_TOKEN })
   // Heartbeats' ping URLs: at the root (short URLs for cron lines), no key, their own rate limit per token.

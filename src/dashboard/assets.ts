@@ -1,4 +1,4 @@
-// The dashboard's two static files (CSS, a little JS), read once at start and served under a versioned path.
+// The dashboard's static files (CSS, a little JS, the icon), read once at start and served under a versioned path.
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 
@@ -11,6 +11,8 @@ export interface Asset {
 const TYPES: Record<string, string> = {
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
+  svg: 'image/svg+xml',
+  ico: 'image/x-icon',
 }
 
 function load (name: string): Asset {
@@ -18,7 +20,7 @@ function load (name: string): Asset {
   return { body, type: TYPES[name.split('.').pop()!], version: createHash('sha256').update(body).digest('hex').slice(0, 12) }
 }
 
-export const ASSETS: ReadonlyMap<string, Asset> = new Map(['dashboard.css', 'dashboard.js'].map((name) => [name, load(name)]))
+export const ASSETS: ReadonlyMap<string, Asset> = new Map(['dashboard.css', 'dashboard.js', 'favicon.svg', 'favicon.ico'].map((name) => [name, load(name)]))
 
 /** The URL of an asset; the version changes with the content, so browsers may cache it for good. */
 export function assetPath (name: string): string {

@@ -40,6 +40,19 @@ export function sparkline (points: ChartPoint[]): SafeHtml {
   return html`<svg class="spark" viewBox="0 0 200 48" width="100" height="24" role="img" aria-label="${label}"><polyline points="${line}"/>${raw(marks + end)}</svg>`
 }
 
+/** A heartbeat's recent checks, oldest first, on a 100×24 line: a ping has no response time, so only whether each came. */
+export function pingTimeline (points: ChartPoint[]): SafeHtml {
+  if (points.length === 0) return html`<span class="muted">No pings yet</span>`
+  const step = points.length > 1 ? 192 / (points.length - 1) : 0
+  const marks = points.map((p, i) => {
+    const x = Math.round(points.length > 1 ? 4 + i * step : 100)
+    return p.isUp ? `<circle cx="${x}" cy="24" r="4"/>` : `<rect x="${x - 4}" y="20" width="8" height="8"/>`
+  }).join('')
+  const missed = points.filter((p) => !p.isUp).length
+  const label = `Last ${points.length} ${points.length === 1 ? 'heartbeat' : 'heartbeats'}: ${missed > 0 ? `${missed} failed or missed` : 'all pinged in time'}`
+  return html`<svg class="spark pings" viewBox="0 0 200 48" width="100" height="24" role="img" aria-label="${label}"><line x1="0" y1="24" x2="200" y2="24"/>${raw(marks)}</svg>`
+}
+
 /** 1, 2 or 5 times a power of ten, at least n. */
 export function niceCeiling (n: number): number {
   if (n <= 10) return 10

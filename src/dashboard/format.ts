@@ -1,11 +1,15 @@
 // How the dashboard writes times, durations, percentages and statuses, as text (never colour alone).
 import type { MonitorStatus } from '../domain/vocabulary.ts'
+import type { FailingRun } from '../repositories/check-stats.ts'
 import { html, type SafeHtml } from './html.ts'
 
 export const STATUS_LABELS: Record<MonitorStatus, string> = { up: 'Up', degraded: 'Degraded', down: 'Down', pending: 'Pending', paused: 'Paused' }
 
-export function statusBadge (status: MonitorStatus): SafeHtml {
-  return html`<span class="st st-${status}">${STATUS_LABELS[status]}</span>`
+/** The status as a badge; one still up (or pending, degraded) whose latest checks failed says so: "Up, failing 1 of 3". */
+export function statusBadge (status: MonitorStatus, failing?: FailingRun): SafeHtml {
+  if (!failing) return html`<span class="st st-${status}">${STATUS_LABELS[status]}</span>`
+  const title = `The latest ${failing.failures === 1 ? 'check' : `${failing.failures} checks`} failed; ${failing.threshold} in a row mark it down`
+  return html`<span class="st st-${status} st-failing" title="${title}">${STATUS_LABELS[status]}, failing ${failing.failures} of ${failing.threshold}</span>`
 }
 
 /** 2026-11-21 09:30:05 UTC */
@@ -14,11 +18,11 @@ export function utc (date: Date | string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`
 }
 
-/** "42 s", "5 min", "3 h 20 min", "2 d 4 h": the two largest units. */
+/** "42 s", "1 min 30 s", "3 h 20 min", "2 d 4 h": the two largest units, the smaller one left out when zero. */
 export function duration (seconds: number): string {
   const s = Math.max(0, Math.round(seconds))
   if (s < 60) return `${s} s`
-  const units: Array<[number, string]> = [[86_400, 'd'], [3600, 'h'], [60, 'min']]
+  const units: Array<[number, string]> = [[86_400, 'd'], [3600, 'h'], [60, 'min'], [1, 's']]
   const parts: string[] = []
   let rest = s
   for (const [size, name] of units) {
@@ -36,7 +40,8 @@ export function ago (date: Date | string | null, now: Date): SafeHtml {
   const when = typeof date === 'string' ? new Date(date) : date
   const seconds = (now.getTime() - when.getTime()) / 1000
   const text = seconds < 10 ? 'just now' : `${duration(seconds)} ago`
-  return html`<time datetime="${when.toISOString()}" title="${utc(when)}">${text}</time>`
+  // data-ago: assets/dashboard.js moves the text on with the clock, written as here.
+  return html`<time datetime="${when.toISOString()}" title="${utc(when)}" data-ago>${text}</time>`
 }
 
 export function timeTag (date: Date | string | null, empty = 'Never'): SafeHtml {
@@ -52,7 +57,8 @@ export function percent (value: number | null): string {
   return `${(Math.floor(value * 100) / 100).toFixed(2)}%`
 }
 
-export const count = (n: number) => n.toLocaleString('en-US')
+// Not toLocaleString: ICU's number data would be paged into the process (about 6 MB resident) for a comma.
+export const count = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 
 /** Under this many days before its expiry a certificate is shown as a warning (the first `tls.expiring` reminder). */
 const CERTIFICATE_WARNING_DAYS = 14

@@ -8,6 +8,8 @@ const DIRECTIVES = {
   scriptSrc: ["'self'"],
   styleSrc: ["'self'"],
   imgSrc: ["'self'"],
+  // The live updates' event stream and page fetches (assets/dashboard.js).
+  connectSrc: ["'self'"],
   formAction: ["'self'"],
   frameAncestors: ["'none'"],
   baseUri: ["'none'"],

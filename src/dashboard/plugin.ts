@@ -1,18 +1,19 @@
 // The dashboard at /: server-rendered pages for a signed-in user, in one encapsulated context that alone reads
 // cookies and HTML forms, checks CSRF and answers errors with HTML pages. The folder's rules: README.md.
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyPluginAsync } from 'fastify'
+import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify'
 import fastifyCompress from '@fastify/compress'
 import fastifyCookie from '@fastify/cookie'
 import fastifyFormbody from '@fastify/formbody'
 import fastifyHelmet from '@fastify/helmet'
 import { describeError, HttpError } from '../http/error-catalog.ts'
 import type { Config } from '../runtime/config.ts'
-import { ASSETS } from './assets.ts'
+import { ASSETS, type Asset } from './assets.ts'
 import { HELMET_OPTIONS, pageHeaders } from './page-headers.ts'
 import { errorPage } from './pages/layout.ts'
 import { pageContext, seeOther, sendPage } from './respond.ts'
 import authRoutes from './routes/auth.ts'
+import eventRoutes from './routes/events.ts'
 import keyRoutes from './routes/keys.ts'
 import monitorRoutes from './routes/monitors.ts'
 import notificationRoutes from './routes/notifications.ts'
@@ -62,6 +63,8 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
     return sendPage(reply, errorPage(pageContext(app, request, reply), status, message), status)
   })
 
+  const sendAsset = (reply: FastifyReply, asset: Asset, cacheControl: string) =>
+    reply.type(asset.type).header('cache-control', cacheControl).header('etag', `"${asset.version}"`).send(asset.body)
   app.get<{ Params: { file: string } }>('/assets/:file', {
     schema: { hide: true },
     config: { dashboardPublic: true, rateLimit: false },
@@ -69,11 +72,11 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
     const asset = ASSETS.get(request.params.file)
     if (!asset) throw new HttpError(404, 'There is no such file.')
     const versioned = (request.query as Record<string, string>).v === asset.version
-    return reply.type(asset.type)
-      .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'no-cache')
-      .header('etag', `"${asset.version}"`)
-      .send(asset.body)
+    return sendAsset(reply, asset, versioned ? 'public, max-age=31536000, immutable' : 'no-cache')
   })
+  // Browsers ask for it on any page, the API's and /docs included, whatever the page links.
+  app.get('/favicon.ico', { schema: { hide: true }, config: { dashboardPublic: true, rateLimit: false } }, async (_request, reply) =>
+    sendAsset(reply, ASSETS.get('favicon.ico')!, 'public, max-age=86400'))
 
   await app.register(authRoutes, { adminEmail: options.adminEmail })
   await app.register(monitorRoutes, {
@@ -81,10 +84,11 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   })
   await app.register(keyRoutes)
   await app.register(notificationRoutes, { config: options.config })
+  await app.register(eventRoutes)
 }
 
 /** The session plugin at the app's level (app.sessions), and the pages in a context of their own. */
 export default fp<DashboardOptions>(async (app, options) => {
   await app.register(sessionPlugin)
   await app.register(pages, options)
-}, { name: 'dashboard', fastify: '5.x', dependencies: ['db', 'background-writes', 'rate-limit', 'sign-in-throttle'] })
+}, { name: 'dashboard', fastify: '5.x', dependencies: ['db', 'background-writes', 'rate-limit', 'sign-in-throttle', 'changes'] })

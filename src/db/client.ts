@@ -26,6 +26,11 @@ export interface DatabaseHandle {
   ping: () => Promise<void>
   /** Calls `listener` when the database goes down and answers again (never on PGlite); returns a stop function. */
   watch: (listener: AvailabilityListener) => () => void
+  /**
+   * Calls `onPayload` with each notification on `channel` once its transaction commits, from any connection or process;
+   * `onResync` when some may have been missed (the listening connection was lost and made again). Resolves to a stop.
+   */
+  listen: (channel: string, onPayload: (payload: string) => void, onResync: () => void) => Promise<() => Promise<void>>
   /** What opening an embedded database's directory took away from other users, for the start's log. */
   tightened?: Tightened
   close: () => Promise<void>
@@ -94,6 +99,15 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
         }
       },
       watch: (listener) => health.watch(listener),
+      // postgres.js listens on a connection of its own, made again (and listening again) after it is lost.
+      listen: async (channel, onPayload, onResync) => {
+        let listened = false
+        const { unlisten } = await client.listen(channel, onPayload, () => {
+          if (listened) onResync()
+          listened = true
+        })
+        return async () => { await unlisten() }
+      },
       // Bounded: hanging connections must not hold a stop past its grace; with the database down, nothing to wait for.
       close: once(() => {
         const timeout = health.isDown ? 0 : 2
@@ -126,6 +140,11 @@ export async function openDatabase (options: DatabaseOptions): Promise<DatabaseH
       poolUse: () => ({ size: 1, inUse: Math.min(1, inFlight.count), waiting: Math.max(0, inFlight.count - 1) }),
       ping: async () => { await db.execute(sql`select 1`) },
       watch: () => () => {},
+      // One process, one connection: it hears its own notifications, and loses none.
+      listen: async (channel, onPayload) => {
+        const unlisten = await client.listen(channel, onPayload)
+        return async () => { await unlisten() }
+      },
       tightened,
       close: once(async () => {
         try { await client.close() } finally { unlock() }

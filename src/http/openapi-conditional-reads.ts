@@ -1,6 +1,7 @@
 // The document's side of src/plugins/api-responses.ts: every API read declares its ETag, If-None-Match and 304.
 // A @fastify/swagger `transform`: only the document sees it, not validation or serialization.
 import type { SwaggerTransform } from '@fastify/swagger'
+import { OPENAPI_PATH } from './openapi-conventions.ts'
 
 const ETAG = {
   type: 'string',
@@ -13,7 +14,8 @@ type Loose = Record<string, any>
 export const declareConditionalReads: SwaggerTransform = ({ schema: routeSchema, url, route }) => {
   const schema = routeSchema as Loose
   const ok = schema?.response?.[200]
-  if (route.method !== 'GET' || !url.startsWith('/api/v1/') || schema.hide || !ok) return { schema: routeSchema, url }
+  const read = route.method === 'GET' || route.method === 'HEAD'
+  if (!read || !url.startsWith('/api/v1/') || url === OPENAPI_PATH || schema.hide || !ok) return { schema: routeSchema, url }
   const headers = schema.headers ?? { type: 'object', properties: {} }
   return {
     url,
@@ -23,7 +25,8 @@ export const declareConditionalReads: SwaggerTransform = ({ schema: routeSchema,
         ...headers,
         properties: {
           ...headers.properties,
-          'if-none-match': { type: 'string', description: 'The `ETag` of an answer you hold: `304` without a body while it is still the answer' },
+          // Node refuses a request whose headers exceed 16 KiB (its maxHeaderSize), and so any longer tag.
+          'if-none-match': { type: 'string', maxLength: 16384, description: 'The `ETag` of an answer you hold: `304` without a body while it is still the answer' },
         },
       },
       response: {

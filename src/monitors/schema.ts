@@ -67,7 +67,7 @@ const writable = {
         '`transfer-encoding` and other hop-by-hop headers cannot be set',
       examples: [{ authorization: 'Bearer 3f9c2a7b1e5d4c8a', accept: 'application/json' }],
     }),
-  secret_headers: Type.Array(Type.String({ pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$' }), {
+  secret_headers: Type.Array(Type.String({ maxLength: 100, pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$' }), {
     maxItems: 32,
     uniqueItems: true,
     description: 'Names of further `request_headers` whose values are secret, in any case (kept in lower case); each must be one of ' +

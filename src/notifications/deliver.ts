@@ -13,6 +13,7 @@ import {
 import { nextAttemptAt } from './backoff.ts'
 import { planBatch, STORM_LIMIT, type PlannedSend } from './batch-plan.ts'
 import { CHANNEL_ADAPTERS } from './channels/index.ts'
+import { dashboardUrl } from './message.ts'
 import type { Message, SendContext, ToldEvent } from './channels/types.ts'
 import { createEmailSender } from './email-sender.ts'
 import { createHttpSender, SEND_TIMEOUT_MS } from './http-sender.ts'
@@ -199,12 +200,19 @@ async function whyNotRecorded (db: Database, channelId: string, ids: string[]): 
   return 'the lease on the channel ran out during the send'
 }
 
-/** Makes each heartbeat's `ping_url` absolute with this PUBLIC_URL, as the API does: the outbox keeps only the path. */
+/**
+ * Adds what depends on this PUBLIC_URL, which the outbox does not keep (it may change before a retry): the event's page
+ * in the dashboard, and a heartbeat's `ping_url` made absolute as the API shows it.
+ */
 function asSent (message: Message, publicUrl: string): Message {
   const told = (one: ToldEvent): ToldEvent => {
     const { monitor } = one.event.data
-    if (!monitor?.ping_url) return one
-    return { ...one, event: { ...one.event, data: { ...one.event.data, monitor: withAbsolutePingUrl(monitor, publicUrl) } } }
+    const data = {
+      ...one.event.data,
+      monitor: monitor?.ping_url ? withAbsolutePingUrl(monitor, publicUrl) : monitor,
+      dashboard_url: dashboardUrl(publicUrl, monitor?.id ?? null),
+    }
+    return { ...one, event: { ...one.event, data } }
   }
   if (message.kind === 'digest') return { kind: 'digest', told: message.told.map(told) }
   if (message.kind === 'flap') return { kind: 'flap', opened: told(message.opened), resolved: told(message.resolved) }

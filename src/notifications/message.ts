@@ -224,7 +224,10 @@ export function plainBody (text: HumanText): string {
   return `${lines.join('\n')}\n\n${text.link.label}: ${text.link.url}`
 }
 
-export const monitorUrl = (context: SendContext, monitorId: string) => `${context.publicUrl}/monitors/${monitorId}`
+/** The dashboard's page of a monitor (its route at the root, `/monitors/:id`), or its home for an event of none (a test). */
+export const dashboardUrl = (publicUrl: string, monitorId: string | null) => monitorId ? `${publicUrl}/monitors/${monitorId}` : `${publicUrl}/`
+
+export const monitorUrl = (context: SendContext, monitorId: string) => dashboardUrl(context.publicUrl, monitorId)
 
 /** `2026-05-01 12:03 UTC`: a phone shows it in a line, and every reader converts from the same zone. */
 export function utcTime (iso: string): string {

@@ -42,6 +42,7 @@ const TelegramConfig = strict({
     examples: ['123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'],
   })),
   chat_id: Type.String({
+    maxLength: 32,
     pattern: '^(-?[0-9]{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$',
     'x-error-message': 'must be a numeric chat id (e.g. -1001234567890) or a channel username (e.g. @mychannel)',
     description: 'The chat, group or channel the bot writes to: a numeric id or `@channelusername`',
@@ -51,6 +52,7 @@ const TelegramConfig = strict({
 
 const NtfyConfig = strict({
   topic: Type.String({
+    maxLength: 64,
     pattern: '^[-_A-Za-z0-9]{1,64}$',
     'x-error-message': 'must be 1-64 letters, digits, - or _',
     description: 'The ntfy topic to publish to',
@@ -69,6 +71,7 @@ const NtfyConfig = strict({
 
 const PagerDutyConfig = strict({
   routing_key: Secret(Type.String({
+    maxLength: 32,
     pattern: '^[A-Za-z0-9]{32}$',
     'x-error-message': 'must be the 32-character integration key of an Events API v2 integration',
     description: 'The integration key (routing key) of an Events API v2 integration; a secret',
@@ -118,6 +121,7 @@ const name = Type.String({
 })
 const events = Type.Array(StringEnum(NOTIFICATION_EVENT_TYPES), {
   minItems: 1,
+  maxItems: NOTIFICATION_EVENT_TYPES.length,
   uniqueItems: true,
   description: 'The events the channel gets (`test` events are sent by the test route whatever this says)',
   examples: [['incident.opened', 'incident.resolved']],

@@ -1,14 +1,19 @@
 // The OpenAPI document made from the route schemas, served as JSON and through Swagger UI at /docs.
 import fp from 'fastify-plugin'
+import fastifyCompress from '@fastify/compress'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyRequest } from 'fastify'
 import { HttpError } from '../http/error-catalog.ts'
-import { applyConventions, SHARED_HEADERS } from '../http/openapi-conventions.ts'
+import { applyConventions, OPENAPI_PATH, SHARED_HEADERS } from '../http/openapi-conventions.ts'
 import { declareConditionalReads } from '../http/openapi-conditional-reads.ts'
 import { swaggerUiHeaders } from '../http/transport-security.ts'
 
-export const OPENAPI_PATH = '/api/v1/openapi.json'
+export { OPENAPI_PATH }
+
+// The document and Swagger UI's script are large and shrink well. Gzip only, as the dashboard: brotli's working
+// memory stays in libuv's threads' arenas, which a few Swagger UI visits grow by about 16 MB for good.
+const COMPRESSION = { encodings: ['gzip'] as Array<'gzip'>, globalDecompression: false }
 
 const header = (name: string, description: string, schema: object, example: string) =>
   ({ name, in: 'header', required: true, description, schema, example })
@@ -46,7 +51,38 @@ const WEBHOOKS = {
   },
 }
 
-export default fp(async (app) => {
+interface OpenApiOptions {
+  /** PUBLIC_URL: the document's first server, the base URL SDK generators write into their clients. */
+  publicUrl: string
+}
+
+type JsonSpec = { servers?: Array<{ url: string }> }
+
+/**
+ * A Swagger UI plugin, run in the page (its source is sent, so it refers to nothing of this module): opened at
+ * another address than the first server (PUBLIC_URL), Try it out defaults to the page's own, the relative server.
+ */
+function serverOfThisPage () {
+  return {
+    statePlugins: {
+      spec: {
+        wrapActions: {
+          // A method, not an arrow: tsx would wrap a named arrow in its `__name` helper, which the page lacks.
+          updateJsonSpec (update: (spec: JsonSpec) => unknown) {
+            return function (spec: JsonSpec) {
+              const servers = spec.servers ?? []
+              const here = (globalThis as unknown as { location: { href: string } }).location.href
+              if (servers.length === 0 || here.startsWith(`${servers[0].url}/`)) return update(spec)
+              return update({ ...spec, servers: [...servers.filter((s) => s.url === '/'), ...servers.filter((s) => s.url !== '/')] })
+            }
+          },
+        },
+      },
+    },
+  }
+}
+
+export default fp<OpenApiOptions>(async (app, { publicUrl }) => {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -54,14 +90,17 @@ export default fp(async (app) => {
         title: 'Pingward API',
         version: '1.0.0',
         description: 'Uptime monitors, their check results and incidents, and notifications of them. Every request carries `Authorization: Bearer sk_...`. ' +
-          'Success bodies are `{"data": ...}`, errors are `{"error": "..."}`. Each response carries `x-ratelimit-limit`, ' +
-          '`x-ratelimit-remaining`, `x-ratelimit-reset` and `x-request-id`. A known path asked with a method it does not ' +
+          'Success bodies are `{"data": ...}`, errors are `{"error": "..."}`. Each response carries `X-RateLimit-Limit`, ' +
+          '`X-RateLimit-Remaining`, `X-RateLimit-Reset` and `X-Request-Id`. A known path asked with a method it does not ' +
           'have answers 405 with an `Allow` header listing those it has.',
         license: { name: 'MIT', identifier: 'MIT' },
         contact: { name: 'The operator of this Pingward instance' },
       },
-      // Relative, so that Swagger UI and SDKs use the instance that serves the document.
-      servers: [{ url: '/', description: 'The Pingward instance serving this document' }],
+      // Generators take the first as their client's base URL, so it is absolute; see serverOfThisPage for Swagger UI.
+      servers: [
+        { url: publicUrl, description: 'This Pingward instance, at its PUBLIC_URL' },
+        { url: '/', description: 'The instance serving this document, at the address it was reached by' },
+      ],
       tags: [
         { name: 'monitors', description: 'Uptime monitors' },
         { name: 'checks', description: 'Check results of a monitor' },
@@ -69,6 +108,7 @@ export default fp(async (app) => {
         { name: 'notifications', description: 'Notification channels, where their events go, and the delivery of each event' },
         { name: 'heartbeats', description: 'The ping URL of a heartbeat monitor: a job pings it, no key needed' },
         { name: 'health', description: 'Liveness and readiness of the service' },
+        { name: 'documentation', description: 'This document' },
       ],
       webhooks: WEBHOOKS,
       components: {
@@ -82,19 +122,39 @@ export default fp(async (app) => {
     },
     // Components are named after the schemas' $id (Monitor, Check, ...), not def-0, def-1.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // Fastify answers HEAD on every GET route: the document lists those operations too.
+    exposeHeadRoutes: true,
     transform: declareConditionalReads,
     transformObject: (document) => 'openapiObject' in document ? applyConventions(document.openapiObject) : document.swaggerObject,
   })
 
   await app.register(async (docs) => {
+    // First: compression takes the routes registered after it.
+    await docs.register(fastifyCompress, COMPRESSION)
     // A path climbing out of /docs/static is a 404, not @fastify/static's 403, which reads as a refused API key.
     docs.addHook('onRequest', (request: FastifyRequest<{ Params: { '*'?: string } }>, _reply, done) => {
       done(/(^|[\\/])\.\.([\\/]|$)/.test(request.params['*'] ?? '') ? new HttpError(404) : undefined)
     })
     // Not by `staticCSP: true`, which sends upgrade-insecure-requests over plain http too: a blank page on a LAN.
     docs.addHook('onRequest', swaggerUiHeaders)
-    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } })
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, plugins: [serverOfThisPage] } })
   })
 
-  app.get(OPENAPI_PATH, { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger())
+  await app.register(async (document) => {
+    await document.register(fastifyCompress, COMPRESSION)
+    // Sent as text made once: the serializer would otherwise walk the whole document on every request.
+    let text: string | undefined
+    const serialized = () => (text ??= JSON.stringify(app.swagger()))
+    document.get(OPENAPI_PATH, {
+      config: { rateLimit: false },
+      schema: {
+        tags: ['documentation'],
+        summary: 'This OpenAPI document',
+        description: 'The document the running service makes of its routes, as JSON. No key and no rate limit.',
+        operationId: 'getOpenApiDocument',
+        security: [],
+        response: { 200: { description: 'The OpenAPI 3.1 document', type: 'object', additionalProperties: true } },
+      },
+    }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(serialized()))
+  })
 }, { name: 'openapi', fastify: '5.x', dependencies: ['schemas'] })

@@ -1,5 +1,6 @@
-// The newest response times of every monitor of a user, for the dashboard's sparklines.
-import { and, desc, eq, isNull } from 'drizzle-orm'
+// The newest response times of every monitor of a user, for the dashboard's sparklines, and the runs of failures
+// not long enough to mark a monitor down.
+import { and, desc, eq, gt, isNull, notInArray } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { checks, monitors } from '../db/schema.ts'
 
@@ -36,4 +37,18 @@ export async function recentChecksByMonitor (
     points.push({ responseTimeMs, isUp })
   }
   return byMonitor
+}
+
+/** Failed checks in a row, fewer than the monitor's `failure_threshold` that would mark it down. */
+export interface FailingRun { failures: number, threshold: number }
+
+/** The user's live monitors (or the one asked for) whose latest checks failed while they are not down: by monitor id. */
+export async function failingRuns (db: Database, userId: string, monitorId?: string): Promise<Map<string, FailingRun>> {
+  const rows = await db.select({ id: monitors.id, failures: monitors.consecutiveFailures, threshold: monitors.failureThreshold })
+    .from(monitors)
+    .where(and(
+      eq(monitors.userId, userId), isNull(monitors.deletedAt), gt(monitors.consecutiveFailures, 0),
+      notInArray(monitors.status, ['down', 'paused']), monitorId === undefined ? undefined : eq(monitors.id, monitorId)
+    ))
+  return new Map(rows.map(({ id, failures, threshold }) => [id, { failures, threshold }]))
 }

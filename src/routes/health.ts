@@ -6,10 +6,6 @@ import { Envelope } from '../schemas/common.ts'
 
 const Status = (value: string) => Envelope(Type.Object({ status: Type.Literal(value) }, { additionalProperties: false }), `Service is ${value}`)
 
-// What any route answers to a request HTTP leaves unanswerable (plugins/errors.ts): a probe too.
-const MALFORMED = errorResponse(400, 'A malformed request: no Host header, or a URL path that is not valid percent-encoding',
-  'Bad request: the Host header is missing')
-
 const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/healthz', {
     config: { rateLimit: false },
@@ -19,7 +15,7 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Answers 200 while the process runs, 503 once it is stopping. No key and no rate limit: for a liveness probe.',
       operationId: 'healthz',
       security: [],
-      response: { 200: Status('alive'), 400: MALFORMED, 503: errorResponse(503, 'Shutting down') },
+      response: { 200: Status('alive'), 503: errorResponse(503, 'Shutting down') },
     },
   }, async () => ({ data: { status: 'alive' as const } }))
 
@@ -31,7 +27,7 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Answers 200 when the database answers a query, else 503. No key and no rate limit: for a readiness probe or a load balancer.',
       operationId: 'readyz',
       security: [],
-      response: { 200: Status('ready'), 400: MALFORMED, 503: errorResponse(503) },
+      response: { 200: Status('ready'), 503: errorResponse(503) },
     },
   }, async (request) => {
     try {

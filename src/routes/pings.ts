@@ -13,7 +13,8 @@ interface PingRoutesOptions {
 }
 
 const Params = Type.Object({
-  token: Type.String({ description: 'The token of the heartbeat\'s `ping_url`', examples: ['hb_6Qm2xTz9LkP4vW8sYb3nRc'] }),
+  // The router's maxParamLength (src/app.ts) already refuses a longer one.
+  token: Type.String({ maxLength: 200, description: 'The token of the heartbeat\'s `ping_url`', examples: ['hb_6Qm2xTz9LkP4vW8sYb3nRc'] }),
 })
 
 const NOT_FOUND = 'No heartbeat monitor has this ping URL'

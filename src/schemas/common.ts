@@ -2,10 +2,11 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 
 export const Uuid = (description: string) =>
-  Type.String({ format: 'uuid', description, examples: ['3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d'] })
+  Type.String({ format: 'uuid', maxLength: 36, description, examples: ['3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d'] })
 
+// Longer than any time with nanoseconds and an offset (35 characters), and than every answer's (24).
 export const Timestamp = (description: string) =>
-  Type.String({ format: 'date-time', description, examples: ['2026-11-21T09:30:00.000Z'] })
+  Type.String({ format: 'date-time', maxLength: 64, description, examples: ['2026-11-21T09:30:00.000Z'] })
 
 /** A string that is one of `values` (a vocabulary of src/domain/vocabulary.ts), typed as their union. */
 export const StringEnum = <T extends string>(values: readonly T[], options: object = {}) =>

@@ -4,6 +4,30 @@
  */
 
 export interface paths {
+    "/api/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI document
+         * @description The document the running service makes of its routes, as JSON. No key and no rate limit.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * This OpenAPI document (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["getOpenApiDocumentHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -20,7 +44,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Liveness: the process answers (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["healthzHead"];
         patch?: never;
         trace?: never;
     };
@@ -40,7 +68,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Readiness: the database answers (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["readyzHead"];
         patch?: never;
         trace?: never;
     };
@@ -60,7 +92,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Metrics in the Prometheus text format (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["metricsHead"];
         patch?: never;
         trace?: never;
     };
@@ -84,7 +120,11 @@ export interface paths {
         post: operations["pingHeartbeatPost"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Ping a heartbeat (GET) (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["pingHeartbeatHead"];
         patch?: never;
         trace?: never;
     };
@@ -108,7 +148,11 @@ export interface paths {
         post: operations["failHeartbeatPost"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Report a failed run of a heartbeat's job (GET) (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["failHeartbeatHead"];
         patch?: never;
         trace?: never;
     };
@@ -132,7 +176,11 @@ export interface paths {
         post: operations["createMonitor"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List monitors (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["listMonitorsHead"];
         patch?: never;
         trace?: never;
     };
@@ -156,7 +204,11 @@ export interface paths {
          */
         delete: operations["deleteMonitor"];
         options?: never;
-        head?: never;
+        /**
+         * Get a monitor (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["getMonitorHead"];
         /**
          * Update a monitor
          * @description Any subset of the writable fields; `{}` is a no-op. `is_active: false` pauses the monitor and resolves its open incident.
@@ -180,7 +232,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List check results of a monitor (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["listChecksHead"];
         patch?: never;
         trace?: never;
     };
@@ -200,7 +256,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List incidents of a monitor (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["listIncidentsHead"];
         patch?: never;
         trace?: never;
     };
@@ -220,7 +280,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Uptime and response times of a monitor (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["getMonitorUptimeHead"];
         patch?: never;
         trace?: never;
     };
@@ -244,7 +308,11 @@ export interface paths {
         post: operations["createNotificationChannel"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List notification channels (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["listNotificationChannelsHead"];
         patch?: never;
         trace?: never;
     };
@@ -268,7 +336,11 @@ export interface paths {
          */
         delete: operations["deleteNotificationChannel"];
         options?: never;
-        head?: never;
+        /**
+         * Get a notification channel (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["getNotificationChannelHead"];
         /**
          * Update a notification channel
          * @description Any subset of the writable fields; `{}` is a no-op. `config` is merged over the stored one and checked as the type's config; `type` cannot change. `is_active: true` turns on a channel the service turned off (`disabled_reason`).
@@ -332,7 +404,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List deliveries of a channel (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["listChannelDeliveriesHead"];
         patch?: never;
         trace?: never;
     };
@@ -352,7 +428,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get a delivery (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["getDeliveryHead"];
         patch?: never;
         trace?: never;
     };
@@ -436,7 +516,10 @@ export interface components {
             status: "pending" | "up" | "degraded" | "down" | "paused";
             /** @description False pauses checking */
             is_active: boolean;
-            /** @description Minutes between checks */
+            /**
+             * Format: int32
+             * @description Minutes between checks
+             */
             interval_minutes: number;
             /**
              * Format: date-time
@@ -449,13 +532,25 @@ export interface components {
              * @enum {string}
              */
             method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
-            /** @description HTTP status that counts as up */
+            /**
+             * Format: int32
+             * @description HTTP status that counts as up
+             */
             expected_status: number;
-            /** @description A check that takes longer fails */
+            /**
+             * Format: int32
+             * @description A check that takes longer fails
+             */
             timeout_seconds: number;
-            /** @description Failed checks in a row that open an incident */
+            /**
+             * Format: int32
+             * @description Failed checks in a row that open an incident
+             */
             failure_threshold: number;
-            /** @description Successful checks in a row that resolve it */
+            /**
+             * Format: int32
+             * @description Successful checks in a row that resolve it
+             */
             recovery_threshold: number;
             /**
              * @description Text that the first 1 MiB of the response body must contain (with `keyword_mode` `not_contains`: must not), case-sensitive; null: the body is not looked at
@@ -468,6 +563,7 @@ export interface components {
              */
             keyword_mode: "contains" | "not_contains";
             /**
+             * Format: int32
              * @description A check that passes but whose response took longer than this many milliseconds is `degraded` (the monitor's status; the check still counts as up); null: never degraded
              * @example 2000
              */
@@ -506,7 +602,10 @@ export interface components {
              *     ]
              */
             dns_expected: string[] | null;
-            /** @description A heartbeat's minutes of grace after its interval; null for other kinds */
+            /**
+             * Format: int32
+             * @description A heartbeat's minutes of grace after its interval; null for other kinds
+             */
             grace_minutes: number | null;
             /**
              * Format: uri
@@ -564,7 +663,10 @@ export interface components {
             status: "pending" | "up" | "degraded" | "down" | "paused";
             /** @description False pauses checking */
             is_active: boolean;
-            /** @description Minutes between checks */
+            /**
+             * Format: int32
+             * @description Minutes between checks
+             */
             interval_minutes: number;
             /**
              * Format: date-time
@@ -589,9 +691,15 @@ export interface components {
             monitor_id: string;
             /** @description True exactly when a response arrived with the expected status */
             is_up: boolean;
-            /** @description HTTP status observed; null when no response arrived */
+            /**
+             * Format: int32
+             * @description HTTP status observed; null when no response arrived
+             */
             status_code: number | null;
-            /** @description Milliseconds until the response headers arrived (or the failure) */
+            /**
+             * Format: int32
+             * @description Milliseconds until the response headers arrived (or the failure)
+             */
             response_time_ms: number;
             /**
              * Format: date-time
@@ -635,7 +743,10 @@ export interface components {
              * @example response took 9120 ms, degraded after 2000 ms
              */
             cause: string;
-            /** @description HTTP status of the first failing (or slow) check; null when no response arrived */
+            /**
+             * Format: int32
+             * @description HTTP status of the first failing (or slow) check; null when no response arrived
+             */
             status_code: number | null;
             /**
              * Format: date-time
@@ -649,7 +760,10 @@ export interface components {
              * @example 2026-11-21T09:30:00.000Z
              */
             resolved_at: string | null;
-            /** @description resolved_at - started_at in seconds; null while open */
+            /**
+             * Format: int32
+             * @description resolved_at - started_at in seconds; null while open
+             */
             duration_seconds: number | null;
         };
         /** NotificationChannel */
@@ -881,7 +995,10 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "delivered" | "failed" | "dead";
-            /** @description Attempts made so far */
+            /**
+             * Format: int32
+             * @description Attempts made so far
+             */
             attempts: number;
             /**
              * Format: date-time
@@ -889,7 +1006,10 @@ export interface components {
              * @example 2026-11-21T09:30:00.000Z
              */
             next_attempt_at: string | null;
-            /** @description HTTP status of the last attempt; null before the first, or when no response arrived */
+            /**
+             * Format: int32
+             * @description HTTP status of the last attempt; null before the first, or when no response arrived
+             */
             last_status_code: number | null;
             /**
              * @description What went wrong in the last attempt; null when it succeeded or none was made
@@ -939,7 +1059,10 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "delivered" | "failed" | "dead";
-            /** @description Attempts made so far */
+            /**
+             * Format: int32
+             * @description Attempts made so far
+             */
             attempts: number;
             /**
              * Format: date-time
@@ -947,7 +1070,10 @@ export interface components {
              * @example 2026-11-21T09:30:00.000Z
              */
             next_attempt_at: string | null;
-            /** @description HTTP status of the last attempt; null before the first, or when no response arrived */
+            /**
+             * Format: int32
+             * @description HTTP status of the last attempt; null before the first, or when no response arrived
+             */
             last_status_code: number | null;
             /**
              * @description What went wrong in the last attempt; null when it succeeded or none was made
@@ -974,9 +1100,15 @@ export interface components {
                  * @example 2026-11-21T09:30:00.000Z
                  */
                 at: string;
-                /** @description HTTP status received; null when no response arrived */
+                /**
+                 * Format: int32
+                 * @description HTTP status received; null when no response arrived
+                 */
                 status_code: number | null;
-                /** @description Milliseconds until the answer (or the failure) */
+                /**
+                 * Format: int32
+                 * @description Milliseconds until the answer (or the failure)
+                 */
                 duration_ms: number;
                 /**
                  * @description What went wrong; null for a 2xx
@@ -1008,6 +1140,12 @@ export interface components {
                 incident: components["schemas"]["Incident"] | null;
                 /** @description The check that opened or resolved it, or that saw the certificate; null for `test`, and when a pause or a delete resolved it */
                 check: components["schemas"]["Check"] | null;
+                /**
+                 * Format: uri
+                 * @description The monitor's page in the dashboard, `$PUBLIC_URL/monitors/{id}` (for a `test` event, the dashboard's home); made from the sending server's `PUBLIC_URL` at each attempt, so always sent, while the stored event does not keep it
+                 * @example https://pingward.example.com/monitors/6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b
+                 */
+                dashboard_url?: string;
             };
         };
         /**
@@ -1053,17 +1191,32 @@ export interface components {
              * @enum {string}
              */
             method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
-            /** @description HTTP status that counts as up */
+            /**
+             * Format: int32
+             * @description HTTP status that counts as up
+             */
             expected_status?: number;
-            /** @description Minutes between checks */
+            /**
+             * Format: int32
+             * @description Minutes between checks
+             */
             interval_minutes?: number;
             /** @description False pauses checking */
             is_active?: boolean;
-            /** @description A check that takes longer fails */
+            /**
+             * Format: int32
+             * @description A check that takes longer fails
+             */
             timeout_seconds?: number;
-            /** @description Failed checks in a row that open an incident */
+            /**
+             * Format: int32
+             * @description Failed checks in a row that open an incident
+             */
             failure_threshold?: number;
-            /** @description Successful checks in a row that resolve it */
+            /**
+             * Format: int32
+             * @description Successful checks in a row that resolve it
+             */
             recovery_threshold?: number;
             /**
              * @description Text that the first 1 MiB of the response body must contain (with `keyword_mode` `not_contains`: must not), case-sensitive; null: the body is not looked at
@@ -1076,6 +1229,7 @@ export interface components {
              */
             keyword_mode?: "contains" | "not_contains";
             /**
+             * Format: int32
              * @description A check that passes but whose response took longer than this many milliseconds is `degraded` (the monitor's status; the check still counts as up); null: never degraded
              * @example 2000
              */
@@ -1114,7 +1268,10 @@ export interface components {
              *     ]
              */
             dns_expected?: string[] | null;
-            /** @description Minutes a heartbeat may be late: it goes down when no ping came within `interval_minutes` plus these */
+            /**
+             * Format: int32
+             * @description Minutes a heartbeat may be late: it goes down when no ping came within `interval_minutes` plus these
+             */
             grace_minutes?: number;
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
             notification_channel_ids?: string[];
@@ -1195,16 +1352,19 @@ export interface components {
                  */
                 uptime_percent: number | null;
                 /**
+                 * Format: int32
                  * @description Seconds in a `down` incident (degraded time is up)
                  * @example 600
                  */
                 downtime_seconds: number;
                 /**
+                 * Format: int32
                  * @description Checks (and heartbeat pings or misses) recorded
                  * @example 1440
                  */
                 checks: number;
                 /**
+                 * Format: int32
                  * @description Those of them that failed
                  * @example 3
                  */
@@ -1248,16 +1408,19 @@ export interface components {
                  */
                 uptime_percent: number | null;
                 /**
+                 * Format: int32
                  * @description Seconds in a `down` incident (degraded time is up)
                  * @example 600
                  */
                 downtime_seconds: number;
                 /**
+                 * Format: int32
                  * @description Checks (and heartbeat pings or misses) recorded
                  * @example 1440
                  */
                 checks: number;
                 /**
+                 * Format: int32
                  * @description Those of them that failed
                  * @example 3
                  */
@@ -1290,29 +1453,25 @@ export interface components {
              */
             name: string;
             /**
-             * @description Kind of check
-             * @default site
+             * @description Kind of check (default `site`)
              * @enum {string}
              */
             monitor_type?: "site";
             /**
-             * @description Minutes between checks
-             * @default 5
+             * Format: int32
+             * @description Minutes between checks (default `5`)
              */
             interval_minutes?: number;
-            /**
-             * @description False pauses checking
-             * @default true
-             */
+            /** @description False pauses checking (default `true`) */
             is_active?: boolean;
             /**
-             * @description Failed checks in a row that open an incident
-             * @default 2
+             * Format: int32
+             * @description Failed checks in a row that open an incident (default `2`)
              */
             failure_threshold?: number;
             /**
-             * @description Successful checks in a row that resolve it
-             * @default 1
+             * Format: int32
+             * @description Successful checks in a row that resolve it (default `1`)
              */
             recovery_threshold?: number;
             /**
@@ -1322,42 +1481,38 @@ export interface components {
              */
             url: string;
             /**
-             * @description HTTP method of the check
-             * @default GET
+             * @description HTTP method of the check (default `GET`)
              * @enum {string}
              */
             method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
             /**
-             * @description HTTP status that counts as up
-             * @default 200
+             * Format: int32
+             * @description HTTP status that counts as up (default `200`)
              */
             expected_status?: number;
             /**
-             * @description A check that takes longer fails
-             * @default 10
+             * Format: int32
+             * @description A check that takes longer fails (default `10`)
              */
             timeout_seconds?: number;
             /**
-             * @description Text that the first 1 MiB of the response body must contain (with `keyword_mode` `not_contains`: must not), case-sensitive; null: the body is not looked at
-             * @default null
+             * @description Text that the first 1 MiB of the response body must contain (with `keyword_mode` `not_contains`: must not), case-sensitive; null: the body is not looked at (default `null`)
              * @example Welcome
              */
             keyword?: string | null;
             /**
-             * @description How `keyword` is matched: `contains` (the check fails without it) or `not_contains` (fails with it)
-             * @default contains
+             * @description How `keyword` is matched: `contains` (the check fails without it) or `not_contains` (fails with it) (default `contains`)
              * @enum {string}
              */
             keyword_mode?: "contains" | "not_contains";
             /**
-             * @description A check that passes but whose response took longer than this many milliseconds is `degraded` (the monitor's status; the check still counts as up); null: never degraded
-             * @default null
+             * Format: int32
+             * @description A check that passes but whose response took longer than this many milliseconds is `degraded` (the monitor's status; the check still counts as up); null: never degraded (default `null`)
              * @example 2000
              */
             degraded_after_ms?: number | null;
             /**
-             * @description Headers sent with each check, by name (at most 32). The values of secret headers (any name with `auth`, `cookie`, `session`, `credential`, `pass`, `sig`, `token`, `key` or `secret` in it, and those of `secret_headers`) are write-only: responses mask them, and a masked value sent back keeps the stored one, but not with a url of another origin (scheme, host, port): secrets are given again for it. A redirect to another origin drops them. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set
-             * @default {}
+             * @description Headers sent with each check, by name (at most 32). The values of secret headers (any name with `auth`, `cookie`, `session`, `credential`, `pass`, `sig`, `token`, `key` or `secret` in it, and those of `secret_headers`) are write-only: responses mask them, and a masked value sent back keeps the stored one, but not with a url of another origin (scheme, host, port): secrets are given again for it. A redirect to another origin drops them. `host`, `content-length`, `connection`, `transfer-encoding` and other hop-by-hop headers cannot be set (default `{}`)
              * @example {
              *       "authorization": "Bearer 3f9c2a7b1e5d4c8a",
              *       "accept": "application/json"
@@ -1367,23 +1522,18 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description Names of further `request_headers` whose values are secret, in any case (kept in lower case); each must be one of them. A header stops being secret only when its value is given again
-             * @default []
+             * @description Names of further `request_headers` whose values are secret, in any case (kept in lower case); each must be one of them. A header stops being secret only when its value is given again (default `[]`)
              * @example [
              *       "x-tenant"
              *     ]
              */
             secret_headers?: string[];
             /**
-             * @description Body sent with each check (not with GET or HEAD); null: none
-             * @default null
+             * @description Body sent with each check (not with GET or HEAD); null: none (default `null`)
              * @example {"ping":true}
              */
             request_body?: string | null;
-            /**
-             * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
-             * @default []
-             */
+            /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's (default `[]`) */
             notification_channel_ids?: string[];
         };
         /** CreateTcpMonitor */
@@ -1399,23 +1549,20 @@ export interface components {
              */
             monitor_type: "tcp";
             /**
-             * @description Minutes between checks
-             * @default 5
+             * Format: int32
+             * @description Minutes between checks (default `5`)
              */
             interval_minutes?: number;
-            /**
-             * @description False pauses checking
-             * @default true
-             */
+            /** @description False pauses checking (default `true`) */
             is_active?: boolean;
             /**
-             * @description Failed checks in a row that open an incident
-             * @default 2
+             * Format: int32
+             * @description Failed checks in a row that open an incident (default `2`)
              */
             failure_threshold?: number;
             /**
-             * @description Successful checks in a row that resolve it
-             * @default 1
+             * Format: int32
+             * @description Successful checks in a row that resolve it (default `1`)
              */
             recovery_threshold?: number;
             /**
@@ -1425,14 +1572,11 @@ export interface components {
              */
             url: string;
             /**
-             * @description A check that takes longer fails
-             * @default 10
+             * Format: int32
+             * @description A check that takes longer fails (default `10`)
              */
             timeout_seconds?: number;
-            /**
-             * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
-             * @default []
-             */
+            /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's (default `[]`) */
             notification_channel_ids?: string[];
         };
         /** CreateDnsMonitor */
@@ -1448,23 +1592,20 @@ export interface components {
              */
             monitor_type: "dns";
             /**
-             * @description Minutes between checks
-             * @default 5
+             * Format: int32
+             * @description Minutes between checks (default `5`)
              */
             interval_minutes?: number;
-            /**
-             * @description False pauses checking
-             * @default true
-             */
+            /** @description False pauses checking (default `true`) */
             is_active?: boolean;
             /**
-             * @description Failed checks in a row that open an incident
-             * @default 2
+             * Format: int32
+             * @description Failed checks in a row that open an incident (default `2`)
              */
             failure_threshold?: number;
             /**
-             * @description Successful checks in a row that resolve it
-             * @default 1
+             * Format: int32
+             * @description Successful checks in a row that resolve it (default `1`)
              */
             recovery_threshold?: number;
             /**
@@ -1474,28 +1615,23 @@ export interface components {
              */
             url: string;
             /**
-             * @description A check that takes longer fails
-             * @default 10
+             * Format: int32
+             * @description A check that takes longer fails (default `10`)
              */
             timeout_seconds?: number;
             /**
-             * @description The record type a dns monitor asks for
-             * @default A
+             * @description The record type a dns monitor asks for (default `A`)
              * @enum {string}
              */
             dns_record_type?: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS";
             /**
-             * @description Values that the answer must all contain (addresses, names; an MX answer's exchange host, a TXT record's text); null: any answer is up
-             * @default null
+             * @description Values that the answer must all contain (addresses, names; an MX answer's exchange host, a TXT record's text); null: any answer is up (default `null`)
              * @example [
              *       "192.0.2.10"
              *     ]
              */
             dns_expected?: string[] | null;
-            /**
-             * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
-             * @default []
-             */
+            /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's (default `[]`) */
             notification_channel_ids?: string[];
         };
         /** CreateHeartbeatMonitor */
@@ -1511,34 +1647,28 @@ export interface components {
              */
             monitor_type: "heartbeat";
             /**
-             * @description Minutes between checks
-             * @default 5
+             * Format: int32
+             * @description Minutes between checks (default `5`)
              */
             interval_minutes?: number;
-            /**
-             * @description False pauses checking
-             * @default true
-             */
+            /** @description False pauses checking (default `true`) */
             is_active?: boolean;
             /**
-             * @description Failed checks in a row that open an incident
-             * @default 2
+             * Format: int32
+             * @description Failed checks in a row that open an incident (default `2`)
              */
             failure_threshold?: number;
             /**
-             * @description Successful checks in a row that resolve it
-             * @default 1
+             * Format: int32
+             * @description Successful checks in a row that resolve it (default `1`)
              */
             recovery_threshold?: number;
             /**
-             * @description Minutes a heartbeat may be late: it goes down when no ping came within `interval_minutes` plus these
-             * @default 1
+             * Format: int32
+             * @description Minutes a heartbeat may be late: it goes down when no ping came within `interval_minutes` plus these (default `1`)
              */
             grace_minutes?: number;
-            /**
-             * @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's
-             * @default []
-             */
+            /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's (default `[]`) */
             notification_channel_ids?: string[];
         };
         /** CreateWebhookChannel */
@@ -1566,26 +1696,16 @@ export interface components {
                 url: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-             * @default [
-             *       "incident.opened",
-             *       "incident.resolved"
-             *     ]
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
              *     ]
              */
             events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
-            /**
-             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-             * @default false
-             */
+            /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
-            /**
-             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-             * @default true
-             */
+            /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
         };
         /** CreateSlackChannel */
@@ -1613,26 +1733,16 @@ export interface components {
                 webhook_url: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-             * @default [
-             *       "incident.opened",
-             *       "incident.resolved"
-             *     ]
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
              *     ]
              */
             events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
-            /**
-             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-             * @default false
-             */
+            /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
-            /**
-             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-             * @default true
-             */
+            /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
         };
         /** CreateDiscordChannel */
@@ -1660,26 +1770,16 @@ export interface components {
                 webhook_url: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-             * @default [
-             *       "incident.opened",
-             *       "incident.resolved"
-             *     ]
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
              *     ]
              */
             events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
-            /**
-             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-             * @default false
-             */
+            /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
-            /**
-             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-             * @default true
-             */
+            /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
         };
         /** CreateTeamsChannel */
@@ -1707,26 +1807,16 @@ export interface components {
                 webhook_url: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-             * @default [
-             *       "incident.opened",
-             *       "incident.resolved"
-             *     ]
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
              *     ]
              */
             events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
-            /**
-             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-             * @default false
-             */
+            /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
-            /**
-             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-             * @default true
-             */
+            /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
         };
         /** CreateTelegramChannel */
@@ -1758,26 +1848,16 @@ export interface components {
                 chat_id: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-             * @default [
-             *       "incident.opened",
-             *       "incident.resolved"
-             *     ]
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
              *     ]
              */
             events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
-            /**
-             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-             * @default false
-             */
+            /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
-            /**
-             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-             * @default true
-             */
+            /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
         };
         /** CreateNtfyChannel */
@@ -1815,26 +1895,16 @@ export interface components {
                 token?: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-             * @default [
-             *       "incident.opened",
-             *       "incident.resolved"
-             *     ]
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
              *     ]
              */
             events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
-            /**
-             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-             * @default false
-             */
+            /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
-            /**
-             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-             * @default true
-             */
+            /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
         };
         /** CreatePagerdutyChannel */
@@ -1861,26 +1931,16 @@ export interface components {
                 routing_key: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-             * @default [
-             *       "incident.opened",
-             *       "incident.resolved"
-             *     ]
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
              *     ]
              */
             events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
-            /**
-             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-             * @default false
-             */
+            /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
-            /**
-             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-             * @default true
-             */
+            /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
         };
         /** CreateEmailChannel */
@@ -1904,26 +1964,16 @@ export interface components {
                 to: string[];
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
-             * @default [
-             *       "incident.opened",
-             *       "incident.resolved"
-             *     ]
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
              *     ]
              */
             events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
-            /**
-             * @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`
-             * @default false
-             */
+            /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
-            /**
-             * @description False stops sending (deliveries already written still go); true again clears `disabled_reason`
-             * @default true
-             */
+            /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
         };
     };
@@ -1966,6 +2016,71 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 document */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad request: the Host header is missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getOpenApiDocumentHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 document */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     healthz: {
         parameters: {
             query?: never;
@@ -1978,7 +2093,7 @@ export interface operations {
             /** @description Service is alive */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1993,7 +2108,7 @@ export interface operations {
             /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2008,7 +2123,7 @@ export interface operations {
             /** @description Shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2019,6 +2134,41 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ApiError"];
                 };
+            };
+        };
+    };
+    healthzHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Service is alive */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2034,7 +2184,7 @@ export interface operations {
             /** @description Service is ready */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2049,7 +2199,7 @@ export interface operations {
             /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2064,7 +2214,7 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2075,6 +2225,41 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ApiError"];
                 };
+            };
+        };
+    };
+    readyzHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Service is ready */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2090,18 +2275,33 @@ export interface operations {
             /** @description The metrics (text exposition format 0.0.4) */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain; version=0.0.4; charset=utf-8": string;
                 };
             };
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad request: the Host header is missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Missing or wrong metrics token */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,7 +2316,7 @@ export interface operations {
             /** @description Metrics are off: the server has no `METRICS_TOKEN` */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2127,6 +2327,50 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ApiError"];
                 };
+            };
+        };
+    };
+    metricsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics (text exposition format 0.0.4) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or wrong metrics token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Metrics are off: the server has no `METRICS_TOKEN` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2148,7 +2392,7 @@ export interface operations {
             /** @description The ping is recorded: `OK` as plain text */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2158,7 +2402,7 @@ export interface operations {
             /** @description A malformed request: a URL path that is not valid percent-encoding, or a token too long */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2173,10 +2417,10 @@ export interface operations {
             /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one); counted against the client address's API rate limit */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2191,7 +2435,7 @@ export interface operations {
             /** @description The monitor is paused: pings are not recorded until it is resumed */
             409: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2206,7 +2450,7 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2221,11 +2465,11 @@ export interface operations {
             /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`), or more unknown tokens from this address than the API's rate limit allows (`RATE_LIMIT_MAX`); see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2240,7 +2484,7 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2255,7 +2499,7 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2287,7 +2531,7 @@ export interface operations {
             /** @description The ping is recorded: `OK` as plain text */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2297,7 +2541,7 @@ export interface operations {
             /** @description A malformed request: a URL path that is not valid percent-encoding, or a token too long */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2312,10 +2556,10 @@ export interface operations {
             /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one); counted against the client address's API rate limit */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2330,7 +2574,7 @@ export interface operations {
             /** @description The monitor is paused: pings are not recorded until it is resumed */
             409: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2345,7 +2589,7 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2360,11 +2604,11 @@ export interface operations {
             /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`), or more unknown tokens from this address than the API's rate limit allows (`RATE_LIMIT_MAX`); see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2379,7 +2623,7 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2394,7 +2638,7 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2405,6 +2649,94 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ApiError"];
                 };
+            };
+        };
+    };
+    pingHeartbeatHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token of the heartbeat's `ping_url`
+                 * @example hb_6Qm2xTz9LkP4vW8sYb3nRc
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping is recorded: `OK` as plain text */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed request: a URL path that is not valid percent-encoding, or a token too long */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one); counted against the client address's API rate limit */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The monitor is paused: pings are not recorded until it is resumed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`), or more unknown tokens from this address than the API's rate limit allows (`RATE_LIMIT_MAX`); see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2426,7 +2758,7 @@ export interface operations {
             /** @description The ping is recorded: `OK` as plain text */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2436,7 +2768,7 @@ export interface operations {
             /** @description A malformed request: a URL path that is not valid percent-encoding, or a token too long */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2451,10 +2783,10 @@ export interface operations {
             /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one); counted against the client address's API rate limit */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2469,7 +2801,7 @@ export interface operations {
             /** @description The monitor is paused: pings are not recorded until it is resumed */
             409: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2484,7 +2816,7 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2499,11 +2831,11 @@ export interface operations {
             /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`), or more unknown tokens from this address than the API's rate limit allows (`RATE_LIMIT_MAX`); see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2518,7 +2850,7 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2533,7 +2865,7 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2565,7 +2897,7 @@ export interface operations {
             /** @description The ping is recorded: `OK` as plain text */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2575,7 +2907,7 @@ export interface operations {
             /** @description A malformed request: a URL path that is not valid percent-encoding, or a token too long */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2590,10 +2922,10 @@ export interface operations {
             /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one); counted against the client address's API rate limit */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2608,7 +2940,7 @@ export interface operations {
             /** @description The monitor is paused: pings are not recorded until it is resumed */
             409: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2623,7 +2955,7 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2638,11 +2970,11 @@ export interface operations {
             /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`), or more unknown tokens from this address than the API's rate limit allows (`RATE_LIMIT_MAX`); see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2657,7 +2989,7 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2672,7 +3004,7 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2683,6 +3015,94 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ApiError"];
                 };
+            };
+        };
+    };
+    failHeartbeatHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token of the heartbeat's `ping_url`
+                 * @example hb_6Qm2xTz9LkP4vW8sYb3nRc
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping is recorded: `OK` as plain text */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed request: a URL path that is not valid percent-encoding, or a token too long */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No live heartbeat monitor has this token (a wrong URL, another kind of monitor, or a deleted one); counted against the client address's API rate limit */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The monitor is paused: pings are not recorded until it is resumed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description More pings of this token than the server allows per minute (`PING_RATE_LIMIT`), or more unknown tokens from this address than the API's rate limit allows (`RATE_LIMIT_MAX`); see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2705,7 +3125,7 @@ export interface operations {
             };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
-                "if-none-match"?: string;
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2715,14 +3135,14 @@ export interface operations {
             /** @description The caller's monitors, newest created first */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description When more monitors follow: `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
-                    link?: string;
+                    Link?: string;
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2734,12 +3154,12 @@ export interface operations {
             /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
             304: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2747,10 +3167,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2765,11 +3185,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2784,11 +3204,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2803,10 +3223,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2821,10 +3241,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2846,7 +3266,7 @@ export interface operations {
                  * @description Makes the create safe to retry: a repeat of the same request with the same key within 24 hours gets the first answer and creates nothing; the same key with another body is refused (422), and one sent while the first request is still being handled too (409). A UUID per create is a good key. Keys are per user.
                  * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
                  */
-                "idempotency-key"?: string;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2870,14 +3290,14 @@ export interface operations {
             /** @description The created monitor (or, for a repeated `Idempotency-Key`, the first answer again) */
             201: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description The path of the new monitor */
-                    location?: string;
+                    Location?: string;
                     /** @description Present when this is the stored answer to an earlier request with the same `Idempotency-Key` */
-                    "idempotent-replayed"?: "true";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2889,10 +3309,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2907,11 +3327,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2926,10 +3346,10 @@ export interface operations {
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2944,10 +3364,10 @@ export interface operations {
             /** @description The user holds as many monitors as the operator allows (MAX_MONITORS_PER_OWNER), or a request with the same `Idempotency-Key` is still being handled: retry later */
             409: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2962,10 +3382,10 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2980,10 +3400,10 @@ export interface operations {
             /** @description Request body is not JSON */
             415: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2998,10 +3418,10 @@ export interface operations {
             /** @description The `Idempotency-Key` was used within 24 hours with another request (another body): use a new key */
             422: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3016,11 +3436,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3035,10 +3455,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3053,10 +3473,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3070,12 +3490,125 @@ export interface operations {
             };
         };
     };
+    listMonitorsHead: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Most monitors to return (1-1000). When more follow, the answer carries `Link: <...>; rel="next"`; without `limit` the list is whole
+                 * @example 50
+                 */
+                limit?: number;
+                /** @description Where the page starts: the `cursor` of the URL in the previous page's `Link` header (opaque; do not build one). Paging is stable: a monitor created or deleted meanwhile moves nothing, so none is skipped or repeated */
+                cursor?: string;
+                /** @description Only monitors with this status */
+                status?: "pending" | "up" | "degraded" | "down" | "paused";
+                /** @description Only active monitors (`true`) or only paused ones (`false`) */
+                is_active?: boolean;
+                /** @description Only monitors whose name or URL contains this text, in any case */
+                search?: string;
+            };
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's monitors, newest created first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description When more monitors follow: `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
+                    Link?: string;
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getMonitor: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
-                "if-none-match"?: string;
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -3091,12 +3624,12 @@ export interface operations {
             /** @description One monitor */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3108,12 +3641,12 @@ export interface operations {
             /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
             304: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3121,10 +3654,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3139,11 +3672,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3158,10 +3691,10 @@ export interface operations {
             /** @description No such monitor for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3176,11 +3709,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3195,10 +3728,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3213,10 +3746,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3248,10 +3781,10 @@ export interface operations {
             /** @description Deleted; no body */
             204: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3259,10 +3792,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3277,11 +3810,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3296,10 +3829,10 @@ export interface operations {
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3314,10 +3847,10 @@ export interface operations {
             /** @description No such monitor for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3332,10 +3865,10 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3350,10 +3883,10 @@ export interface operations {
             /** @description Request body is not JSON */
             415: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3368,11 +3901,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3387,10 +3920,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3405,10 +3938,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3419,6 +3952,120 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ApiError"];
                 };
+            };
+        };
+    };
+    getMonitorHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the monitor
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One monitor */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such monitor for this caller */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3450,10 +4097,10 @@ export interface operations {
             /** @description One monitor */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3465,10 +4112,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3483,11 +4130,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3502,10 +4149,10 @@ export interface operations {
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3520,10 +4167,10 @@ export interface operations {
             /** @description No such monitor for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3538,10 +4185,10 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3556,10 +4203,10 @@ export interface operations {
             /** @description Request body is not JSON */
             415: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3574,11 +4221,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3593,10 +4240,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3611,10 +4258,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3641,7 +4288,7 @@ export interface operations {
             };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
-                "if-none-match"?: string;
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -3657,14 +4304,14 @@ export interface operations {
             /** @description Check results, newest first, at most 100 */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description When the page is full (more check results may follow): `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
-                    link?: string;
+                    Link?: string;
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3676,12 +4323,12 @@ export interface operations {
             /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
             304: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3689,10 +4336,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3707,11 +4354,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3726,10 +4373,10 @@ export interface operations {
             /** @description No such monitor for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3744,11 +4391,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3763,10 +4410,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3781,10 +4428,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3795,6 +4442,130 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ApiError"];
                 };
+            };
+        };
+    };
+    listChecksHead: {
+        parameters: {
+            query?: {
+                /** @description Most check results to return */
+                limit?: number;
+                /**
+                 * @description Only check results strictly older than this time, for paging back
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                before?: string;
+            };
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the monitor
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Check results, newest first, at most 100 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description When the page is full (more check results may follow): `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
+                    Link?: string;
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such monitor for this caller */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3811,7 +4582,7 @@ export interface operations {
             };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
-                "if-none-match"?: string;
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -3827,14 +4598,14 @@ export interface operations {
             /** @description Incidents, newest started first */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description When the page is full (more incidents may follow): `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
-                    link?: string;
+                    Link?: string;
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3846,12 +4617,12 @@ export interface operations {
             /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
             304: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3859,10 +4630,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3877,11 +4648,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3896,10 +4667,10 @@ export interface operations {
             /** @description No such monitor for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3914,11 +4685,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3933,10 +4704,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3951,10 +4722,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3965,6 +4736,130 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ApiError"];
                 };
+            };
+        };
+    };
+    listIncidentsHead: {
+        parameters: {
+            query?: {
+                /** @description Most incidents to return */
+                limit?: number;
+                /**
+                 * @description Only incidents strictly older than this time, for paging back
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                before?: string;
+            };
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the monitor
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Incidents, newest started first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description When the page is full (more incidents may follow): `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
+                    Link?: string;
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such monitor for this caller */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3986,7 +4881,7 @@ export interface operations {
             };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
-                "if-none-match"?: string;
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -4002,12 +4897,12 @@ export interface operations {
             /** @description Uptime and response times of the range, in all and per bucket */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4019,12 +4914,12 @@ export interface operations {
             /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
             304: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4032,10 +4927,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4050,11 +4945,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4069,10 +4964,10 @@ export interface operations {
             /** @description No such monitor for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4087,11 +4982,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4106,10 +5001,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4124,10 +5019,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4141,12 +5036,139 @@ export interface operations {
             };
         };
     };
+    getMonitorUptimeHead: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the range: rounded down to the start of its UTC hour or day. Default: the start of the UTC day 29 days before `to` (30 days with today)
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                from?: string;
+                /**
+                 * @description End of the range: rounded up to the end of its bucket, and never past now. Default: now
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                to?: string;
+                /** @description Size of the buckets: a UTC `hour` (a range of at most 31 days, within the last 35 days) or a UTC `day` (at most 400 days) */
+                granularity?: "hour" | "day";
+            };
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the monitor
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Uptime and response times of the range, in all and per bucket */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such monitor for this caller */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listNotificationChannels: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
-                "if-none-match"?: string;
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -4156,12 +5178,12 @@ export interface operations {
             /** @description The caller's channels, newest created first */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4173,24 +5195,42 @@ export interface operations {
             /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
             304: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad request: the Host header is missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4205,11 +5245,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4224,10 +5264,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4242,10 +5282,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4289,12 +5329,12 @@ export interface operations {
             /** @description The created channel, with a webhook's signing secret */
             201: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description The path of the new channel */
-                    location?: string;
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4306,10 +5346,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4324,11 +5364,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4343,10 +5383,10 @@ export interface operations {
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4361,10 +5401,10 @@ export interface operations {
             /** @description The user holds as many channels as the operator allows (MAX_CHANNELS_PER_OWNER) */
             409: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4379,10 +5419,10 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4397,10 +5437,10 @@ export interface operations {
             /** @description Request body is not JSON */
             415: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4415,11 +5455,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4434,10 +5474,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4452,10 +5492,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4469,12 +5509,109 @@ export interface operations {
             };
         };
     };
+    listNotificationChannelsHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's channels, newest created first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getNotificationChannel: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
-                "if-none-match"?: string;
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -4490,12 +5627,12 @@ export interface operations {
             /** @description One notification channel */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4507,12 +5644,12 @@ export interface operations {
             /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
             304: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4520,10 +5657,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4538,11 +5675,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4557,10 +5694,10 @@ export interface operations {
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4575,11 +5712,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4594,10 +5731,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4612,10 +5749,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4647,10 +5784,10 @@ export interface operations {
             /** @description Deleted; no body */
             204: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4658,10 +5795,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4676,11 +5813,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4695,10 +5832,10 @@ export interface operations {
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4713,10 +5850,10 @@ export interface operations {
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4731,10 +5868,10 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4749,10 +5886,10 @@ export interface operations {
             /** @description Request body is not JSON */
             415: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4767,11 +5904,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4786,10 +5923,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4804,10 +5941,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4818,6 +5955,120 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ApiError"];
                 };
+            };
+        };
+    };
+    getNotificationChannelHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the notification channel
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One notification channel */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such notification channel for this caller */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -4851,10 +6102,10 @@ export interface operations {
             /** @description One notification channel */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4866,10 +6117,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4884,11 +6135,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4903,10 +6154,10 @@ export interface operations {
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4921,10 +6172,10 @@ export interface operations {
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4939,10 +6190,10 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4957,10 +6208,10 @@ export interface operations {
             /** @description Request body is not JSON */
             415: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4975,11 +6226,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4994,10 +6245,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5012,10 +6263,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5047,10 +6298,10 @@ export interface operations {
             /** @description The test delivery after its first attempt */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5062,10 +6313,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5080,11 +6331,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5099,10 +6350,10 @@ export interface operations {
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5117,10 +6368,10 @@ export interface operations {
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5135,10 +6386,10 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5153,10 +6404,10 @@ export interface operations {
             /** @description Request body is not JSON */
             415: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5171,11 +6422,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5190,10 +6441,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5208,10 +6459,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5243,10 +6494,10 @@ export interface operations {
             /** @description The channel with its new signing secret */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5258,10 +6509,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5276,11 +6527,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5295,10 +6546,10 @@ export interface operations {
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5313,10 +6564,10 @@ export interface operations {
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5331,10 +6582,10 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5349,10 +6600,10 @@ export interface operations {
             /** @description Request body is not JSON */
             415: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5367,11 +6618,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5386,10 +6637,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5404,10 +6655,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5436,7 +6687,7 @@ export interface operations {
             };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
-                "if-none-match"?: string;
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -5452,14 +6703,14 @@ export interface operations {
             /** @description Deliveries of the channel, newest first */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description When more deliveries follow: `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
-                    link?: string;
+                    Link?: string;
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5471,12 +6722,12 @@ export interface operations {
             /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
             304: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5484,10 +6735,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5502,11 +6753,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5521,10 +6772,10 @@ export interface operations {
             /** @description No such notification channel for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5539,11 +6790,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5558,10 +6809,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5576,10 +6827,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5593,12 +6844,138 @@ export interface operations {
             };
         };
     };
+    listChannelDeliveriesHead: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries with this status */
+                status?: "pending" | "delivered" | "failed" | "dead";
+                /** @description Most deliveries to return */
+                limit?: number;
+                /**
+                 * @description Only deliveries strictly older than this time, for paging back
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                before?: string;
+            };
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the notification channel
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deliveries of the channel, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description When more deliveries follow: `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
+                    Link?: string;
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such notification channel for this caller */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getDelivery: {
         parameters: {
             query?: never;
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
-                "if-none-match"?: string;
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -5614,12 +6991,12 @@ export interface operations {
             /** @description One delivery with its attempts */
             200: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5631,12 +7008,12 @@ export interface operations {
             /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
             304: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
-                    etag?: string;
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5644,10 +7021,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5662,11 +7039,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5681,10 +7058,10 @@ export interface operations {
             /** @description No such delivery for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5699,11 +7076,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5718,10 +7095,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5736,10 +7113,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5750,6 +7127,120 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ApiError"];
                 };
+            };
+        };
+    };
+    getDeliveryHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the delivery
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One delivery with its attempts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such delivery for this caller */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5771,10 +7262,10 @@ export interface operations {
             /** @description The delivery, due now */
             202: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5786,10 +7277,10 @@ export interface operations {
             /** @description Invalid request body or parameters; the message names the field and the rule */
             400: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5804,11 +7295,11 @@ export interface operations {
             /** @description Missing or invalid API key (`Unauthorized`) */
             401: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "www-authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5823,10 +7314,10 @@ export interface operations {
             /** @description The API key may not do this (a read-only key on a write) */
             403: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5841,10 +7332,10 @@ export interface operations {
             /** @description No such delivery for this caller */
             404: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5859,10 +7350,10 @@ export interface operations {
             /** @description Request body larger than 1 MiB */
             413: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5877,10 +7368,10 @@ export interface operations {
             /** @description Request body is not JSON */
             415: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5895,11 +7386,11 @@ export interface operations {
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
-                    "retry-after": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5914,10 +7405,10 @@ export interface operations {
             /** @description Internal server error */
             500: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5932,10 +7423,10 @@ export interface operations {
             /** @description Database unreachable or shutting down */
             503: {
                 headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    "x-ratelimit-limit": components["headers"]["RateLimitLimit"];
-                    "x-ratelimit-remaining": components["headers"]["RateLimitRemaining"];
-                    "x-ratelimit-reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {

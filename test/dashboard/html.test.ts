@@ -1,8 +1,8 @@
 // The dashboard's HTML helpers: escaping, formatting and the server-side SVG charts.
 import t from 'tap'
 import { escapeHtml, html, raw } from '../../src/dashboard/html.ts'
-import { ago, duration, percent, timeTag, utc } from '../../src/dashboard/format.ts'
-import { msLabel, niceCeiling, responseTimeChart, sparkline } from '../../src/dashboard/charts.ts'
+import { ago, duration, percent, statusBadge, timeTag, utc } from '../../src/dashboard/format.ts'
+import { msLabel, niceCeiling, pingTimeline, responseTimeChart, sparkline } from '../../src/dashboard/charts.ts'
 import { messageFor } from '../../src/dashboard/pages/forms.ts'
 import { localPath } from '../../src/dashboard/respond.ts'
 
@@ -19,9 +19,15 @@ t.test('html escapes every value unless it is markup made by html or raw', async
 t.test('times, durations and percentages in words', async (t) => {
   const now = new Date('2026-11-21T12:00:00.000Z')
   t.equal(utc('2026-11-21T09:30:05.123Z'), '2026-11-21 09:30:05 UTC')
-  t.same([0, 42, 60, 299, 3600, 3660, 86_400 + 4 * 3600 + 60, -5].map(duration), ['0 s', '42 s', '1 min', '4 min', '1 h', '1 h 1 min', '1 d 4 h', '0 s'])
+  // The two largest units, the smaller one left out when zero: a 90 s outage is not "1 min".
+  const durations: Array<[number, string]> = [
+    [0, '0 s'], [-5, '0 s'], [42, '42 s'], [59, '59 s'], [59.6, '1 min'], [60, '1 min'], [90, '1 min 30 s'], [299, '4 min 59 s'],
+    [3599, '59 min 59 s'], [3600, '1 h'], [3661, '1 h 1 min'], [90 * 60, '1 h 30 min'], [86_399, '23 h 59 min'], [86_400, '1 d'],
+    [86_400 + 60, '1 d'], [86_400 + 4 * 3600 + 60, '1 d 4 h'], [400 * 86_400 + 3600, '400 d 1 h'],
+  ]
+  for (const [seconds, text] of durations) t.equal(duration(seconds), text, `${seconds} s`)
   t.match(ago(new Date(now.getTime() - 5000), now).value, '>just now</time>')
-  t.match(ago('2026-11-21T11:57:00.000Z', now).value, '<time datetime="2026-11-21T11:57:00.000Z" title="2026-11-21 11:57:00 UTC">3 min ago</time>')
+  t.match(ago('2026-11-21T11:57:00.000Z', now).value, '<time datetime="2026-11-21T11:57:00.000Z" title="2026-11-21 11:57:00 UTC" data-ago>3 min ago</time>')
   t.match(ago(null, now).value, 'Never')
   t.match(timeTag(null, 'Not yet').value, 'Not yet')
   t.same([null, 100, 99.999, 75, 0].map(percent), ['No checks', '100%', '99.99%', '75.00%', '0.00%'])
@@ -55,4 +61,21 @@ t.test('sparkline and chart: shapes for down checks and a text summary', async (
   t.equal(many.match(/<rect class="down"/g)?.length, 1)
   t.match(many, '>100 ms</text>')
   t.same([0, 250, 1000, 2500, 10000].map(msLabel), ['0 ms', '250 ms', '1 s', '2.5 s', '10 s'])
+})
+
+t.test('a heartbeat\'s timeline: whether each ping came, no response time', async (t) => {
+  t.match(pingTimeline([]).value, 'No pings yet')
+  t.match(pingTimeline([{ responseTimeMs: 0, isUp: true }]).value, '<circle cx="100" cy="24" r="4"/></svg>', 'one ping is a dot in the middle')
+  const beats = pingTimeline([{ responseTimeMs: 0, isUp: true }, { responseTimeMs: 0, isUp: false }, { responseTimeMs: 0, isUp: true }]).value
+  t.match(beats, '<circle cx="4" cy="24" r="4"/><rect x="96" y="20" width="8" height="8"/><circle cx="196" cy="24" r="4"/></svg>')
+  t.match(beats, 'aria-label="Last 3 heartbeats: 1 failed or missed"')
+  t.match(pingTimeline([{ responseTimeMs: 0, isUp: true }]).value, 'aria-label="Last 1 heartbeat: all pinged in time"')
+  t.notMatch(beats, ' ms', 'no time in it')
+})
+
+t.test('a status badge says when the latest checks fail, fewer than mark the monitor down', async (t) => {
+  t.equal(statusBadge('up').value, '<span class="st st-up">Up</span>')
+  t.equal(statusBadge('up', { failures: 1, threshold: 3 }).value,
+    '<span class="st st-up st-failing" title="The latest check failed; 3 in a row mark it down">Up, failing 1 of 3</span>')
+  t.match(statusBadge('degraded', { failures: 2, threshold: 3 }).value, 'title="The latest 2 checks failed; 3 in a row mark it down">Degraded, failing 2 of 3</span>')
 })

@@ -36,7 +36,7 @@ t.test('Swagger UI at a LAN name over plain http renders and Try it out works', 
   // What the browser refused or could not load: the diagnosis when the page stays blank.
   const failures: string[] = []
   page.on('requestfailed', (request) => failures.push(`${request.url()}: ${request.failure()?.errorText}`))
-  // (Not Swagger UI's own inline <style>, which its policy has always refused: cosmetic, and over https the same.)
+  // (CSP violations of any kind: test/e2e/csp-console.test.ts.)
   page.on('console', (message) => {
     if (message.type() === 'error' && /failed to load|mixed content|insecure/i.test(message.text())) failures.push(`console: ${message.text()}`)
   })

@@ -48,7 +48,9 @@ t.test('the document is valid OpenAPI 3.1', async (t) => {
 
 t.test('every operation is documented: id, summary, tag, its success and its error statuses, each described', async (t) => {
   const ops = operations(current)
-  t.same(ops.map((o) => o.name).sort(), [
+  const heads = ops.filter((o) => o.name.startsWith('HEAD ')).map((o) => o.name)
+  t.same(heads.sort(), ops.filter((o) => o.name.startsWith('GET ')).map((o) => o.name.replace('GET', 'HEAD')).sort(), 'each GET has its HEAD')
+  t.same(ops.map((o) => o.name).filter((name) => !heads.includes(name)).sort(), [
     'DELETE /api/v1/monitors/{id}',
     'DELETE /api/v1/notification-channels/{id}',
     'GET /api/v1/deliveries/{id}',
@@ -60,6 +62,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /api/v1/notification-channels',
     'GET /api/v1/notification-channels/{id}',
     'GET /api/v1/notification-channels/{id}/deliveries',
+    'GET /api/v1/openapi.json',
     'GET /healthz',
     'GET /metrics',
     'GET /ping/{token}',
@@ -74,7 +77,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'POST /api/v1/notification-channels/{id}/test',
     'POST /ping/{token}',
     'POST /ping/{token}/fail',
-  ], 'the documented operations (the document route itself is hidden)')
+  ], 'the documented operations')
   const success: Record<string, string> = {
     'POST /api/v1/monitors': '201',
     'DELETE /api/v1/monitors/{id}': '204',
@@ -95,7 +98,16 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     for (const [status, response] of Object.entries(op.responses)) {
       t.ok(response.description?.trim(), `${name} ${status}: has a description`)
     }
-    if (path.startsWith('/api/v1/')) {
+    if (name.startsWith('HEAD ')) {
+      const get = (current.paths![path] as Record<string, Operation>).get
+      t.same(statuses, Object.keys(get.responses), `${name}: the GET's statuses`)
+      t.notOk(Object.values(op.responses).some((response) => 'content' in response), `${name}: no bodies`)
+    }
+    if (path === OPENAPI_PATH) {
+      // The document itself: no key, no rate limit.
+      t.same(op.security, [], `${name}: no key needed`)
+      t.same(statuses, ['200', '400'], `${name}: answers 200 (400: a malformed request)`)
+    } else if (path.startsWith('/api/v1/')) {
       // Routes behind the key: unauthorized, rate limited, crashed and unavailable are all possible.
       for (const status of ['401', '429', '500', '503']) t.ok(statuses.includes(status), `${name}: declares ${status}`)
       t.notOk(op.security, `${name}: uses the document-wide bearer security`)
@@ -109,7 +121,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     } else if (path === '/metrics') {
       // Not an API key: the server's METRICS_TOKEN; off (404) without one.
       t.same(op.security, [{ metricsToken: [] }], `${name}: the metrics token`)
-      t.same(statuses.sort(), ['200', '401', '404'], `${name}: answers 200, 401 or 404`)
+      t.same(statuses.sort(), ['200', '400', '401', '404'], `${name}: answers 200, 401 or 404 (400: a malformed request)`)
     } else {
       // The probes need no key and are not rate limited: no 401 or 429, and 503 when not ready (400: a malformed request).
       t.same(op.security, [], `${name}: no key needed`)
@@ -138,8 +150,8 @@ t.test('every operation is documented: id, summary, tag, its success and its err
 })
 
 t.test('for SDK generators: servers, named request bodies, every response header declared, an error example per status', async (t) => {
-  t.ok(current.servers?.length, 'servers')
-  t.equal(current.servers![0].url, '/', 'first the instance serving the document (Swagger UI tries requests there)')
+  t.same(current.servers?.map((server) => server.url), ['http://localhost:3000', '/'],
+    'first the default PUBLIC_URL (generators take it as their base URL), then the instance serving the document')
   const bodies: Record<string, string> = {
     'POST /api/v1/monitors': 'CreateMonitorRequest',
     'PATCH /api/v1/monitors/{id}': 'UpdateMonitorRequest',
@@ -154,15 +166,19 @@ t.test('for SDK generators: servers, named request bodies, every response header
     const examples = new Map<string, string>()
     for (const [status, response] of Object.entries(op.responses) as Array<[string, Record<string, any>]>) {
       const headers = response.headers ?? {}
-      t.same(headers['x-request-id'], { $ref: '#/components/headers/RequestId' }, `${name} ${status}: x-request-id`)
-      if (path.startsWith('/api/')) {
-        for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+      // Each header named as registered, as OWASP's ruleset looks for them (HTTP itself ignores the case).
+      t.same(headers['X-Request-Id'], { $ref: '#/components/headers/RequestId' }, `${name} ${status}: X-Request-Id`)
+      if (path.startsWith('/api/') && path !== OPENAPI_PATH) {
+        for (const header of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
           t.ok(headers[header], `${name} ${status}: ${header}`)
         }
       }
-      if (status === '429') t.ok(headers['retry-after'], `${name} 429: retry-after`)
-      if (status === '401') t.ok(headers['www-authenticate'], `${name} 401: www-authenticate`)
-      if (status === '201') t.ok(headers.location?.description, `${name} 201: location`)
+      if (status === '429') t.ok(headers['Retry-After'], `${name} 429: Retry-After`)
+      if (status === '401') t.ok(headers['WWW-Authenticate'], `${name} 401: WWW-Authenticate`)
+      if (status === '201') t.ok(headers.Location?.description, `${name} 201: Location`)
+      if (status === '200' && path.startsWith('/api/v1/') && path !== OPENAPI_PATH && /^(GET|HEAD) /.test(name)) t.ok(headers.ETag, `${name} 200: ETag`)
+      t.same(Object.keys(headers).filter((header) => header === header.toLowerCase()), [], `${name} ${status}: no header named in lowercase`)
+      if (name.startsWith('HEAD ')) continue
       if (Number(status) >= 400) {
         const media = response.content?.['application/json']
         t.same(media?.schema, { $ref: '#/components/schemas/ApiError' }, `${name} ${status}: an ApiError`)
@@ -177,10 +193,10 @@ t.test('for SDK generators: servers, named request bodies, every response header
     t.ok((header as { description?: string }).description, `components.headers.${name} is described`)
   }
   const deliveries = (current.paths!['/api/v1/notification-channels/{id}/deliveries'] as Record<string, any>).get
-  t.ok(deliveries.responses['200'].headers.link, 'Link')
+  t.ok(deliveries.responses['200'].headers.Link, 'Link')
   const create = (current.paths!['/api/v1/monitors'] as Record<string, any>).post
-  t.match(create.parameters, [{ in: 'header', name: 'idempotency-key', required: false }], 'the Idempotency-Key header')
-  t.ok(create.responses['201'].headers['idempotent-replayed'], 'Idempotent-Replayed')
+  t.match(create.parameters, [{ in: 'header', name: 'Idempotency-Key', required: false }], 'the Idempotency-Key header')
+  t.ok(create.responses['201'].headers['Idempotent-Replayed'], 'Idempotent-Replayed')
   t.ok(create.responses['409'] && create.responses['422'], 'its refusals')
 })
 
@@ -192,9 +208,9 @@ t.test('the webhook payload is in the document\'s top-level webhooks, with its s
     [['header', 'webhook-id', true], ['header', 'webhook-timestamp', true], ['header', 'webhook-signature', true]])
   t.ok(post.tags.every((tag: string) => (current.tags ?? []).some((declared) => declared.name === tag)), 'its tag is declared')
   const event = current.components!.schemas!.NotificationEvent as Record<string, any>
-  t.same(Object.keys(event.properties.data.properties), ['monitor', 'incident', 'check'])
+  t.same(Object.keys(event.properties.data.properties), ['monitor', 'incident', 'check', 'dashboard_url'])
   const deliveries = (current.paths!['/api/v1/notification-channels/{id}/deliveries'] as Record<string, any>).get
-  t.ok(deliveries.responses['200'].headers.link.description, 'the delivery list declares its Link header')
+  t.ok(deliveries.responses['200'].headers.Link.description, 'the delivery list declares its Link header')
 })
 
 t.test('the service serves the committed document and Swagger UI, without a key', async (t) => {
@@ -213,13 +229,36 @@ t.test('the service serves the committed document and Swagger UI, without a key'
   t.same(config.json(), committed)
 })
 
+t.test('a request body\'s defaults are in its descriptions, so that generators keep those fields optional', async (t) => {
+  const schemas = current.components!.schemas as Record<string, { properties?: Record<string, { default?: unknown, description?: string }> }>
+  const requestBodies = Object.keys(schemas).filter((name) => /^(Create|Update)/.test(name))
+  t.ok(requestBodies.length > 10, 'the bodies and their variants')
+  for (const name of requestBodies) {
+    for (const [field, property] of Object.entries(schemas[name].properties ?? {})) {
+      t.equal(property.default, undefined, `${name}.${field}: no \`default\``)
+    }
+  }
+  t.match(schemas.CreateSiteMonitor.properties!.interval_minutes.description, /\(default `5`\)$/)
+  t.match(schemas.CreateSiteMonitor.properties!.monitor_type.description, /\(default `site`\)$/)
+  t.match(schemas.CreateWebhookChannel.properties!.events.description, /\(default `\["incident.opened","incident.resolved"\]`\)$/)
+  // openapi-typescript's defaults (defaultNonNullable) make a named schema's defaulted field required: nothing is left to.
+  const withDefaults = astToString(await openapiTS(structuredClone(current)))
+  t.equal(withDefaults, astToString(await openapiTS(structuredClone(current), { defaultNonNullable: false })))
+})
+
+t.test('the served document\'s first server is PUBLIC_URL', async (t) => {
+  const { app } = await buildTestApp(t, { env: { PUBLIC_URL: 'https://pingward.example.com/' } })
+  const served = (await app.inject({ url: OPENAPI_PATH })).json()
+  t.same(served.servers.map((server: { url: string }) => server.url), ['https://pingward.example.com', '/'])
+  t.same({ ...served, servers: committed.servers }, committed, 'the rest as committed')
+})
+
 t.test(`${CLIENT_TYPES_PATH} is what openapi-typescript makes of the document now`, async (t) => {
-  // defaultNonNullable off: a field with a default is optional in a request body (CreateMonitorRequest), as the API
-  // takes it; openapi-typescript otherwise makes it required in every named component (no response schema has one).
-  const generated = COMMENT_HEADER + astToString(await openapiTS(structuredClone(current), { defaultNonNullable: false }))
+  // With openapi-typescript's default options, as a user runs it.
+  const generated = COMMENT_HEADER + astToString(await openapiTS(structuredClone(current)))
   mkdirSync(`${ROOT}test-output/generated`, { recursive: true })
   writeFileSync(`${ROOT}${GENERATED_PATH}`, generated)
-  t.match(generated, /export interface paths \{\n {4}"\/healthz"/)
+  t.match(generated, /export interface paths \{\n[\s\S]*?\n {4}"\/healthz"/)
   t.match(generated, /export interface components \{/)
   t.match(generated, /createMonitor: \{/)
   let committedTypes = ''

@@ -1,6 +1,7 @@
 // GET /metrics: off (404) without METRICS_TOKEN, 401 without the right token, and after real checks of a local
 // target and a real webhook delivery, text that a strict parser of the exposition format reads with the right values.
 import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { startJobs } from '../../src/jobs.ts'
 import { buildTestApp, makeMonitor, makeUser, request, testConfig, until, usingPostgres } from '../helper.ts'
@@ -35,6 +36,23 @@ t.test('a missing or wrong token is 401 with a Bearer challenge; the right one g
   t.equal(res.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8')
   const families = parsePrometheusText(res.body)
   t.ok(sampleValue(families, 'process_resident_memory_bytes') > 0, 'the process metrics are there too')
+})
+
+t.test('the metrics table of docs/operations.md names every value of each status or outcome label exposed', async (t) => {
+  const { app } = await buildTestApp(t, { env: { METRICS_TOKEN: TOKEN } })
+  const families = parsePrometheusText((await app.inject({ url: '/metrics', headers: bearer(TOKEN) })).body)
+  const table = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8')
+  const labelled = [...families.values()].filter((family) => family.name.startsWith('pingward_'))
+    .flatMap((family) => ['status', 'outcome', 'result'].map((label) => ({ family, label })))
+    .filter(({ family, label }) => family.samples.some((sample) => label in sample.labels))
+  t.ok(labelled.length >= 4, 'the monitors, deliveries, checks and attempts series are exposed from the start')
+  for (const { family, label } of labelled) {
+    const row = table.split('\n').find((line) => line.startsWith(`| \`${family.name}{`))
+    t.ok(row, `${family.name} has a row`)
+    for (const value of new Set(family.samples.map((sample) => sample.labels[label]))) {
+      t.match(row, `\`${value}\``, `${family.name}{${label}="${value}"} is in its row`)
+    }
+  }
 })
 
 t.test('after real checks and a real webhook delivery, the counters and gauges say what happened', async (t) => {

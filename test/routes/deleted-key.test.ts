@@ -13,26 +13,11 @@ import { listChannels } from '../../src/notifications/repository.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { MonitorIdParams } from '../../src/schemas/common.ts'
 import { buildTestApp, createTestDatabase, makeKey, makeMonitor, makeUser, request, testConfig, validMonitor, type Teardown } from '../helper.ts'
+import { routeTable, type Route } from '../support/route-table.ts'
 import { targetServer } from '../support/target-server.ts'
 
 // The API routes that need no key; every other route under /api/v1 must refuse a deleted one.
 const PUBLIC = new Set(['GET /api/v1/openapi.json', 'HEAD /api/v1/openapi.json'])
-
-interface Route { method: string, path: string }
-
-/** Every route of the app, read from its route table (find-my-way's tree as printRoutes draws it). */
-function routeTable (app: FastifyInstance): Route[] {
-  const segments: string[] = []
-  const routes: Route[] = []
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const node = /^([│ ]*)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line)
-    if (!node) continue
-    segments.length = node[1].length / 4
-    segments.push(node[2])
-    for (const method of node[3]?.split(', ') ?? []) routes.push({ method, path: segments.join('') })
-  }
-  return routes
-}
 
 type OpenApi = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>> }
 type Owner = Awaited<ReturnType<typeof makeUser>>

@@ -91,8 +91,8 @@ export function channelPage (context: PageContext, options: {
     html`<li><a href="${value ? `${base}?status=${value}` : base}"${status === value ? html` aria-current="page"` : ''}>${label}</a></li>`
   const query = (before: string) => `${base}?${new URLSearchParams({ ...(status ? { status } : {}), before })}`
   const body = html`${settingsNav('notifications')}<p class="crumbs"><a href="/settings/notifications">Notifications</a> /</p>
-<div class="title-row"><h1>${c.name}</h1> ${channelBadge(c)}</div>
-${c.disabled_reason && html`<p class="warning">Turned off by Pingward: ${c.disabled_reason}. Edit it and tick Active to send again.</p>`}
+<div id="channel-state" data-live="channel:${c.id}"><div class="title-row"><h1>${c.name}</h1> ${channelBadge(c)}</div>
+${c.disabled_reason && html`<p class="warning">Turned off by Pingward: ${c.disabled_reason}. Edit it and tick Active to send again.</p>`}</div>
 ${options.secret && secretPanel(options.secret)}
 ${options.tested && testPanel(options.tested)}
 ${channelActionForm(context.csrfToken)}
@@ -100,7 +100,7 @@ ${channelActionForm(context.csrfToken)}
 ${c.type === 'webhook' && html`<button form="channel-action" formaction="${base}/rotate-secret" data-confirm="Make a new signing secret? The old one keeps signing too for 24 hours.">Rotate secret</button>`}
 ${channelActions(c)}</p>
 ${facts(c)}
-<section aria-labelledby="log-title"><h2 id="log-title">Delivery log</h2>
+<section aria-labelledby="log-title" id="delivery-log" data-live="channel:${c.id}"><h2 id="log-title">Delivery log</h2>
 <nav class="filters" aria-label="Filter by status"><ul>${filter(undefined, 'All')}${DELIVERY_STATUSES.map((s) => filter(s, STATUS_NAMES[s]))}</ul></nav>
 ${deliveries.length === 0
   ? html`<p class="empty">${options.before || status ? 'No deliveries here.' : 'Nothing sent yet: Send test sends one now.'}</p>`

@@ -61,6 +61,7 @@ export function page (options: {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Pingward</title>
 <link rel="stylesheet" href="${assetPath('dashboard.css')}">
+<link rel="icon" href="${assetPath('favicon.svg')}" type="image/svg+xml">
 <script src="${assetPath('dashboard.js')}" defer></script>
 </head>
 <body>

@@ -3,6 +3,7 @@ import type { Check } from '../../schemas/check.ts'
 import type { Incident } from '../../schemas/incident.ts'
 import type { Monitor } from '../../monitors/schema.ts'
 import type { NotificationChannel } from '../../notifications/schema.ts'
+import type { FailingRun } from '../../repositories/check-stats.ts'
 import type { MonitorUptimeView } from '../uptime-windows.ts'
 import { responseTimeChart } from '../charts.ts'
 import type { FormFields } from '../form-input.ts'
@@ -71,6 +72,8 @@ export function monitorPage (context: PageContext, options: {
   before?: string
   notice?: string
   channels: NotificationChannel[]
+  /** Its latest checks failed, fewer than mark it down. */
+  failing?: FailingRun
 }): SafeHtml {
   const { monitor: m, checks } = options
   const oldest = checks[checks.length - 1]
@@ -78,7 +81,8 @@ export function monitorPage (context: PageContext, options: {
   const latest = options.before ? undefined : checks[0]
   const chartPoints = [...checks].reverse().map((c) => ({ responseTimeMs: c.response_time_ms, isUp: c.is_up, checkedAt: c.checked_at }))
   const body = html`<p class="crumbs"><a href="/">Monitors</a> /</p>
-<div class="title-row"><h1>${m.name}</h1> ${statusBadge(m.status)}</div>
+<div id="monitor-live" data-live="monitor:${m.id}">
+<div class="title-row"><h1>${m.name}</h1> ${statusBadge(m.status, options.failing)}</div>
 ${target(m)}
 ${latestProblem(latest)}
 ${rowActionForm(context.csrfToken, `/monitors/${m.id}`)}
@@ -104,7 +108,8 @@ ${checks.length === 0
   : checkRows(checks, m.monitor_type)}
 <p class="pager">${options.before && html`<a href="/monitors/${m.id}">Newest checks</a> `}${checks.length === options.pageSize && oldest &&
   html`<a href="/monitors/${m.id}?before=${encodeURIComponent(oldest.checked_at)}">Older checks</a>`}</p>
-</section>`
+</section>
+</div>`
   return page({ title: m.name, context, section: 'monitors', notice: options.notice, body })
 }
 

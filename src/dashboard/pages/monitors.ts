@@ -2,8 +2,8 @@
 import { MONITOR_STATUSES } from '../../domain/vocabulary.ts'
 import type { MonitorListItem } from '../../monitors/schema.ts'
 import type { NotificationChannel } from '../../notifications/schema.ts'
-import type { SparkPoint } from '../../repositories/check-stats.ts'
-import { sparkline } from '../charts.ts'
+import type { FailingRun, SparkPoint } from '../../repositories/check-stats.ts'
+import { pingTimeline, sparkline } from '../charts.ts'
 import type { FormFields } from '../form-input.ts'
 import { ago, count, STATUS_LABELS, statusBadge } from '../format.ts'
 import type { FieldError } from '../../http/validation.ts'
@@ -41,9 +41,15 @@ function target (m: MonitorListItem): SafeHtml {
     : html`<span class="url">${m.url}</span>`
 }
 
-function row (m: MonitorListItem, points: SparkPoint[] | undefined, now: Date): SafeHtml {
-  const latest = points?.[points.length - 1]
-  return html`<tr><td>${statusBadge(m.status)}</td><td class="name"><a href="/monitors/${m.id}">${m.name}</a>${target(m)}</td><td>${ago(m.last_checked_at, now)}</td><td class="rt">${sparkline(points ?? [])}${latest && html` <span class="ms">${latest.responseTimeMs} ms</span>`}</td><td class="act"><a href="/monitors/${m.id}/edit" aria-label="Edit ${m.name}">Edit</a>
+/** The response times, or a heartbeat's pings (which have none). */
+function recent (m: MonitorListItem, points: SparkPoint[]): SafeHtml {
+  if (m.monitor_type === 'heartbeat') return pingTimeline(points)
+  const latest = points[points.length - 1]
+  return html`${sparkline(points)}${latest && html` <span class="ms">${latest.responseTimeMs} ms</span>`}`
+}
+
+function row (m: MonitorListItem, points: SparkPoint[] | undefined, now: Date, failing?: FailingRun): SafeHtml {
+  return html`<tr><td>${statusBadge(m.status, failing)}</td><td class="name"><a href="/monitors/${m.id}">${m.name}</a>${target(m)}</td><td>${ago(m.last_checked_at, now)}</td><td class="rt">${recent(m, points ?? [])}</td><td class="act"><a href="/monitors/${m.id}/edit" aria-label="Edit ${m.name}">Edit</a>
 ${monitorActions(m)}</td></tr>
 `
 }
@@ -70,6 +76,8 @@ export function monitorsPage (context: PageContext, options: {
   /** The monitors the search kept (all without one). */
   monitors: MonitorListItem[]
   sparks: Map<string, SparkPoint[]>
+  /** Monitors not down whose latest checks failed (fewer than their threshold). */
+  failing?: Map<string, FailingRun>
   filter?: Status
   /** What the list was searched for (name or URL, in any case). */
   search?: string
@@ -93,6 +101,7 @@ export function monitorsPage (context: PageContext, options: {
 ${monitorForm({ id: 'new-monitor', action: '/monitors', submit: 'Add monitor', csrfToken: context.csrfToken, values: options.values, error, collapseAdvanced: true, channels: options.channels })}
 </details>
 </section>
+<div id="monitor-list" data-live="monitors">
 ${monitors.length === 0 && !search
   ? html`<p class="empty">No monitors yet: add the first one above.</p>`
   : html`${searchForm(filter, search)}
@@ -105,10 +114,11 @@ ${rowActionForm(context.csrfToken, listHref(filter, search))}
 <caption class="vh">${search ? `${what} matching ${search}` : what}, problems first</caption>
 <thead><tr><th scope="col">Status</th><th scope="col">Monitor</th><th scope="col">Last check</th><th scope="col">Response time</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
 <tbody>
-${shown.map((m) => row(m, sparks.get(m.id), context.now))}
+${shown.map((m) => row(m, sparks.get(m.id), context.now, options.failing?.get(m.id)))}
 </tbody></table></div>
 ${shown.length === 0 && html`<p class="empty">${search
   ? html`No monitor${filter ? html` that is ${filter}` : ''} matches “${search}”.`
-  : html`No monitor is ${filter} right now.`}</p>`}`}`
+  : html`No monitor is ${filter} right now.`}</p>`}`}
+</div>`
   return page({ title: 'Monitors', context, section: 'monitors', notice: options.notice, body })
 }

@@ -10,7 +10,7 @@ import { defaultMonitorValues, monitorValues, valuesSentAgain } from '../pages/m
 import { editMonitorPage, monitorPage } from '../pages/monitor.ts'
 import { monitorsPage } from '../pages/monitors.ts'
 import { localPath, pageContext, seeOther, sendPage } from '../respond.ts'
-import { recentChecksByMonitor } from '../../repositories/check-stats.ts'
+import { failingRuns, recentChecksByMonitor } from '../../repositories/check-stats.ts'
 import { monitorUptimeView } from '../uptime-windows.ts'
 import { listChecks, MAX_CHECKS_PER_PAGE } from '../../repositories/checks.ts'
 import { listIncidents } from '../../repositories/incidents.ts'
@@ -64,13 +64,14 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
   ) {
     const userId = userOf(request)
     const search = options.search?.trim() || undefined
-    // Three queries whatever the fleet's size; the status filter is applied here, since the page counts every status.
-    const [monitors, sparks, channels] = await Promise.all([
-      listMonitors(app.db, { userId }, { search }), recentChecksByMonitor(app.db, userId), listChannels(app.db, userId),
+    // Four queries whatever the fleet's size; the status filter is applied here, since the page counts every status.
+    const [monitors, sparks, failing, channels] = await Promise.all([
+      listMonitors(app.db, { userId }, { search }), recentChecksByMonitor(app.db, userId), failingRuns(app.db, userId), listChannels(app.db, userId),
     ])
     const page = monitorsPage(pageContext(app, request, reply), {
       monitors,
       sparks,
+      failing,
       filter: options.status,
       search,
       notice: options.notice,
@@ -102,14 +103,15 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     const monitor = await findMonitor(app.db, { userId }, request.params.id)
     if (!monitor) throw notFound()
     const { before } = request.query
-    const [checks, incidents, uptime, channels] = await Promise.all([
+    const [checks, incidents, uptime, channels, failing] = await Promise.all([
       listChecks(app.db, monitor.id, { limit: MAX_CHECKS_PER_PAGE, before }),
       listIncidents(app.db, monitor.id, { limit: INCIDENTS_SHOWN }),
       monitorUptimeView(app.db, userId, monitor.id, app.clock()),
       listChannels(app.db, userId),
+      failingRuns(app.db, userId, monitor.id),
     ])
     const page = monitorPage(pageContext(app, request, reply), {
-      monitor: withAbsolutePingUrl(monitor, publicUrl), checks, incidents, uptime, before, pageSize: MAX_CHECKS_PER_PAGE, notice: request.query.notice, channels,
+      monitor: withAbsolutePingUrl(monitor, publicUrl), checks, incidents, uptime, before, pageSize: MAX_CHECKS_PER_PAGE, notice: request.query.notice, channels, failing: failing.get(monitor.id),
     })
     return sendPage(reply, page)
   })
