@@ -13,7 +13,7 @@ import { rowsOf } from '../../src/db/client.ts'
 import { attemptDelivery } from '../../src/notifications/deliver.ts'
 import { buildTestApp, makeMonitor, makeUser, request, type Teardown } from '../helper.ts'
 import { listen } from '../support/target-server.ts'
-import { webhookReceiver } from '../support/webhook-receiver.ts'
+import { asWritten, webhookReceiver } from '../support/webhook-receiver.ts'
 import { deliveryRows, testDeliveryOptions } from '../notifications/delivery-helper.ts'
 
 const SLOW_MS = 400
@@ -189,7 +189,7 @@ t.test('slow checks open a degraded incident, fast ones resolve it; degraded -> 
     t.equal(plain.told().length, 2, 'nothing more for the default events')
     const written = await eventsOf(app, m.id, 'monitor.degraded')
     t.same(written.map((p) => p.data.incident.status), ['open', 'resolved', 'open', 'resolved', 'open', 'resolved'], 'three degraded incidents, both edges each')
-    t.strictSame(slowHook.told().filter((p) => p.type === 'monitor.degraded'), written, 'what was sent is what the outbox wrote')
+    t.strictSame(slowHook.told().filter((p) => p.type === 'monitor.degraded').map(asWritten), written, 'what was sent is what the outbox wrote')
     t.ok(slowHook.receiver.received.every((r) => r.verifiedWith[0] === slowHook.secret), 'every request verified')
     t.same((await deliveryRows(app.db)).filter((d) => d.status !== 'delivered'), [], 'every delivery delivered')
   })

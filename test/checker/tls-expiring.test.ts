@@ -15,7 +15,7 @@ import { rowsOf } from '../../src/db/client.ts'
 import { attemptDelivery } from '../../src/notifications/deliver.ts'
 import { buildTestApp, makeMonitor, makeUser, request, type Teardown } from '../helper.ts'
 import { caSignedCertificate, listen } from '../support/target-server.ts'
-import { webhookReceiver } from '../support/webhook-receiver.ts'
+import { asWritten, webhookReceiver } from '../support/webhook-receiver.ts'
 import { deliveryRows, testDeliveryOptions } from '../notifications/delivery-helper.ts'
 
 const DAY = 86_400_000
@@ -69,12 +69,6 @@ async function eventsOf (app: FastifyInstance, monitorId: string, type: string) 
   return rowsOf<{ payload: any }>(await app.db.execute(sql`
     select payload from notification_events where monitor_id = ${monitorId} and type = ${type} order by created_at`))
     .map((row) => typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload)
-}
-
-/** A received body as the outbox wrote it: without the dashboard's link, which is added as it is sent. */
-function asWritten (payload: any) {
-  const { dashboard_url: link, ...data } = payload.data
-  return link === undefined ? payload : { ...payload, data }
 }
 
 /** Whole days from the check to the expiry, rounded up: what the event's reader is told. */

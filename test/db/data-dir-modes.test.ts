@@ -2,7 +2,7 @@
 // so another local user reads and writes nothing there (a webhook secret in the WAL included); a directory left
 // open to others is tightened at start, said in one log line. A real server process on a real directory.
 import { spawn, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, lstatSync, readdirSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, lstatSync, readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
@@ -49,6 +49,17 @@ function looseEntries (dir: string): string[] {
 const asOtherUser = (command: string[]) =>
   spawnSync(SETPRIV, ['--reuid=65534', '--regid=65534', '--clear-groups', '/usr/bin/env', '-u', 'NODE_OPTIONS', ...command], { cwd: '/', encoding: 'utf8' })
 
+/** This node, or a copy nobody can run when it lives under a private home (CI's Node from the npm registry). */
+function nodeForOtherUser (t: Teardown): string {
+  if (asOtherUser([process.execPath, '-e', '']).status === 0) return process.execPath
+  const dir = tempDir(t)
+  chmodSync(dir, 0o755)
+  const copy = join(dir, 'node')
+  copyFileSync(process.execPath, copy)
+  chmodSync(copy, 0o755)
+  return copy
+}
+
 // Run as nobody: the paths (argv) it could open for reading or writing, or list, or create a file in.
 const PROBE = `
 const fs = require('node:fs')
@@ -92,7 +103,7 @@ t.test('a server with umask 000 keeps DATA_DIR to its user: 0700 and 0600, nothi
     t.match(grep.stderr, /Permission denied/)
     const find = asOtherUser(['find', dataDir])
     t.equal(find.stdout.trim(), dataDir, 'find lists nothing under DATA_DIR')
-    const probe = asOtherUser([process.execPath, '-e', PROBE, ...treeOf(dataDir)])
+    const probe = asOtherUser([nodeForOtherUser(t), '-e', PROBE, ...treeOf(dataDir)])
     t.equal(probe.status, 0, probe.stderr)
     t.same(JSON.parse(probe.stdout), [], 'no file opens for reading or writing, no directory lists or takes a new file')
   })

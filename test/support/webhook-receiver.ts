@@ -74,3 +74,9 @@ export async function webhookReceiver (
     },
   }
 }
+
+/** A received event body as the outbox wrote it: without the dashboard's link, which is added as it is sent. */
+export function asWritten (payload: any) {
+  const { dashboard_url: link, ...data } = payload.data
+  return link === undefined ? payload : { ...payload, data }
+}
