@@ -7,8 +7,8 @@ import { defaultLookup, type Lookup } from './pinned-lookup.ts'
 type Address = { address: string, family: 4 | 6 }
 
 export interface CachingLookupOptions {
-  /** Asked for a name's A and AAAA records with their TTLs; default: a resolver of the system's DNS servers. */
-  resolver?: Pick<Resolver, 'resolve4' | 'resolve6'>
+  /** The DNS servers asked for a name's A and AAAA records with their TTLs (`host:port`); default: the system's. */
+  servers?: string[]
   /** Read before DNS, and again at most every HOSTS_REREAD_MS; default `/etc/hosts`; null: none. */
   hostsFile?: string | null
   /** Asked when DNS has no address for a name (search domains, other name services): its answer has no TTL, so it is not kept. */
@@ -22,7 +22,6 @@ export const HOSTS_REREAD_MS = 5_000
 
 /** Asks DNS about a name once per TTL, however many monitors check it; each check still applies its policy (pinAddress). */
 export function cachingLookup (options: CachingLookupOptions = {}): Lookup {
-  const resolver = options.resolver ?? new Resolver({ tries: 2 })
   const fallback = options.fallback ?? defaultLookup
   const now = options.now ?? Date.now
   const maxTtlMs = (options.maxTtlSeconds ?? 3600) * 1000
@@ -33,6 +32,9 @@ export function cachingLookup (options: CachingLookupOptions = {}): Lookup {
   const asking = new Map<string, Promise<Address[]>>()
 
   async function ask (name: string): Promise<Address[]> {
+    // A resolver per question: c-ares (Node 22 on) keeps answers of its own, which would outlive this cache's TTL.
+    const resolver = new Resolver({ tries: 2 })
+    if (options.servers) resolver.setServers(options.servers)
     const [v4, v6] = await Promise.allSettled([resolver.resolve4(name, { ttl: true }), resolver.resolve6(name, { ttl: true })])
     const records = [
       ...(v4.status === 'fulfilled' ? v4.value.map(({ address, ttl }) => ({ address, family: 4 as const, ttl })) : []),

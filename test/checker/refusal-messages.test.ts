@@ -2,7 +2,6 @@
 // the real checker records http, tcp and dns checks of names that a real local DNS server points into
 // private space, and no recorded error_message names an address or name of that space.
 import t from 'tap'
-import { Resolver } from 'node:dns/promises'
 import { Checker } from '../../src/checker/scheduler.ts'
 import { createProber } from '../../src/checker/probe.ts'
 import { cachingLookup } from '../../src/net/caching-lookup.ts'
@@ -25,9 +24,7 @@ const ZONE = {
 t.test('no private address or name of the answers is in a recorded check\'s message', async (t) => {
   const { server } = await dnsServer(t, ZONE)
   const [host, port] = server.split(':')
-  const resolver = new Resolver()
-  resolver.setServers([`${host}:${port}`])
-  const lookup = cachingLookup({ resolver, hostsFile: null, fallback: async () => [] })
+  const lookup = cachingLookup({ servers: [`${host}:${port}`], hostsFile: null, fallback: async () => [] })
   const { app } = await buildTestApp(t)
   const prober = createProber({ allowPrivateTargets: false, lookup, dnsServers: [server] })
   const checker = new Checker({ db: app.db, clock: () => new Date(), log: app.log, prober, concurrency: 20, confirmDelayMs: 30_000 })

@@ -1,7 +1,6 @@
 // The checker's lookups against a real local DNS server (dns2): answers kept for their TTL and asked again after
 // it, shared by simultaneous lookups, the hosts file first, the system's resolver for what DNS does not know,
 // and, through the prober, the address policy applied to a kept answer as to a fresh one.
-import { Resolver } from 'node:dns/promises'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,10 +17,8 @@ const SITE = [{ address: '93.184.215.14', family: 4 }, { address: '2606:2800:21f
 /** A caching lookup asking a fresh local server of `zone`, on a clock the test moves; no hosts file unless given. */
 async function setup (tt: Teardown, zone: Record<string, ZoneEntry>, options: CachingLookupOptions = {}) {
   const { server, questions } = await dnsServer(tt, zone)
-  const resolver = new Resolver({ timeout: 2000, tries: 1 })
-  resolver.setServers([server])
   const clock = { ms: 1_000_000 }
-  const lookup = cachingLookup({ resolver, hostsFile: null, now: () => clock.ms, ...options })
+  const lookup = cachingLookup({ servers: [server], hostsFile: null, now: () => clock.ms, ...options })
   // The A and AAAA questions of a lookup go out together, in no fixed order.
   const asked = () => [...questions].sort()
   return { lookup, asked, clock }

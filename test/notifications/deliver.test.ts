@@ -2,7 +2,6 @@
 // package: delivered, retried after a 500, a timeout or a 429 with Retry-After, dead after two days, and a
 // 410 that turns the channel off; rotation signs with both secrets for 24 h.
 import t from 'tap'
-import { Resolver } from 'node:dns/promises'
 import { eq, sql } from 'drizzle-orm'
 import { notificationChannels } from '../../src/db/schema.ts'
 import { attemptDelivery } from '../../src/notifications/deliver.ts'
@@ -170,9 +169,7 @@ t.test('a name that resolves to a private address is refused without naming the 
   const secret = newSecret()
   const receiver = await webhookReceiver(t, { verifyWith: () => [secret] })
   const { server } = await dnsServer(t, { 'hooks.test': { A: ['127.0.0.1'] } })
-  const resolver = new Resolver()
-  resolver.setServers([server])
-  const lookup = cachingLookup({ resolver, hostsFile: null, fallback: async () => [] })
+  const lookup = cachingLookup({ servers: [server], hostsFile: null, fallback: async () => [] })
   const channel = await setup.channel(receiver.url.replace('127.0.0.1', 'hooks.test'), { secret })
   const options = testDeliveryOptions(t)
   const strict = { ...options, transport: createTransport({ http: createHttpSender({ allowPrivateTargets: false, lookup }) }) }
