@@ -153,8 +153,10 @@ function sizeIntegers (node: unknown): void {
   const schema = node as Schema
   if (schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer'))) {
     schema.format ??= 'int32'
-    schema.minimum ??= -INT32_MAX - 1
-    schema.maximum ??= INT32_MAX
+    // A sum over a year of rollups (int64) may pass int32; JSON numbers stay exact up to 2^53.
+    const max = schema.format === 'int64' ? Number.MAX_SAFE_INTEGER : INT32_MAX
+    schema.minimum ??= schema.format === 'int64' ? -max : -max - 1
+    schema.maximum ??= max
   }
   for (const [key, value] of Object.entries(schema)) if (key !== 'example' && key !== 'examples') sizeIntegers(value)
 }

@@ -26,9 +26,9 @@ const figures = {
       'before the monitor was created is left out; null when none is left',
     examples: [99.3055],
   })),
-  downtime_seconds: Type.Integer({ minimum: 0, description: 'Seconds in a `down` incident (degraded time is up)', examples: [600] }),
-  checks: Type.Integer({ minimum: 0, description: 'Checks (and heartbeat pings or misses) recorded', examples: [1440] }),
-  failed_checks: Type.Integer({ minimum: 0, description: 'Those of them that failed', examples: [3] }),
+  downtime_seconds: Type.Integer({ minimum: 0, format: 'int64', description: 'Seconds in a `down` incident (degraded time is up)', examples: [600] }),
+  checks: Type.Integer({ minimum: 0, format: 'int64', description: 'Checks (and heartbeat pings or misses) recorded', examples: [1440] }),
+  failed_checks: Type.Integer({ minimum: 0, format: 'int64', description: 'Those of them that failed', examples: [3] }),
   response_time_ms: Type.Object({
     p50: Milliseconds('Median response time; null without checks'),
     p95: Milliseconds('95th percentile'),

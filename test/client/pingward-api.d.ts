@@ -1352,19 +1352,19 @@ export interface components {
                  */
                 uptime_percent: number | null;
                 /**
-                 * Format: int32
+                 * Format: int64
                  * @description Seconds in a `down` incident (degraded time is up)
                  * @example 600
                  */
                 downtime_seconds: number;
                 /**
-                 * Format: int32
+                 * Format: int64
                  * @description Checks (and heartbeat pings or misses) recorded
                  * @example 1440
                  */
                 checks: number;
                 /**
-                 * Format: int32
+                 * Format: int64
                  * @description Those of them that failed
                  * @example 3
                  */
@@ -1408,19 +1408,19 @@ export interface components {
                  */
                 uptime_percent: number | null;
                 /**
-                 * Format: int32
+                 * Format: int64
                  * @description Seconds in a `down` incident (degraded time is up)
                  * @example 600
                  */
                 downtime_seconds: number;
                 /**
-                 * Format: int32
+                 * Format: int64
                  * @description Checks (and heartbeat pings or misses) recorded
                  * @example 1440
                  */
                 checks: number;
                 /**
-                 * Format: int32
+                 * Format: int64
                  * @description Those of them that failed
                  * @example 3
                  */
