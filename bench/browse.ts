@@ -9,7 +9,8 @@ const BROWSER_HEADERS = {
 /** A cookie jar and the requests of one browser tab against `base`. */
 export class Browser {
   private readonly cookies = new Map<string, string>()
-  constructor (private readonly base: string) {}
+  private readonly base: string
+  constructor (base: string) { this.base = base }
 
   private keep (res: Response): void {
     for (const line of res.headers.getSetCookie()) {

@@ -57,7 +57,10 @@ export class Checker {
   /** Until then nothing more is due: the last claim took everything up to CLAIM_MARGIN_MS after it. */
   private quietUntil = 0
 
-  constructor (private readonly options: CheckerOptions) {
+  private readonly options: CheckerOptions
+
+  constructor (options: CheckerOptions) {
+    this.options = options
     const pollMs = options.pollMs ?? 1000
     const aheadMs = options.claimAheadMs ?? CLAIM_AHEAD_MS
     const marginMs = Math.min(CLAIM_MARGIN_MS, aheadMs)
@@ -113,10 +116,12 @@ export class Checker {
     const stopping = this.loop.stopping
     const work = (async () => {
       // Claimed ahead: wait for the tick after the due time (stop() aborts the wait only once abandoned).
-      const nowMs = this.options.clock().getTime()
       const dueMs = monitor.dueAt.getTime()
-      const earlyMs = dueMs > nowMs ? Math.ceil(dueMs / START_TICK_MS) * START_TICK_MS - nowMs : 0
-      if (earlyMs > 0) await pause(earlyMs, abort.signal)
+      if (dueMs > this.options.clock().getTime()) {
+        const startMs = Math.ceil(dueMs / START_TICK_MS) * START_TICK_MS
+        // Again while early: a timer counts from the event loop's cached time, which can be a millisecond behind the clock.
+        for (let earlyMs; !abort.signal.aborted && (earlyMs = startMs - this.options.clock().getTime()) > 0;) await pause(earlyMs, abort.signal)
+      }
       if (abort.signal.aborted) return
       const startedAt = this.options.clock()
       const result = await this.options.prober.probe(checkTarget(monitor), abort.signal)

@@ -11,8 +11,10 @@ export interface TlsCertificate {
 
 /** A verification failure, coded as node:tls codes it, so that describeNetworkError calls it a TLS error. */
 class CertificateError extends Error {
-  constructor (readonly code: string, message: string) {
+  readonly code: string
+  constructor (code: string, message: string) {
     super(message)
+    this.code = code
   }
 }
 

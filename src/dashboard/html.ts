@@ -2,7 +2,8 @@
 
 /** Markup that is already safe: made only by html`` and raw(). */
 export class SafeHtml {
-  constructor (readonly value: string) {}
+  readonly value: string
+  constructor (value: string) { this.value = value }
   toString (): string { return this.value }
 }
 

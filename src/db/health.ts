@@ -26,7 +26,10 @@ export class DatabaseHealth {
   private readonly probeEveryMs: number
   private readonly probeTimeoutMs: number
 
-  constructor (private readonly probe: () => Promise<unknown>, options: HealthOptions = {}) {
+  private readonly probe: () => Promise<unknown>
+
+  constructor (probe: () => Promise<unknown>, options: HealthOptions = {}) {
+    this.probe = probe
     this.firstProbeMs = options.firstProbeMs ?? 100
     this.probeEveryMs = options.probeEveryMs ?? 500
     this.probeTimeoutMs = options.probeTimeoutMs ?? 2000

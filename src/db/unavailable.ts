@@ -8,8 +8,10 @@ const UNAVAILABLE_CODES = new Set([
 
 /** Refused without asking the database: known to be down (health.ts) or no connection free in time (driver-workarounds/query-gate.ts). */
 export class DatabaseUnavailableError extends Error {
-  constructor (readonly code: 'DATABASE_DOWN' | 'POOL_TIMEOUT', message: string) {
+  readonly code: 'DATABASE_DOWN' | 'POOL_TIMEOUT'
+  constructor (code: 'DATABASE_DOWN' | 'POOL_TIMEOUT', message: string) {
     super(message)
+    this.code = code
   }
 }
 

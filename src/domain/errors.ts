@@ -12,16 +12,20 @@ export abstract class DomainError extends Error {
  */
 export class InvalidInputError extends DomainError {
   readonly kind = 'invalid'
-  constructor (readonly field: string, message: string) {
+  readonly field: string
+  constructor (field: string, message: string) {
     super(message)
+    this.field = field
   }
 }
 
 /** A read found that its owner, an API key, no longer exists. */
 export class ApiKeyGoneError extends DomainError {
   readonly kind = 'unauthenticated'
-  constructor (readonly keyId: string) {
+  readonly keyId: string
+  constructor (keyId: string) {
     super('Unauthorized')
+    this.keyId = keyId
   }
 }
 

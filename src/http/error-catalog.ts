@@ -76,8 +76,10 @@ const STATUS_OF_KIND: Record<DomainErrorKind, ErrorStatus> = {
 
 /** An error whose status and message are meant for the client as they are. */
 export class HttpError extends Error {
-  constructor (readonly statusCode: ErrorStatus, message: string = ERROR_CATALOG[statusCode].message) {
+  readonly statusCode: ErrorStatus
+  constructor (statusCode: ErrorStatus, message: string = ERROR_CATALOG[statusCode].message) {
     super(message)
+    this.statusCode = statusCode
   }
 }
 

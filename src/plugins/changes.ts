@@ -89,6 +89,8 @@ class ChangeFeed {
 
   private flush (state: OwnerState): void {
     state.timer = undefined
+    // A timer counts from the event loop's cached time, so it can fire a little early: wait the rest.
+    if (performance.now() < state.sentAt + COALESCE_MS) return this.schedule(state)
     state.sentAt = performance.now()
     const batch: ChangeBatch = { monitors: [...state.monitors], channels: [...state.channels], everything: state.everything }
     state.monitors.clear()

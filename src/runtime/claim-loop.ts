@@ -27,7 +27,11 @@ export class ClaimLoop<T extends InFlight> {
   private loop: Promise<void> | undefined
   private wake: (() => void) | undefined
 
-  constructor (private readonly options: ClaimLoopOptions) {}
+  private readonly options: ClaimLoopOptions
+
+  constructor (options: ClaimLoopOptions) {
+    this.options = options
+  }
 
   get stopping (): AbortSignal {
     return this.stopSignal.signal

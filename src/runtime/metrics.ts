@@ -40,7 +40,10 @@ export class Metrics {
   private readonly deliveries: Gauge<'status'>
   private readonly pool: { size: Gauge, inUse: Gauge, waiting: Gauge }
 
-  constructor (prom: typeof import('prom-client'), private readonly sources: MetricsSources) {
+  private readonly sources: MetricsSources
+
+  constructor (prom: typeof import('prom-client'), sources: MetricsSources) {
+    this.sources = sources
     const registry = this.registry = new prom.Registry()
     this.contentType = registry.contentType
     const registers = [registry]

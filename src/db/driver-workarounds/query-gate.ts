@@ -17,7 +17,15 @@ export class QueryGate {
   private readonly waiting: Array<{ resolve: () => void, reject: (err: Error) => void, since: number }> = []
   private sweeper: NodeJS.Timeout | undefined
 
-  constructor (private readonly max: number, private readonly admission?: Admission, private readonly maxWaitMs = 5000) {}
+  private readonly max: number
+  private readonly admission: Admission | undefined
+  private readonly maxWaitMs: number
+
+  constructor (max: number, admission?: Admission, maxWaitMs = 5000) {
+    this.max = max
+    this.admission = admission
+    this.maxWaitMs = maxWaitMs
+  }
 
   async run<T> (query: PromiseLike<T>): Promise<T> {
     this.admission?.assertUp()
