@@ -33,6 +33,7 @@ function seedFromTemplate (dataDir: string): void {
  */
 export async function openPglite (dataDir: string, loadDataDir?: Blob): Promise<PGlite> {
   // TurboFan's background recompiling of PGlite costs memory and CPU; set before PGlite compiles its module.
+  // Node 24 ignores it at run time and takes it only on its command line (docs/operations.md#memory-and-start).
   setFlagsFromString('--liftoff-only')
   if (!dataDir.startsWith('memory://') && !loadDataDir) seedFromTemplate(dataDir)
   return await PGlite.create(dataDir, { startParams: startParams(), loadDataDir })
