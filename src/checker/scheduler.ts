@@ -120,7 +120,11 @@ export class Checker {
       if (dueMs > this.options.clock().getTime()) {
         const startMs = Math.ceil(dueMs / START_TICK_MS) * START_TICK_MS
         // Again while early: a timer counts from the event loop's cached time, which can be a millisecond behind the clock.
-        for (let earlyMs; !abort.signal.aborted && (earlyMs = startMs - this.options.clock().getTime()) > 0;) await pause(earlyMs, abort.signal)
+        for (;;) {
+          const earlyMs = startMs - this.options.clock().getTime()
+          if (earlyMs <= 0 || abort.signal.aborted) break
+          await pause(earlyMs, abort.signal)
+        }
       }
       if (abort.signal.aborted) return
       const startedAt = this.options.clock()
