@@ -73,7 +73,7 @@ export default [
   }),
   layerRule(['src/db/**'], 'src/db', [...EDGE, ...ORCHESTRATION, 'repositories', 'cli']),
   layerRule(['src/runtime/**'], 'src/runtime', [...EDGE, ...ORCHESTRATION, 'repositories', 'cli'], { fastify: LOGGER }),
-  layerRule(['src/repositories/**'], 'src/repositories', [...EDGE, ...ORCHESTRATION, 'monitors', 'cli']),
+  layerRule(['src/repositories/**'], 'src/repositories', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'cli']),
   layerRule(['src/checks/**'], 'src/checks', [...EDGE, 'services', 'checker', 'notifications', 'cli']),
   // The checker and the delivery worker run side by side (src/jobs.ts); neither knows the other.
   layerRule(['src/checker/**'], 'src/checker', [...EDGE, 'services', 'notifications', 'cli'], { fastify: LOGGER }),
@@ -127,6 +127,20 @@ export default [
     },
   },
   // ---- end of the monitor API ----
+  // The organization API (src/organizations/): schema shapes alone, repository rows alone, service the rules of
+  // members and roles, presenter the API's shape, routes.ts the edge's (ROUTES).
+  layerRule(['src/organizations/schema.ts'], 'src/organizations/schema.ts (domain only)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
+    patterns: [{ regex: '^\\./', what: 'another file of src/organizations/' }],
+  }),
+  layerRule(['src/organizations/repository.ts'], 'src/organizations/repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
+    patterns: [{ regex: '^\\./(?!schema\\.ts$)', what: 'src/organizations/ but its schema' }],
+  }),
+  layerRule(['src/organizations/service.ts'], 'src/organizations/service.ts (the rules)', [...EDGE, 'checker', 'notifications', 'cli'], {
+    patterns: [{ regex: '^\\./(routes|presenter)\\.ts$', what: 'src/organizations/{routes,presenter}.ts' }],
+  }),
+  layerRule(['src/organizations/presenter.ts'], 'src/organizations/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
+    patterns: [{ regex: '^\\./(service|routes)\\.ts$', what: 'src/organizations/{service,routes}.ts' }],
+  }),
   layerRule(['src/cli/**'], 'src/cli', ['routes', 'plugins', 'dashboard', 'checker', 'notifications']),
   // The edge: http is a library that the plugins use; plugins know no route; routes use plugins' decorations only.
   layerRule(['src/http/**'], 'src/http (the edge\'s library)', ['routes', 'plugins', 'dashboard', ...ORCHESTRATION, 'repositories', 'cli'], { fastify: true, patterns: [FEATURE_ROUTES] }),

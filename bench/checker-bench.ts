@@ -121,11 +121,11 @@ async function addMonitors (db: Runner, total: number): Promise<() => Promise<vo
   if (seeded >= total) return async () => {}
   await db.exec(`
     with added as (
-      insert into monitors (user_id, name, url, interval_minutes, status, is_active, consecutive_successes, next_check_at, created_at, updated_at)
-      select b.user_id, 'Added monitor ' || g, 'http://127.0.0.1:9/a' || g, 1, 'paused', false, 0, now() + interval '1 day', now(), now()
+      insert into monitors (org_id, name, url, interval_minutes, status, is_active, consecutive_successes, next_check_at, created_at, updated_at)
+      select b.org_id, 'Added monitor ' || g, 'http://127.0.0.1:9/a' || g, 1, 'paused', false, 0, now() + interval '1 day', now(), now()
       from generate_series(${seeded}, ${total - 1}) g join bench_monitors b on b.idx = g % ${seeded}
-      returning id, user_id, name)
-    insert into bench_monitors (id, user_id, idx) select id, user_id, split_part(name, ' ', 3)::int from added;
+      returning id, org_id, name)
+    insert into bench_monitors (id, org_id, idx) select id, org_id, split_part(name, ' ', 3)::int from added;
     analyze monitors;`)
   return remove
 }

@@ -61,8 +61,8 @@ async function prepareChannels (db: Runner, receiver: string, every: number, per
   await db.exec(`
     delete from notification_channels;
     delete from notification_events;
-    insert into notification_channels (user_id, name, type, config, events, all_monitors, secret)
-      select b.user_id, 'bench-' || b.idx || '-' || k, 'webhook', jsonb_build_object('url', '${receiver}/hook/' || b.idx || '/' || k),
+    insert into notification_channels (org_id, name, type, config, events, all_monitors, secret)
+      select b.org_id, 'bench-' || b.idx || '-' || k, 'webhook', jsonb_build_object('url', '${receiver}/hook/' || b.idx || '/' || k),
              array['incident.opened', 'incident.resolved'], false, 'whsec_' || encode(sha256(b.id::text::bytea), 'base64')
       from bench_monitors b cross join generate_series(0, ${perMonitor - 1}) k where b.idx % ${every} = 0;
     insert into monitor_notification_channels (monitor_id, channel_id)
@@ -103,8 +103,8 @@ async function drain (options: DeliveryBenchOptions, receiver: string): Promise<
   }).replace(/'/g, "''")
   await options.db.exec(`
     update monitors set is_active = false;
-    insert into notification_events (user_id, type, monitor_id, payload)
-      select b.user_id, 'incident.opened', b.id, '${payload}'::jsonb from bench_monitors b where b.idx % ${step(options)} = 0;
+    insert into notification_events (org_id, type, monitor_id, payload)
+      select b.org_id, 'incident.opened', b.id, '${payload}'::jsonb from bench_monitors b where b.idx % ${step(options)} = 0;
     insert into notification_deliveries (channel_id, event_id, monitor_id, next_attempt_at)
       select mc.channel_id, e.id, e.monitor_id, now() + interval '1 day' from notification_events e
       join monitor_notification_channels mc on mc.monitor_id = e.monitor_id;

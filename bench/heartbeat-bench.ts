@@ -41,7 +41,7 @@ const BODY = JSON.stringify({ job: 'nightly-backup', status: 'ok', bytes: 73_400
 async function seedHeartbeats (db: Runner, userId: string, count: number): Promise<string[]> {
   const tokens = Array.from({ length: count }, () => randomBytes(18).toString('base64url'))
   await db.query(`
-    insert into monitors (user_id, name, url, monitor_type, interval_minutes, grace_minutes, ping_token, status, next_check_at)
+    insert into monitors (org_id, name, url, monitor_type, interval_minutes, grace_minutes, ping_token, status, next_check_at)
     select $1, 'Heartbeat ' || t.i, null, 'heartbeat', 5, 1, t.token, 'pending', now() + interval '1 day'
     from unnest($2::text[]) with ordinality as t(token, i)`, [userId, tokens])
   await db.query('analyze monitors')

@@ -47,7 +47,7 @@ async function main (): Promise<void> {
   const url = await createPostgresDatabase(adminUrl, 'pingward_ping_flood')
   const handle = await openDatabase({ DATABASE_URL: url, DATA_DIR: 'unused' })
   const user = await createUser(handle.db, 'reader@example.com')
-  const { key } = await createApiKey(handle.db, { userId: user.id, name: 'reader', scope: 'write' })
+  const { key } = await createApiKey(handle.db, { userId: user.id, orgId: user.id, name: 'reader', scope: 'write' })
   await handle.close()
 
   const port = await freePort()

@@ -4,12 +4,12 @@ import { MONITOR_DEFAULTS } from '../src/domain/monitor-types.ts'
 
 // The reads start from the request's API key, which they check (src/repositories/owner.ts): no row, the
 // key is gone (401); a row of nulls, no such monitor (404) or no monitors ([]).
-const OWNER = 'from (select user_id from "api_keys" where id = $1) o'
+const OWNER = 'from (select k.org_id from "api_keys" k join "memberships" mb on mb.org_id = k.org_id and mb.user_id = k.user_id where k.id = $1) o'
 
 /** GET /monitors/{id}/checks: the newest 100 checks of the key's user's monitor. */
 export const CHECKS_SQL = `select c.id, m.id as monitor_id, c.is_up, c.status_code, c.response_time_ms, c.checked_at, c.error_message
     ${OWNER}
-    left join "monitors" m on m.id = $2 and m.user_id = o.user_id and m.deleted_at is null
+    left join "monitors" m on m.id = $2 and m.org_id = o.org_id and m.deleted_at is null
     left join lateral (
       select k.id, k.is_up, k.status_code, k.response_time_ms, k.checked_at, k.error_message
       from "checks" k
@@ -22,13 +22,13 @@ export const checksParams = (keyId: string, monitorId: string): unknown[] => [ke
 /** GET /monitors/{id}. */
 export const MONITOR_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.secret_headers, m.request_body, m.dns_record_type, m.dns_expected, m.grace_minutes, m.ping_token as ping_url, m.tls_expires_at, m.tls_issuer, coalesce((select json_agg(mc.channel_id order by mc.channel_id) from monitor_notification_channels mc where mc.monitor_id = m.id), '[]') as notification_channel_ids, m.created_at, m.updated_at
     ${OWNER}
-    left join "monitors" m on m.id = $2 and m.user_id = o.user_id and m.deleted_at is null`
+    left join "monitors" m on m.id = $2 and m.org_id = o.org_id and m.deleted_at is null`
 export const monitorParams = (keyId: string, monitorId: string): unknown[] => [keyId, monitorId]
 
 /** GET /monitors. */
 export const LIST_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at
     ${OWNER}
-    left join "monitors" m on m.user_id = o.user_id and m.deleted_at is null
+    left join "monitors" m on m.org_id = o.org_id and m.deleted_at is null
     order by m.created_at desc, m.id desc`
 export const listParams = (keyId: string): unknown[] => [keyId]
 
@@ -41,13 +41,13 @@ export const PAGE_SQL = `select m.id, m.name, m.url, m.monitor_type, m.status, m
     left join lateral (
       select k.id, k.name, k.url, k.monitor_type, k.status, k.is_active, k.interval_minutes, k.last_checked_at, (extract(epoch from k.created_at) * 1000000)::bigint::text as sort_us
       from "monitors" k
-      where k.user_id = o.user_id and k.deleted_at is null
+      where k.org_id = o.org_id and k.deleted_at is null
       order by k.created_at desc, k.id desc limit (select $2::bigint)
     ) m on true`
 export const pageParams = (keyId: string): unknown[] => [keyId, PAGE_LIMIT + 1]
 
 /** POST /monitors (the body's defaults filled in, as Pingward's validation does), from the key's row: no row, the key is gone. */
-export const INSERT_SQL = `insert into "monitors" as m (user_id, name, url, monitor_type, method, expected_status, interval_minutes, is_active, timeout_seconds, failure_threshold, recovery_threshold, keyword, keyword_mode, degraded_after_ms, request_headers, secret_headers, request_body, dns_record_type, dns_expected, grace_minutes, ping_token, status, next_check_at, created_at, updated_at) select o.user_id, $1::text, $2::text, $3::text, $4::text, $5::smallint, $6::integer, $7::boolean, $8::smallint, $9::smallint, $10::smallint, $11::text, $12::text, $13::integer, $14::jsonb, $15::jsonb, $16::text, $17::text, $18::text[], $19::smallint, $20::text, $21::text, $22::timestamp (3) with time zone, $23::timestamp (3) with time zone, $24::timestamp (3) with time zone ${OWNER.replace('$1', '$25')}
+export const INSERT_SQL = `insert into "monitors" as m (org_id, name, url, monitor_type, method, expected_status, interval_minutes, is_active, timeout_seconds, failure_threshold, recovery_threshold, keyword, keyword_mode, degraded_after_ms, request_headers, secret_headers, request_body, dns_record_type, dns_expected, grace_minutes, ping_token, status, next_check_at, created_at, updated_at) select o.org_id, $1::text, $2::text, $3::text, $4::text, $5::smallint, $6::integer, $7::boolean, $8::smallint, $9::smallint, $10::smallint, $11::text, $12::text, $13::integer, $14::jsonb, $15::jsonb, $16::text, $17::text, $18::text[], $19::smallint, $20::text, $21::text, $22::timestamp (3) with time zone, $23::timestamp (3) with time zone, $24::timestamp (3) with time zone ${OWNER.replace('$1', '$25')}
     returning m.id, m.name, m.url, m.monitor_type, m.status, m.is_active, m.interval_minutes, m.last_checked_at, m.method, m.expected_status, m.timeout_seconds, m.failure_threshold, m.recovery_threshold, m.keyword, m.keyword_mode, m.degraded_after_ms, m.request_headers, m.secret_headers, m.request_body, m.dns_record_type, m.dns_expected, m.grace_minutes, m.ping_token as ping_url, m.tls_expires_at, m.tls_issuer, '[]'::json as notification_channel_ids, m.created_at, m.updated_at`
 
 export interface CreateBody {

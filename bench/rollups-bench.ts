@@ -121,10 +121,10 @@ async function seedRollups (db: Runner, today: number, seed: string, options: Ro
   const iso = (at: number) => new Date(at).toISOString()
   const [user] = await db.query("insert into users (email) values ('rollups@bench.example') returning id")
   const key = generateApiKey()
-  await db.query('insert into api_keys (user_id, name, key_hash, prefix, scope) values ($1, $2, $3, $4, $5)',
+  await db.query('insert into api_keys (user_id, org_id, name, key_hash, prefix, scope) values ($1, $1, $2, $3, $4, $5)',
     [user.id, 'bench', hashApiKey(key), keyPrefix(key), 'read'])
   // Monitors created 400 days ago, not scheduled (the server's checker is off anyway).
-  await db.query(`insert into monitors (user_id, name, url, status, next_check_at, created_at, updated_at)
+  await db.query(`insert into monitors (org_id, name, url, status, next_check_at, created_at, updated_at)
     select $1, 'm' || i, 'https://example.com/' || i, 'up', null, $2::timestamptz, $2::timestamptz from generate_series(1, $3::int) i`,
   [user.id, iso(today - 400 * DAY_MS), options.monitors + options.builtMonitors])
   const ids = (await db.query('select id from monitors order by name')).map((row) => row.id as string)

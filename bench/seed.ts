@@ -45,7 +45,7 @@ async function seedUsersAndMonitors (db: SqlRunner, scale: Scale, now: Date): Pr
     create table bench_users as
       select id, (row_number() over (order by email))::int - 1 as idx from users;
     -- Monitor i belongs to user 0 for i < bigUserMonitors, the others are dealt round the remaining users.
-    insert into monitors (user_id, name, url, interval_minutes, status, is_active, consecutive_successes,
+    insert into monitors (org_id, name, url, interval_minutes, status, is_active, consecutive_successes,
                           last_checked_at, next_check_at, created_at, updated_at)
       select u.id, 'Monitor ' || i, 'http://127.0.0.1:9/m' || i, 1, 'up', true, 1,
              ${nowSql}, ${nowSql} + interval '1 day',
@@ -54,14 +54,14 @@ async function seedUsersAndMonitors (db: SqlRunner, scale: Scale, now: Date): Pr
       join bench_users u on u.idx = case when i < ${int(scale.bigUserMonitors)} then 0
                                          else 1 + (i - ${int(scale.bigUserMonitors)}) % ${int(Math.max(1, scale.users - 1))} end;
     create table bench_monitors as
-      select id, user_id, (row_number() over (order by created_at))::int - 1 as idx from monitors;
+      select id, org_id, (row_number() over (order by created_at))::int - 1 as idx from monitors;
   `)
   const [read] = await db.query('select id from bench_users where idx = 0')
   const [write] = await db.query(`select id from bench_users where idx = ${int(scale.users - 1)}`)
   const keys: Array<{ key: string, id: string }> = []
   for (const userId of [read.id, write.id]) {
     const key = generateApiKey()
-    const [row] = await db.query('insert into api_keys (user_id, name, key_hash, prefix, scope) values ($1, $2, $3, $4, $5) returning id',
+    const [row] = await db.query('insert into api_keys (user_id, org_id, name, key_hash, prefix, scope) values ($1, $1, $2, $3, $4, $5) returning id',
       [userId, 'bench', hashApiKey(key), keyPrefix(key), 'write'])
     keys.push({ key, id: row.id })
   }
@@ -143,7 +143,7 @@ export async function seedPglite (db: SqlRunner, scale: Scale, now: Date): Promi
 }
 
 async function readMonitorIds (db: SqlRunner, userId: string): Promise<string[]> {
-  const rows = await db.query('select id from monitors where user_id = $1 order by created_at', [userId])
+  const rows = await db.query('select id from monitors where org_id = $1 order by created_at', [userId])
   return rows.map((r) => r.id as string)
 }
 
@@ -161,14 +161,14 @@ export async function seedPageUser (db: SqlRunner, monitors: number, now: Date):
   const nowSql = `'${now.toISOString()}'::timestamptz`
   await db.query('delete from users where email = $1', [PAGE_USER_EMAIL])
   const [user] = await db.query(`insert into users (email, created_at) values ($1, ${nowSql} - interval '60 days') returning id`, [PAGE_USER_EMAIL])
-  await db.query(`insert into monitors (user_id, name, url, interval_minutes, status, is_active, consecutive_successes,
+  await db.query(`insert into monitors (org_id, name, url, interval_minutes, status, is_active, consecutive_successes,
                                         last_checked_at, next_check_at, created_at, updated_at)
     select $1, 'Page ' || i, 'http://127.0.0.1:9/p' || i, 1, 'up', true, 1, ${nowSql}, ${nowSql} + interval '1 day',
            ${nowSql} - interval '45 days' + i * interval '1 second', ${nowSql} - interval '45 days' + i * interval '1 second'
     from generate_series(0, ${int(monitors - 1)}) i`, [user.id])
   await db.exec('analyze monitors')
   const key = generateApiKey()
-  const [row] = await db.query('insert into api_keys (user_id, name, key_hash, prefix, scope) values ($1, $2, $3, $4, $5) returning id',
+  const [row] = await db.query('insert into api_keys (user_id, org_id, name, key_hash, prefix, scope) values ($1, $1, $2, $3, $4, $5) returning id',
     [user.id, 'bench-page', hashApiKey(key), keyPrefix(key), 'read'])
   return { key, keyId: row.id, monitors }
 }

@@ -15,7 +15,12 @@ import backgroundWritesPlugin from './plugins/background-writes.ts'
 import changesPlugin from './plugins/changes.ts'
 import metricsPlugin from './plugins/metrics.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors, setNotFoundHandler } from './plugins/errors.ts'
-import authPlugin from './plugins/auth.ts'
+import organizationRoutes from './organizations/routes.ts'
+import {
+  AcceptInvitationSchema, CreatedInvitationSchema, CreateInvitationSchema, InvitationSchema, MemberSchema, OrganizationSchema,
+  UpdateMemberSchema, UpdateOrganizationSchema,
+} from './organizations/schema.ts'
+import authPlugin, { assertRouteRole } from './plugins/auth.ts'
 import rateLimitPlugin from './plugins/rate-limit.ts'
 import signInThrottlePlugin from './plugins/sign-in-throttle.ts'
 import schemasPlugin from './plugins/schemas.ts'
@@ -57,6 +62,8 @@ export const SHARED_SCHEMAS = [
   ErrorSchema, MonitorSchema, MonitorListItemSchema, CheckSchema, IncidentSchema,
   NotificationChannelSchema, NotificationChannelWithSecretSchema, DeliverySchema, DeliveryDetailSchema, NotificationEventSchema,
   CreateMonitorSchema, UpdateMonitorSchema, CreateChannelSchema, UpdateChannelSchema, UptimeReportSchema,
+  OrganizationSchema, UpdateOrganizationSchema, MemberSchema, UpdateMemberSchema, InvitationSchema, CreatedInvitationSchema,
+  CreateInvitationSchema, AcceptInvitationSchema,
 ]
 
 export async function buildApp ({ config, clock = systemClock, database, logger }: BuildAppOptions): Promise<FastifyInstance> {
@@ -117,11 +124,13 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     // First: compression takes the routes registered after it.
     await api.register(apiResponsesPlugin, { corsOrigins: config.CORS_ORIGINS })
     api.addHook('preParsing', app.requireApiKey)
+    api.addHook('onRoute', assertRouteRole)
     await api.register(monitorRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, publicUrl: config.PUBLIC_URL, maxMonitors: config.MAX_MONITORS_PER_OWNER })
     await api.register(checkRoutes)
     await api.register(incidentRoutes)
     await api.register(uptimeRoutes)
     await api.register(notificationRoutes, { config })
+    await api.register(organizationRoutes, { config })
   }, { prefix: '/api/v1' })
   await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, adminEmail: config.ADMIN_EMAIL, config })
   return app

@@ -38,7 +38,7 @@ t.test('usage errors exit 2 with the usage on stderr, before touching any databa
     t.equal(run.code, 2, `exit 2: ${expected}`)
     t.equal(run.stdout, '', 'nothing on stdout')
     t.match(run.stderr, `pingward: ${expected}`)
-    t.match(run.stderr, /Usage: npm run -s cli -- <command>[\s\S]*keys create EMAIL \[--scope read\|write\]/)
+    t.match(run.stderr, /Usage: npm run -s cli -- <command>[\s\S]*keys create EMAIL \[--org SLUG\] \[--scope read\|write\]/)
   })
 })
 
@@ -60,11 +60,14 @@ t.test('--help at the top and on every command: the usage on stdout, exit 0, no 
     t.equal(run.stderr, '')
     t.match(run.stdout, /^Usage: npm run -s cli -- <command>\n/)
     for (const command of ['users create EMAIL', 'users password EMAIL', 'users list', 'users delete EMAIL --yes',
-      'keys create EMAIL [--scope read|write] [--name NAME] [--expires-in DAYS]', 'keys list EMAIL', 'keys delete KEY_ID', 'migrate', 'openapi']) {
+      'keys create EMAIL [--org SLUG] [--scope read|write] [--name NAME] [--expires-in DAYS]', 'keys list EMAIL', 'keys delete KEY_ID',
+      'orgs list', 'orgs create SLUG --owner EMAIL [--name NAME]', 'members list --org SLUG', 'members add EMAIL --org SLUG --role ROLE',
+      'members role EMAIL --org SLUG --role ROLE', 'members remove EMAIL --org SLUG', 'migrate', 'openapi']) {
       t.match(run.stdout, `\n  ${command}`, `lists ${command}`)
     }
   }
-  const commands = ['users create', 'users password', 'users list', 'users delete', 'keys create', 'keys list', 'keys delete', 'migrate', 'openapi']
+  const commands = ['users create', 'users password', 'users list', 'users delete', 'keys create', 'keys list', 'keys delete',
+    'orgs list', 'orgs create', 'members list', 'members add', 'members role', 'members remove', 'migrate', 'openapi']
   const runs = await Promise.all(commands.map((command) => runCli([...command.split(' '), '--help'], vars)))
   runs.forEach((run, i) => {
     t.equal(run.code, 0, `${commands[i]} --help: ${run.stderr}`)

@@ -15,7 +15,8 @@ import { ConfigSchema, loadConfig, type Config } from '../src/runtime/config.ts'
 import type { Clock } from '../src/runtime/clock.ts'
 import { openDatabase, type DatabaseHandle } from '../src/db/client.ts'
 import { createApiKey } from '../src/repositories/api-keys.ts'
-import type { ApiKeyScope } from '../src/domain/vocabulary.ts'
+import type { ApiKeyScope, Role } from '../src/domain/vocabulary.ts'
+import { personalOrgId, upsertMember } from '../src/organizations/repository.ts'
 import { createUser } from '../src/repositories/users.ts'
 import { databaseUrl, pgliteDataDir, pgliteTarball, postgresTemplate } from './support/database-template.ts'
 
@@ -92,12 +93,21 @@ let userCounter = 0
 /** A user with a key of the given scope; `auth` is the header to send. */
 export async function makeUser (app: FastifyInstance, scope: ApiKeyScope = 'write') {
   const user = await createUser(app.db, `user${++userCounter}-${randomBytes(3).toString('hex')}@example.com`)
-  const { key, record } = await createApiKey(app.db, { userId: user.id, name: 'test', scope })
-  return { user, key, keyId: record.id, auth: { authorization: `Bearer ${key}` } }
+  const orgId = personalOrgId(user.id)
+  const { key, record } = await createApiKey(app.db, { userId: user.id, orgId, name: 'test', scope })
+  return { user, orgId, key, keyId: record.id, auth: { authorization: `Bearer ${key}` } }
 }
 
-export async function makeKey (app: FastifyInstance, userId: string, scope: ApiKeyScope = 'write', expiresAt?: Date) {
-  const { key, record } = await createApiKey(app.db, { userId, name: 'extra', scope, expiresAt })
+/** A new user who is a member of the organization with `role`, and a key of theirs there. */
+export async function makeMember (app: FastifyInstance, orgId: string, role: Role, scope: ApiKeyScope = 'write') {
+  const user = await createUser(app.db, `member${++userCounter}-${randomBytes(3).toString('hex')}@example.com`)
+  await upsertMember(app.db, orgId, user.id, role, new Date())
+  const { key, record } = await createApiKey(app.db, { userId: user.id, orgId, name: 'member', scope })
+  return { user, orgId, key, keyId: record.id, auth: { authorization: `Bearer ${key}` } }
+}
+
+export async function makeKey (app: FastifyInstance, userId: string, scope: ApiKeyScope = 'write', expiresAt?: Date, orgId = personalOrgId(userId)) {
+  const { key, record } = await createApiKey(app.db, { userId, orgId, name: 'extra', scope, expiresAt })
   return { key, keyId: record.id, auth: { authorization: `Bearer ${key}` } }
 }
 

@@ -38,7 +38,7 @@ export async function recordMissedHeartbeat (db: Database, now: Date): Promise<b
     const incident = await openIncident(tx, monitor.id, { kind: 'down', cause: result.errorMessage, statusCode: null, startedAt: now })
     if (incident) {
       await enqueueHeartbeatMissedEvent(tx, {
-        userId: monitor.userId,
+        orgId: monitor.orgId,
         monitor: toMonitor({ ...monitor, ...state }),
         incident,
         check: toCheck({ id: checkId, monitorId: monitor.id, ...result }),

@@ -113,7 +113,7 @@ async function recordEventfulCheck (tx: Database, monitor: MonitorRow, entry: Ch
   const { id: _, ...state } = stateOf(row)
   await saveCheckState(tx, monitorId, state)
   const told = () => ({
-    userId: monitor.userId,
+    orgId: monitor.orgId,
     monitor: toMonitor(row),
     check: toCheck({ id: checkId, monitorId, ...result }),
     at: result.checkedAt,

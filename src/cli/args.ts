@@ -1,5 +1,7 @@
 // The CLI's usage and argv parsing, every usage error found before any database opens; it imports nothing heavy.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { isSlug, SLUG_RULE } from '../domain/slug.ts'
+import { ROLES, type Role } from '../domain/vocabulary.ts'
 import type { CliCommand } from './commands.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -8,7 +10,7 @@ type Options = NonNullable<ParseArgsConfig['options']>
 interface Spec {
   usage: string
   help: string
-  takes?: 'EMAIL' | 'KEY_ID'
+  takes?: 'EMAIL' | 'KEY_ID' | 'SLUG'
   options?: Options
 }
 
@@ -27,18 +29,46 @@ const SPECS: Record<string, Spec> = {
   'users delete': {
     usage: 'users delete EMAIL --yes',
     takes: 'EMAIL',
-    help: 'deletes the user and everything of theirs (keys, monitors, checks, incidents, channels)',
+    help: 'deletes the user, their keys and their personal organization with all in it (monitors, checks, channels);\n' +
+      'refused while they are the last owner of another organization',
     options: { yes: { type: 'boolean' } },
   },
   'keys create': {
-    usage: 'keys create EMAIL [--scope read|write] [--name NAME] [--expires-in DAYS]',
+    usage: 'keys create EMAIL [--org SLUG] [--scope read|write] [--name NAME] [--expires-in DAYS]',
     takes: 'EMAIL',
     help: 'prints the new key alone on stdout: KEY=$(npm run -s cli -- keys create me@example.com)\n' +
-      'scope: write by default; expires: never by default',
-    options: { scope: { type: 'string' }, name: { type: 'string' }, 'expires-in': { type: 'string' } },
+      'org: the user\'s personal organization by default; scope: write by default; expires: never by default.\n' +
+      'The key acts with the lower of its scope and the user\'s role in the organization.',
+    options: { org: { type: 'string' }, scope: { type: 'string' }, name: { type: 'string' }, 'expires-in': { type: 'string' } },
   },
   'keys list': { usage: 'keys list EMAIL', takes: 'EMAIL', help: 'id, prefix, scope, name, created, last used, expiry; never the key' },
   'keys delete': { usage: 'keys delete KEY_ID', takes: 'KEY_ID', help: 'revokes the key at once, on every instance (KEY_ID from keys list)' },
+  'orgs list': { usage: 'orgs list', help: 'id, slug, name, members, created (tab-separated)' },
+  'orgs create': {
+    usage: 'orgs create SLUG --owner EMAIL [--name NAME]',
+    takes: 'SLUG',
+    help: 'creates an organization with its first owner; prints its id (name: the slug by default)',
+    options: { owner: { type: 'string' }, name: { type: 'string' } },
+  },
+  'members list': { usage: 'members list --org SLUG', help: 'user id, email, role, joined (tab-separated)', options: { org: { type: 'string' } } },
+  'members add': {
+    usage: 'members add EMAIL --org SLUG --role ROLE',
+    takes: 'EMAIL',
+    help: `makes the user a member of the organization; ROLE: ${ROLES.join(', ')}`,
+    options: { org: { type: 'string' }, role: { type: 'string' } },
+  },
+  'members role': {
+    usage: 'members role EMAIL --org SLUG --role ROLE',
+    takes: 'EMAIL',
+    help: 'changes the member\'s role; their keys act with it from their next request. The last owner stays one.',
+    options: { org: { type: 'string' }, role: { type: 'string' } },
+  },
+  'members remove': {
+    usage: 'members remove EMAIL --org SLUG',
+    takes: 'EMAIL',
+    help: 'ends the membership and deletes the keys the member made there; the last owner stays',
+    options: { org: { type: 'string' } },
+  },
   migrate: { usage: 'migrate', help: 'applies the database migrations' },
   'rollups rebuild': {
     usage: 'rollups rebuild --from TIME [--to TIME]',
@@ -113,6 +143,16 @@ export function parseCommand (argv: string[]): Parsed {
     if (!first || !EMAIL.test(first)) throw new UsageError(`${name} needs an EMAIL`)
     return first
   }
+  const slug = (value: unknown, what: string) => {
+    if (typeof value !== 'string' || !isSlug(value)) throw new UsageError(`${name} needs ${what}: ${SLUG_RULE}`)
+    return value
+  }
+  const org = () => slug(values.org, '--org SLUG')
+  const role = (): Role => {
+    const value = values.role as string | undefined
+    if (!(ROLES as readonly string[]).includes(value ?? '')) throw new UsageError(`${name} needs --role, one of ${ROLES.join(', ')}`)
+    return value as Role
+  }
   switch (name) {
     case 'users create': return { kind: 'run', command: { name, email: email() } }
     case 'users password': return { kind: 'password', email: email() }
@@ -126,8 +166,21 @@ export function parseCommand (argv: string[]): Parsed {
       const input: Record<string, unknown> = { name: values.name ?? `key ${new Date().toISOString().slice(0, 10)}`, scope: values.scope ?? 'write' }
       const days = values['expires-in'] as string | undefined
       if (days !== undefined) input.expires_in_days = /^\s*-?\d+\s*$/.test(days) ? Number(days) : days
-      return { kind: 'run', command: { name, email: email(), input } }
+      return { kind: 'run', command: { name, email: email(), input, org: values.org === undefined ? undefined : org() } }
     }
+    case 'orgs list': return { kind: 'run', command: { name } }
+    case 'orgs create': {
+      const owner = values.owner as string | undefined
+      if (!owner || !EMAIL.test(owner)) throw new UsageError('orgs create needs --owner EMAIL')
+      const orgName = (values.name as string | undefined)?.trim()
+      if (orgName !== undefined && (orgName.length === 0 || orgName.length > 100)) throw new UsageError('--name must be 1-100 characters and not blank')
+      const created = slug(first, 'a SLUG')
+      return { kind: 'run', command: { name, slug: created, owner, orgName: orgName ?? created } }
+    }
+    case 'members list': return { kind: 'run', command: { name, org: org() } }
+    case 'members add':
+    case 'members role': return { kind: 'run', command: { name, email: email(), org: org(), role: role() } }
+    case 'members remove': return { kind: 'run', command: { name, email: email(), org: org() } }
     case 'keys list': return { kind: 'run', command: { name, email: email() } }
     case 'keys delete':
       if (!first || !UUID.test(first)) throw new UsageError('keys delete needs a KEY_ID (see keys list)')

@@ -1,6 +1,11 @@
 // The operator commands that touch the database, run by the CLI or by the server for it; stdout holds what a script takes.
 import type { Database } from '../db/client.ts'
 import { createApiKey, deleteApiKey, listApiKeys } from '../repositories/api-keys.ts'
+import type { Role } from '../domain/vocabulary.ts'
+import {
+  findOrganizationBySlug, insertOrganization, listMembers, listOrganizations, personalOrgId, soleOwnerships, upsertMember,
+} from '../organizations/repository.ts'
+import { changeMemberRole, removeMember } from '../organizations/service.ts'
 import { rebuildRollups } from '../repositories/rollups.ts'
 import { deleteSessionsOfUser } from '../repositories/sessions.ts'
 import { createUser, deleteUserByEmail, findUserByEmail, listUsers, setPasswordHash } from '../repositories/users.ts'
@@ -11,15 +16,21 @@ export type CliCommand =
   | { name: 'users password', email: string, passwordHash: string }
   | { name: 'users list' }
   | { name: 'users delete', email: string }
-  | { name: 'keys create', email: string, input: Record<string, unknown> }
+  | { name: 'keys create', email: string, input: Record<string, unknown>, org?: string }
   | { name: 'keys list', email: string }
   | { name: 'keys delete', keyId: string }
+  | { name: 'orgs list' }
+  | { name: 'orgs create', slug: string, owner: string, orgName: string }
+  | { name: 'members list', org: string }
+  | { name: 'members add' | 'members role', email: string, org: string, role: Role }
+  | { name: 'members remove', email: string, org: string }
   | { name: 'migrate' }
   /** Times in ms; retentionDays: the checks' (CHECK_RETENTION_DAYS), before which no hour is rebuilt. */
   | { name: 'rollups rebuild', from: number, to: number, retentionDays: number }
 
 export const DATABASE_COMMANDS: ReadonlyArray<CliCommand['name']> = [
-  'users create', 'users password', 'users list', 'users delete', 'keys create', 'keys list', 'keys delete', 'migrate', 'rollups rebuild',
+  'users create', 'users password', 'users list', 'users delete', 'keys create', 'keys list', 'keys delete',
+  'orgs list', 'orgs create', 'members list', 'members add', 'members role', 'members remove', 'migrate', 'rollups rebuild',
 ]
 
 export interface CommandOutput { stdout: string, stderr: string }
@@ -35,6 +46,15 @@ async function userOrFail (db: Database, email: string) {
   if (!user) throw new CommandError(`No user with the email ${email}; create one with: npm run -s cli -- users create ${email}`)
   return user
 }
+
+async function organizationOrFail (db: Database, slug: string) {
+  const org = await findOrganizationBySlug(db, slug)
+  if (!org) throw new CommandError(`No organization with the slug ${slug}; see: npm run -s cli -- orgs list`)
+  return org
+}
+
+/** The operator acts as an owner would: the rules of the organization (its last owner) still hold. */
+const operatorIn = (orgId: string) => ({ orgId, role: 'owner' as const })
 
 /** Checks a command's options before any database is touched (a UsageError names the flag); only this loads Ajv. */
 export async function checkOptions (command: CliCommand) {
@@ -65,14 +85,24 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
       }
     }
     case 'users delete': {
+      const user = await findUserByEmail(db, command.email)
+      const owned = user ? await soleOwnerships(db, user.id) : []
+      if (owned.length > 0) {
+        throw new CommandError(`${user!.email} is the last owner of ${owned.join(', ')}: make another member an owner first (members role)`)
+      }
       if (!await deleteUserByEmail(db, command.email)) throw new CommandError(`No user with the email ${command.email}`)
       return { stdout: '', stderr: `Deleted user ${command.email.trim().toLowerCase()} with their keys, monitors, checks and channels\n` }
     }
     case 'keys create': {
       const { name, scope, expires_in_days: days } = (await checkOptions(command))!
       const user = await userOrFail(db, command.email)
+      const org = command.org === undefined ? undefined : await organizationOrFail(db, command.org)
+      if (org && !(await listMembers(db, org.id)).some((m) => m.userId === user.id)) {
+        throw new CommandError(`${user.email} is no member of ${org.slug}; add them with: npm run -s cli -- members add ${user.email} --org ${org.slug} --role ROLE`)
+      }
       const { key, record } = await createApiKey(db, {
         userId: user.id,
+        orgId: org?.id ?? personalOrgId(user.id),
         name,
         scope,
         expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
@@ -95,6 +125,41 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
     case 'keys delete': {
       if (!await deleteApiKey(db, command.keyId)) throw new CommandError(`No key with the id ${command.keyId}`)
       return { stdout: '', stderr: `Deleted key ${command.keyId}: requests with it are refused from now on\n` }
+    }
+    case 'orgs list': {
+      const orgs = await listOrganizations(db)
+      return {
+        stdout: table(['id', 'slug', 'name', 'members', 'created_at'], orgs.map((o) => [o.id, o.slug, o.name, String(o.members), iso(o.createdAt)])),
+        stderr: '',
+      }
+    }
+    case 'orgs create': {
+      const owner = await userOrFail(db, command.owner)
+      const org = await insertOrganization(db, { name: command.orgName, slug: command.slug, ownerId: owner.id, now })
+      return { stdout: `${org.id}\n`, stderr: `Created organization ${org.slug} with ${owner.email} as its owner\n` }
+    }
+    case 'members list': {
+      const org = await organizationOrFail(db, command.org)
+      const members = await listMembers(db, org.id)
+      return { stdout: table(['user_id', 'email', 'role', 'joined_at'], members.map((m) => [m.userId, m.email, m.role, iso(m.joinedAt)])), stderr: '' }
+    }
+    case 'members add': {
+      const [org, user] = [await organizationOrFail(db, command.org), await userOrFail(db, command.email)]
+      if ((await listMembers(db, org.id)).some((m) => m.userId === user.id)) {
+        throw new CommandError(`${user.email} is a member of ${org.slug} already; change the role with: members role`)
+      }
+      await upsertMember(db, org.id, user.id, command.role, now)
+      return { stdout: '', stderr: `Added ${user.email} to ${org.slug} as ${command.role}\n` }
+    }
+    case 'members role': {
+      const [org, user] = [await organizationOrFail(db, command.org), await userOrFail(db, command.email)]
+      if (!await changeMemberRole(db, operatorIn(org.id), user.id, command.role)) throw new CommandError(`${user.email} is no member of ${org.slug}`)
+      return { stdout: '', stderr: `${user.email} is ${command.role} in ${org.slug}\n` }
+    }
+    case 'members remove': {
+      const [org, user] = [await organizationOrFail(db, command.org), await userOrFail(db, command.email)]
+      if (!await removeMember(db, operatorIn(org.id), user.id)) throw new CommandError(`${user.email} is no member of ${org.slug}`)
+      return { stdout: '', stderr: `Removed ${user.email} from ${org.slug}, with the keys they made there\n` }
     }
     case 'rollups rebuild': {
       const keptSince = now.getTime() - command.retentionDays * 86_400_000

@@ -6,6 +6,7 @@ import fastifyCompress from '@fastify/compress'
 import fastifyCookie from '@fastify/cookie'
 import fastifyFormbody from '@fastify/formbody'
 import fastifyHelmet from '@fastify/helmet'
+import { includesRole } from '../domain/roles.ts'
 import { describeError, HttpError } from '../http/error-catalog.ts'
 import type { Config } from '../runtime/config.ts'
 import { ASSETS, type Asset } from './assets.ts'
@@ -17,6 +18,7 @@ import eventRoutes from './routes/events.ts'
 import keyRoutes from './routes/keys.ts'
 import monitorRoutes from './routes/monitors.ts'
 import notificationRoutes from './routes/notifications.ts'
+import organizationRoutes from './routes/organization.ts'
 import sessionPlugin, { CSRF_FIELD } from './session.ts'
 
 declare module 'fastify' {
@@ -47,10 +49,19 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   app.addHook('onRequest', async (_request, reply) => { reply.header('cache-control', 'no-store') })
   // After the rate limit and the body, before validation: error pages of a signed-in user keep the navigation.
   app.addHook('preValidation', async (request) => { await app.sessions.load(request) })
+  // Every page but the public ones declares the least role that may use it, as the API's routes do.
+  app.addHook('onRoute', (route) => {
+    const { dashboardPublic, role } = route.config ?? {}
+    if (!dashboardPublic && role === undefined) throw new Error(`dashboard ${String(route.method)} ${route.url} declares no role (config.role)`)
+  })
   app.addHook('preHandler', async (request, reply) => {
-    if (!request.routeOptions.config.dashboardPublic && !request.session) {
+    const { dashboardPublic, role } = request.routeOptions.config
+    if (!dashboardPublic && !request.session) {
       const back = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : ''
       return seeOther(reply, `/sign-in${back}`)
+    }
+    if (!dashboardPublic && !includesRole(request.session!.role, role!)) {
+      throw new HttpError(403, `Your role in this organization (${request.session!.role}) does not allow this: it takes ${role} or higher.`)
     }
     if (request.method === 'POST') {
       const body = request.body as Record<string, string | undefined> | undefined
@@ -84,6 +95,7 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   })
   await app.register(keyRoutes)
   await app.register(notificationRoutes, { config: options.config })
+  await app.register(organizationRoutes, { config: options.config })
   await app.register(eventRoutes)
 }
 

@@ -4,8 +4,11 @@ import type { SafeHtml } from './html.ts'
 import type { PageContext } from './pages/layout.ts'
 
 export function pageContext (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): PageContext {
+  const session = request.session
   return {
-    email: request.session?.email ?? null,
+    email: session?.email ?? null,
+    organization: session ? { id: session.orgId, role: session.role } : null,
+    organizations: session?.organizations ?? [],
     csrfToken: app.sessions.csrfToken(request, reply),
     now: app.clock(),
   }

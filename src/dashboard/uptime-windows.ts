@@ -21,10 +21,10 @@ const WINDOWS: Array<{ label: string, granularity: RollupGranularity, back: (now
   { label: 'Last 365 days', granularity: 'day', back: (now) => Math.floor(now / DAY_MS) * DAY_MS - 364 * DAY_MS },
 ]
 
-/** The figures of each window of one of the user's monitors (which the caller has found). */
-export async function monitorUptimeView (db: Database, userId: string, monitorId: string, now: Date): Promise<MonitorUptimeView> {
+/** The figures of each window of one of the organization's monitors (which the caller has found). */
+export async function monitorUptimeView (db: Database, orgId: string, monitorId: string, now: Date): Promise<MonitorUptimeView> {
   const reports = await Promise.all(WINDOWS.map(async (w) => {
-    const series = await monitorUptime(db, { userId }, monitorId, { from: new Date(w.back(now.getTime())), to: now, granularity: w.granularity }, now)
+    const series = await monitorUptime(db, { orgId }, monitorId, { from: new Date(w.back(now.getTime())), to: now, granularity: w.granularity }, now)
     return series ? uptimeReport(series) : { summary: emptyFigures(now), buckets: [] }
   }))
   return {

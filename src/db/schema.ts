@@ -5,7 +5,7 @@ import {
 } from 'drizzle-orm/pg-core'
 import {
   API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
-  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, ROLLUP_GRANULARITIES,
+  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, ROLES, ROLLUP_GRANULARITIES,
 } from '../domain/vocabulary.ts'
 import { MONITOR_DEFAULTS } from '../domain/monitor-types.ts'
 
@@ -30,10 +30,53 @@ export const users = pgTable('users', {
   createdAt: ts('created_at').notNull().defaultNow(),
 })
 
+// Who owns every resource. A user's personal organization is made with the user, by the trigger
+// users_make_personal_organization (drizzle/0024_organizations.sql), and takes the user's id.
+export const organizations = pgTable('organizations', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  slug: text('slug').notNull().unique(),
+  // The user whose personal organization this is; null for one made by the operator.
+  personalUserId: uuid('personal_user_id').unique().references(() => users.id, { onDelete: 'cascade' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+})
+
+export const memberships = pgTable('memberships', {
+  orgId: uuid('org_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  role: text('role', { enum: ROLES }).notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.orgId, t.userId] }),
+  index('memberships_user_idx').on(t.userId),
+  oneOf('memberships_role_check', t.role, ROLES),
+])
+
+// An invitation to join an organization, single use. The id of the link is the SHA-256 of its token
+// (token_hash), so a read of this table cannot accept one.
+export const invitations = pgTable('invitations', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  orgId: uuid('org_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  role: text('role', { enum: ROLES }).notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  // Who invited; null once that user is deleted.
+  invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+  acceptedAt: ts('accepted_at'),
+  revokedAt: ts('revoked_at'),
+}, (t) => [
+  index('invitations_org_created_idx').on(t.orgId, t.createdAt),
+  oneOf('invitations_role_check', t.role, ROLES),
+])
+
 // Dashboard sign-ins. The id is the SHA-256 of the cookie's token, so a read of this table cannot sign anyone in.
 export const sessions = pgTable('sessions', {
   id: text('id').primaryKey(),
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  // The organization the dashboard shows; null: the user's personal one.
+  orgId: uuid('org_id').references(() => organizations.id, { onDelete: 'set null' }),
   csrfToken: text('csrf_token').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
   expiresAt: ts('expires_at').notNull(),
@@ -69,19 +112,22 @@ export const setupTokens = pgTable('setup_tokens', {
 
 // The Idempotency-Key of a POST /monitors: `response` is null while the first request is still being handled.
 export const idempotencyKeys = pgTable('idempotency_keys', {
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  orgId: uuid('org_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
   key: text('key').notNull(),
   // A fingerprint of the request (method, path, body): the same key with another request is refused.
   requestHash: text('request_hash').notNull(),
   response: jsonb('response'),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [
-  primaryKey({ columns: [t.userId, t.key] }),
+  primaryKey({ columns: [t.orgId, t.key] }),
   index('idempotency_keys_created_idx').on(t.createdAt),
 ])
 
+// A key belongs to an organization and to the member who made it, and acts with the lower of its scope and
+// that member's current role there.
 export const apiKeys = pgTable('api_keys', {
   id: uuid('id').primaryKey().defaultRandom(),
+  orgId: uuid('org_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
   userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
   name: text('name').notNull(),
   // SHA-256 of the whole key, hex: the key itself is never stored.
@@ -93,12 +139,13 @@ export const apiKeys = pgTable('api_keys', {
   expiresAt: ts('expires_at'),
 }, (t) => [
   index('api_keys_user_idx').on(t.userId),
+  index('api_keys_org_idx').on(t.orgId),
   oneOf('api_keys_scope_check', t.scope, API_KEY_SCOPES),
 ])
 
 export const monitors = pgTable('monitors', {
   id: uuid('id').primaryKey().defaultRandom(),
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  orgId: uuid('org_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
   name: text('name').notNull(),
   // Null exactly for a heartbeat monitor, which is pinged instead of checked.
   url: text('url'),
@@ -140,7 +187,7 @@ export const monitors = pgTable('monitors', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
   deletedAt: ts('deleted_at'),
 }, (t) => [
-  index('monitors_user_created_idx').on(t.userId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+  index('monitors_org_created_idx').on(t.orgId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
   // What the checker claims (every kind but heartbeats, which are pinged), and the deadlines of heartbeats:
   // apart, so that neither scan steps over the other's overdue rows.
   index('monitors_due_idx').on(t.nextCheckAt).where(sql`${t.deletedAt} is null and ${t.isActive} and ${t.monitorType} <> 'heartbeat'`),
@@ -191,7 +238,7 @@ export const incidents = pgTable('incidents', {
 // webhook secret keeps signing until previous_secret_until.
 export const notificationChannels = pgTable('notification_channels', {
   id: uuid('id').primaryKey().defaultRandom(),
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  orgId: uuid('org_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
   name: text('name').notNull(),
   type: text('type', { enum: CHANNEL_TYPES }).notNull(),
   config: jsonb('config').$type<Record<string, unknown>>().notNull(),
@@ -208,12 +255,12 @@ export const notificationChannels = pgTable('notification_channels', {
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
-  index('notification_channels_user_created_idx').on(t.userId, t.createdAt, t.id),
+  index('notification_channels_org_created_idx').on(t.orgId, t.createdAt, t.id),
   oneOf('notification_channels_type_check', t.type, CHANNEL_TYPES),
   allOf('notification_channels_events_check', t.events, NOTIFICATION_EVENT_TYPES),
 ])
 
-// The monitors a channel covers when it does not cover all of its owner's (all_monitors false).
+// The monitors a channel covers when it does not cover all of its organization's (all_monitors false).
 export const monitorNotificationChannels = pgTable('monitor_notification_channels', {
   monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
   channelId: uuid('channel_id').notNull().references(() => notificationChannels.id, { onDelete: 'cascade' }),
@@ -226,7 +273,7 @@ export const monitorNotificationChannels = pgTable('monitor_notification_channel
 // Its id is the `webhook-id`, the same on every retry and for every channel.
 export const notificationEvents = pgTable('notification_events', {
   id: uuid('id').primaryKey().defaultRandom(),
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  orgId: uuid('org_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
   type: text('type', { enum: NOTIFICATION_EVENT_TYPES }).notNull(),
   monitorId: uuid('monitor_id').references(() => monitors.id, { onDelete: 'cascade' }),
   incidentId: uuid('incident_id').references(() => incidents.id, { onDelete: 'cascade' }),

@@ -1,6 +1,6 @@
 // Domain errors, without HTTP: the edge maps each kind to a status (src/http/error-catalog.ts).
 
-export type DomainErrorKind = 'invalid' | 'unauthenticated' | 'conflict'
+export type DomainErrorKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'conflict'
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind
@@ -27,6 +27,11 @@ export class ApiKeyGoneError extends DomainError {
     super('Unauthorized')
     this.keyId = keyId
   }
+}
+
+/** The caller's role does not allow this change (an admin making an owner); the edge words it as every refusal. */
+export class RoleTooLowError extends DomainError {
+  readonly kind = 'forbidden'
 }
 
 /** The thing to create exists already. */

@@ -31,9 +31,15 @@ export type RollupGranularity = typeof ROLLUP_GRANULARITIES[number]
 /** Days the rollup rows of each granularity are kept: the reach of the hourly view, and of the daily one (>= 400). */
 export const ROLLUP_RETENTION_DAYS = { hour: 35, day: 400 } as const satisfies Record<RollupGranularity, number>
 
-/** `read` keys may only GET; `write` keys may do everything. */
+/** `read` keys may only read; `write` keys may do what their maker's role allows (SCOPE_ROLES). */
 export const API_KEY_SCOPES = ['read', 'write'] as const
 export type ApiKeyScope = typeof API_KEY_SCOPES[number]
+
+/** A member's role in an organization (api-contract section 12), least first: each includes the ones before it. */
+export const ROLES = ['viewer', 'responder', 'editor', 'admin', 'owner'] as const
+export type Role = typeof ROLES[number]
+/** The most a key of each scope may do: a key acts with the lower of this and its maker's role. */
+export const SCOPE_ROLES = { read: 'viewer', write: 'owner' } as const satisfies Record<ApiKeyScope, Role>
 
 /** Where a notification channel sends (api-contract section 8). */
 export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'teams', 'telegram', 'ntfy', 'pagerduty', 'email'] as const

@@ -27,8 +27,8 @@ export const ERROR_CATALOG = {
   401: { message: 'Unauthorized', page: 'Sign in to continue.', description: 'Missing or invalid API key (`Unauthorized`)' },
   403: {
     message: 'API key does not have access to this resource',
-    page: 'This form has expired or did not come from this site. Reload the page and try again.',
-    description: 'The API key may not do this (a read-only key on a write)',
+    page: 'Your role in this organization does not allow this.',
+    description: 'The API key may not do this: a `read` key on a change, or its maker\'s role is below the one the operation needs',
     example: 'API key does not have access to this resource',
   },
   404: { message: 'Not found', page: 'There is no such page.', description: 'No such monitor for this caller', example: 'Monitor not found' },
@@ -71,6 +71,7 @@ export type ErrorStatus = keyof typeof ERROR_CATALOG
 const STATUS_OF_KIND: Record<DomainErrorKind, ErrorStatus> = {
   invalid: 400,
   unauthenticated: 401,
+  forbidden: 403,
   conflict: 409,
 }
 
@@ -105,7 +106,8 @@ function clientErrorOf (
   error: Error & { statusCode?: number, validation?: unknown }, request: FastifyRequest
 ): { status: number, message?: string } | undefined {
   if (error instanceof InvalidInputError) return { status: STATUS_OF_KIND[error.kind], message: inputErrorMessage(error, request) }
-  if (error instanceof DomainError) return { status: STATUS_OF_KIND[error.kind], message: error.message }
+  // Every refusal of a role reads alike (api-contract section 12): the catalog's message.
+  if (error instanceof DomainError) return { status: STATUS_OF_KIND[error.kind], message: error.kind === 'forbidden' ? undefined : error.message }
   const status = error.statusCode
   const is4xx = typeof status === 'number' && status >= 400 && status < 500
   if (error instanceof HttpError || error.validation) return { status: is4xx || status === 503 ? status! : 400, message: error.message }

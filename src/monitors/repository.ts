@@ -48,8 +48,8 @@ export const anyOf = (values: readonly string[], type: 'uuid' | 'text'): SQL =>
 const channelIdsColumn = (alias: string): string =>
   `coalesce((select json_agg(mc.channel_id order by mc.channel_id) from monitor_notification_channels mc where mc.monitor_id = ${alias}.id), '[]')`
 
-/** Makes `channelIds` the monitor's opt-ins; InvalidInputError names the first that is not the user's channel. */
-export async function setMonitorChannels (tx: Database, userId: string, monitorId: string, channelIds: string[]): Promise<void> {
+/** Makes `channelIds` the monitor's opt-ins; InvalidInputError names the first that is not the organization's channel. */
+export async function setMonitorChannels (tx: Database, orgId: string, monitorId: string, channelIds: string[]): Promise<void> {
   const wanted = [...new Set(channelIds)]
   await tx.delete(monitorNotificationChannels).where(and(
     eq(monitorNotificationChannels.monitorId, monitorId),
@@ -59,7 +59,7 @@ export async function setMonitorChannels (tx: Database, userId: string, monitorI
   // Found and linked in one statement: a channel deleted meanwhile is not found, never a foreign-key failure.
   const found = rowsOf<{ id: string }>(await tx.execute(sql`
     with mine as (
-      select id from ${notificationChannels} where user_id = ${userId} and ${inArray(notificationChannels.id, wanted)}
+      select id from ${notificationChannels} where org_id = ${orgId} and ${inArray(notificationChannels.id, wanted)}
     ), linked as (
       insert into ${monitorNotificationChannels} (monitor_id, channel_id) select ${monitorId}, id from mine
       on conflict do nothing
@@ -79,7 +79,7 @@ const LIST_FIELDS = Object.keys(MonitorListItemSchema.properties)
 function listMonitorsQuery (kind: OwnerKind): SQL {
   return sql`select ${selectList('m', monitors, LIST_FIELDS)}
     from ${ownerRow(kind)}
-    left join ${monitors} m on m.user_id = o.user_id and m.deleted_at is null
+    left join ${monitors} m on m.org_id = o.org_id and m.deleted_at is null
     order by m.created_at desc, m.id desc`
 }
 const listStatement = perOwnerKind((kind) => preparedSql(`list_monitors_${kind}`, () => listMonitorsQuery(kind)))
@@ -110,10 +110,10 @@ function pageScan (shape: ListShape, columns: SQL): SQL {
     shape.search && sql` and (k.name ilike ${ph('search')}::text or k.url ilike ${ph('search')}::text)`,
   ].filter((condition) => condition !== false)
   // The limit is a subquery to hide it from the planner: knowing it, the planner reads and sorts all of a
-  // large user's rows instead of scanning the index.
+  // large organization's rows instead of scanning the index.
   return sql`select ${columns}
       from ${monitors} k
-      where k.user_id = o.user_id and k.deleted_at is null${sql.join(conditions)}
+      where k.org_id = o.org_id and k.deleted_at is null${sql.join(conditions)}
       order by k.created_at desc, k.id desc${shape.limit ? sql` limit (select ${ph('limit')}::bigint)` : sql``}`
 }
 
@@ -243,8 +243,8 @@ export type NewMonitorColumns = { [K in (typeof INSERTED_COLUMNS)[number]]?: Mon
 function insertMonitorQuery (kind: OwnerKind): SQL {
   const columns = getTableColumns(monitors)
   const typed = (placeholder: string, column: keyof typeof columns) => sql`${ph(placeholder)}::${sql.raw(columns[column].getSQLType())}`
-  const names = ['userId', ...INSERTED_COLUMNS, 'createdAt', 'updatedAt'].map((column) => columns[column as keyof typeof columns].name)
-  const values = [sql`o.user_id`, ...INSERTED_COLUMNS.map((column) => typed(column, column)), typed('now', 'createdAt'), typed('now', 'updatedAt')]
+  const names = ['orgId', ...INSERTED_COLUMNS, 'createdAt', 'updatedAt'].map((column) => columns[column as keyof typeof columns].name)
+  const values = [sql`o.org_id`, ...INSERTED_COLUMNS.map((column) => typed(column, column)), typed('now', 'createdAt'), typed('now', 'updatedAt')]
   return sql`insert into ${monitors} as m (${sql.raw(names.join(', '))}) select ${sql.join(values, sql`, `)} from ${ownerRow(kind)}
     returning ${selectList('m', monitors, MONITOR_FIELDS, { notification_channel_ids: '\'[]\'::json', ping_url: 'm.ping_token' })}`
 }
@@ -265,11 +265,11 @@ export async function insertMonitor (db: Database, owner: Owner, columns: NewMon
   return rows[0]
 }
 
-const ownedLive = (userId: string, id: string) => and(eq(monitors.id, id), eq(monitors.userId, userId), isNull(monitors.deletedAt))
+const ownedLive = (orgId: string, id: string) => and(eq(monitors.id, id), eq(monitors.orgId, orgId), isNull(monitors.deletedAt))
 
-/** The user's live monitor, locked for an update in the caller's transaction; undefined when none. */
-export async function lockOwnedMonitor (tx: Database, userId: string, id: string): Promise<MonitorRow | undefined> {
-  const [row] = await tx.select(monitorRowColumns).from(monitors).where(ownedLive(userId, id)).for('update')
+/** The organization's live monitor, locked for an update in the caller's transaction; undefined when none. */
+export async function lockOwnedMonitor (tx: Database, orgId: string, id: string): Promise<MonitorRow | undefined> {
+  const [row] = await tx.select(monitorRowColumns).from(monitors).where(ownedLive(orgId, id)).for('update')
   return row
 }
 
@@ -279,11 +279,11 @@ export async function updateMonitorRow (tx: Database, id: string, changes: Parti
   return row
 }
 
-/** Marks the user's live monitor deleted and unscheduled; its row, undefined when there was none. */
-export async function softDeleteMonitor (tx: Database, userId: string, id: string, now: Date): Promise<MonitorRow | undefined> {
+/** Marks the organization's live monitor deleted and unscheduled; its row, undefined when there was none. */
+export async function softDeleteMonitor (tx: Database, orgId: string, id: string, now: Date): Promise<MonitorRow | undefined> {
   const [deleted] = await tx.update(monitors)
     .set({ deletedAt: now, updatedAt: now, nextCheckAt: null })
-    .where(ownedLive(userId, id))
+    .where(ownedLive(orgId, id))
     .returning(monitorRowColumns)
   return deleted
 }

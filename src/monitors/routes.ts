@@ -1,7 +1,7 @@
 // Monitor routes: list, read, create, update and soft-delete the caller's monitors.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { confirmedCaller, keyOwner } from '../plugins/auth.ts'
+import { confirmedOrg, keyOwner } from '../plugins/auth.ts'
 import { ERROR_CATALOG, errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
 import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
@@ -38,7 +38,7 @@ const IdempotencyKeyHeaders = Type.Object({
     'x-error-message': 'must be 1-255 visible ASCII characters without quotes, optionally in double quotes',
     description: 'Makes the create safe to retry: a repeat of the same request with the same key within 24 hours ' +
       'gets the first answer and creates nothing; the same key with another body is refused (422), and one sent while the ' +
-      'first request is still being handled too (409). A UUID per create is a good key. Keys are per user.',
+      'first request is still being handled too (409). A UUID per create is a good key. Keys are per organization.',
     examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'],
   })),
 })
@@ -59,7 +59,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
         ...errorResponses(400),
       },
     },
-    config: { keyCheckedByQuery: true },
+    config: { role: 'viewer', keyCheckedByQuery: true },
   }, async (request, reply) => {
     const { query } = request
     const page = await listMonitorPage(app.db, keyOwner(request), query)
@@ -80,7 +80,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       params: MonitorIdParams,
       response: { 200: MonitorEnvelope, ...errorResponses(400, 404) },
     },
-    config: { keyCheckedByQuery: true },
+    config: { role: 'viewer', keyCheckedByQuery: true },
   }, async (request) => {
     const monitor = await findMonitor(app.db, keyOwner(request), request.params.id)
     if (!monitor) throw monitorNotFound()
@@ -112,13 +112,12 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
           '`Idempotency-Key` is still being handled: retry later', limitMessage('monitors', ConfigSchema.properties.MAX_MONITORS_PER_OWNER.default)),
       },
     },
-    // Its statements check the key, as the reads do: a create without channels or Idempotency-Key is one statement.
-    config: { keyCheckedByQuery: true },
+    config: { role: 'editor' },
   }, async (request, reply) => {
     assertTargetAllowed('url' in request.body ? request.body.url : undefined, allowPrivateTargets)
     // Validation applied the schema's defaults (useDefaults): every field is there.
     const input = request.body as NewMonitor
-    const outcome = await createMonitorOnce(app.db, keyOwner(request), input, {
+    const outcome = await createMonitorOnce(app.db, { orgId: confirmedOrg(request) }, input, {
       now: app.clock(),
       maxMonitors,
       key: request.headers['idempotency-key'],
@@ -146,9 +145,10 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       body: Type.Ref(UpdateMonitorSchema),
       response: { 200: MonitorEnvelope, ...errorResponses(400, 403, 404, 413, 415) },
     },
+    config: { role: 'editor' },
   }, async (request) => {
     assertTargetAllowed(request.body.url, allowPrivateTargets)
-    const monitor = await updateMonitor(app.db, confirmedCaller(request), request.params.id, request.body, app.clock())
+    const monitor = await updateMonitor(app.db, confirmedOrg(request), request.params.id, request.body, app.clock())
     if (!monitor) throw monitorNotFound()
     return { data: withAbsolutePingUrl(monitor, publicUrl) }
   })
@@ -162,8 +162,9 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
       params: MonitorIdParams,
       response: { 204: Type.Null({ description: 'Deleted; no body' }), ...errorResponses(400, 403, 404, 413, 415) },
     },
+    config: { role: 'editor' },
   }, async (request, reply) => {
-    const deleted = await deleteMonitor(app.db, confirmedCaller(request), request.params.id, app.clock())
+    const deleted = await deleteMonitor(app.db, confirmedOrg(request), request.params.id, app.clock())
     if (!deleted) throw monitorNotFound()
     return reply.code(204).send(null)
   })

@@ -6,7 +6,7 @@ import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.t
 import { resolveOpenIncident } from '../repositories/incidents.ts'
 import { monitorChannelIds } from '../repositories/monitor-channels.ts'
 import { enqueueIncidentEvent } from '../repositories/notification-outbox.ts'
-import { ownerUserId, type Owner } from '../repositories/owner.ts'
+import { ownerOrgId, type Owner } from '../repositories/owner.ts'
 import { maskSecret } from '../schemas/common.ts'
 import { idempotencyKeyOf, runOnce, type StoredResponse } from '../services/idempotency.ts'
 import { withinOwnerLimit } from '../services/owner-limits.ts'
@@ -32,10 +32,10 @@ export async function createMonitor (db: Database, owner: Owner, input: NewMonit
   const nextCheckAt = !active ? null : input.monitor_type === 'heartbeat' ? heartbeatDeadline(now, input.interval_minutes, input.grace_minutes) : now
   const columns = Object.assign(newMonitorColumns(input), { status: active ? 'pending' as const : 'paused' as const, nextCheckAt })
   if (input.notification_channel_ids.length === 0) return completeMonitor(await insertMonitor(db, owner, columns, now))
-  // The monitor and its opt-ins together, or neither (a channel that is not the user's).
+  // The monitor and its opt-ins together, or neither (a channel that is not the organization's).
   return db.transaction(async (tx) => {
     const monitor = completeMonitor(await insertMonitor(tx, owner, columns, now))
-    await setMonitorChannels(tx, await ownerUserId(tx, owner), monitor.id, input.notification_channel_ids)
+    await setMonitorChannels(tx, await ownerOrgId(tx, owner), monitor.id, input.notification_channel_ids)
     return { ...monitor, notification_channel_ids: await monitorChannelIds(tx, monitor.id) }
   })
 }
@@ -62,9 +62,9 @@ export async function createMonitorOnce (
 ): Promise<CreateOnceOutcome> {
   const create = async (tx: Database) => options.answer(await createOwnedMonitor(tx, owner, input, options))
   if (options.key === undefined) return { kind: 'answer', response: await create(db), replayed: false }
-  // Idempotency keys are the user's (a key's retry may come with another of the user's API keys).
-  const userId = await ownerUserId(db, owner)
-  return runOnce(db, userId, idempotencyKeyOf(options.key), options.fingerprint, options.now, create)
+  // Idempotency keys are the organization's (a retry may come with another of its API keys).
+  const orgId = await ownerOrgId(db, owner)
+  return runOnce(db, orgId, idempotencyKeyOf(options.key), options.fingerprint, options.now, create)
 }
 
 /** An update's request headers: a secret value sent back as responses mask it keeps the stored one (listed in `carried`). */
@@ -141,12 +141,12 @@ function scheduleChanges (current: MonitorRow, input: UpdateMonitor, columns: Wr
   return {}
 }
 
-/** Updates the user's live monitor; undefined when none. An update that changes nothing keeps `updated_at`. */
+/** Updates the organization's live monitor; undefined when none. An update that changes nothing keeps `updated_at`. */
 export async function updateMonitor (
-  db: Database, userId: string, id: string, input: UpdateMonitor, now: Date
+  db: Database, orgId: string, id: string, input: UpdateMonitor, now: Date
 ): Promise<Monitor | undefined> {
   return db.transaction(async (tx) => {
-    const current = await lockOwnedMonitor(tx, userId, id)
+    const current = await lockOwnedMonitor(tx, orgId, id)
     if (!current) return undefined
     // Stored secrets kept without their values being sent again.
     let carried = Object.keys(current.requestHeaders).filter((name) => isSecretHeader(name, current.secretHeaders))
@@ -164,25 +164,25 @@ export async function updateMonitor (
     // Another URL may be another server: forget the old certificate and the reminders sent about it.
     const forgotten = columns.url !== undefined ? { tlsExpiresAt: null, tlsIssuer: null, tlsExpiryToldDays: null } : {}
     const row = await updateMonitorRow(tx, id, { ...columns, updatedAt: now, ...forgotten, ...scheduleChanges(current, input, columns, now) })
-    if (channelsChange) await setMonitorChannels(tx, userId, id, input.notification_channel_ids!)
+    if (channelsChange) await setMonitorChannels(tx, orgId, id, input.notification_channel_ids!)
     const monitor = toMonitor(row)
-    if (input.is_active === false && current.isActive) await resolveAndNotify(tx, monitor, userId, now)
+    if (input.is_active === false && current.isActive) await resolveAndNotify(tx, monitor, orgId, now)
     return { ...monitor, notification_channel_ids: channelsChange ? await monitorChannelIds(tx, id) : channelIds }
   })
 }
 
 /** Resolves the monitor's open incident (on a pause or a delete) and queues its notification. */
-async function resolveAndNotify (tx: Database, monitor: MonitorWithoutChannels, userId: string, now: Date): Promise<void> {
+async function resolveAndNotify (tx: Database, monitor: MonitorWithoutChannels, orgId: string, now: Date): Promise<void> {
   const incident = await resolveOpenIncident(tx, monitor.id, now)
-  if (incident) await enqueueIncidentEvent(tx, { userId, monitor, incident, check: null, at: now })
+  if (incident) await enqueueIncidentEvent(tx, { orgId, monitor, incident, check: null, at: now })
 }
 
 /** Soft-deletes the monitor and resolves its open incident; false when there was nothing to delete. */
-export async function deleteMonitor (db: Database, userId: string, id: string, now: Date): Promise<boolean> {
+export async function deleteMonitor (db: Database, orgId: string, id: string, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const deleted = await softDeleteMonitor(tx, userId, id, now)
+    const deleted = await softDeleteMonitor(tx, orgId, id, now)
     if (!deleted) return false
-    await resolveAndNotify(tx, toMonitor(deleted), userId, now)
+    await resolveAndNotify(tx, toMonitor(deleted), orgId, now)
     return true
   })
 }

@@ -7,18 +7,18 @@ import type { ChannelType, DeliveryStatus, NotificationEventType } from '../doma
 
 export type ChannelRow = typeof notificationChannels.$inferSelect
 
-const owned = (userId: string, id: string) => and(eq(notificationChannels.id, id), eq(notificationChannels.userId, userId))
+const owned = (orgId: string, id: string) => and(eq(notificationChannels.id, id), eq(notificationChannels.orgId, orgId))
 
 /** The user's channels, newest created first. */
-export async function listChannels (db: Database, userId: string): Promise<ChannelRow[]> {
+export async function listChannels (db: Database, orgId: string): Promise<ChannelRow[]> {
   return db.select().from(notificationChannels)
-    .where(eq(notificationChannels.userId, userId))
+    .where(eq(notificationChannels.orgId, orgId))
     .orderBy(desc(notificationChannels.createdAt), desc(notificationChannels.id))
 }
 
 /** The user's channel row; locked until the end of the transaction with `forUpdate`. */
-export async function findChannelRow (db: Database, userId: string, id: string, forUpdate = false): Promise<ChannelRow | undefined> {
-  const query = db.select().from(notificationChannels).where(owned(userId, id))
+export async function findChannelRow (db: Database, orgId: string, id: string, forUpdate = false): Promise<ChannelRow | undefined> {
+  const query = db.select().from(notificationChannels).where(owned(orgId, id))
   const [row] = forUpdate ? await query.for('update') : await query
   return row
 }
@@ -34,8 +34,8 @@ export interface NewChannelRow {
   secret: string | null
 }
 
-export async function insertChannel (db: Database, userId: string, values: NewChannelRow, now: Date): Promise<ChannelRow> {
-  const [row] = await db.insert(notificationChannels).values({ userId, ...values, createdAt: now, updatedAt: now }).returning()
+export async function insertChannel (db: Database, orgId: string, values: NewChannelRow, now: Date): Promise<ChannelRow> {
+  const [row] = await db.insert(notificationChannels).values({ orgId, ...values, createdAt: now, updatedAt: now }).returning()
   return row
 }
 
@@ -47,17 +47,17 @@ export async function updateChannelRow (db: Database, id: string, changes: Chann
 }
 
 /** Deletes the channel and, by cascade, its deliveries and opt-ins; false when there was none. */
-export async function deleteChannel (db: Database, userId: string, id: string): Promise<boolean> {
-  const deleted = await db.delete(notificationChannels).where(owned(userId, id)).returning({ id: notificationChannels.id })
+export async function deleteChannel (db: Database, orgId: string, id: string): Promise<boolean> {
+  const deleted = await db.delete(notificationChannels).where(owned(orgId, id)).returning({ id: notificationChannels.id })
   return deleted.length > 0
 }
 
 /**
  * Makes `secret` the signing secret and keeps the old one until `previousUntil`, in one statement so two
- * rotations at once cannot both keep the same old secret. Undefined when the user has no such channel.
+ * rotations at once cannot both keep the same old secret. Undefined when the organization has no such channel.
  */
 export async function replaceSecret (
-  db: Database, userId: string, id: string, secret: string, previousUntil: Date, now: Date
+  db: Database, orgId: string, id: string, secret: string, previousUntil: Date, now: Date
 ): Promise<ChannelRow | undefined> {
   const [row] = await db.update(notificationChannels)
     .set({
@@ -66,7 +66,7 @@ export async function replaceSecret (
       previousSecretUntil: previousUntil,
       updatedAt: now,
     })
-    .where(and(owned(userId, id), eq(notificationChannels.type, 'webhook')))
+    .where(and(owned(orgId, id), eq(notificationChannels.type, 'webhook')))
     .returning()
   return row
 }
@@ -101,14 +101,14 @@ export interface DeliveryPage {
 }
 
 /**
- * A page of the channel's deliveries, newest first; undefined when the user has no such channel. A page never
+ * A page of the channel's deliveries, newest first; undefined when the organization has no such channel. A page never
  * ends inside a millisecond shared by several deliveries, so paging by time skips none.
  */
 export async function listChannelDeliveries (
-  db: Database, userId: string, channelId: string, query: { status?: DeliveryStatus, limit: number, before?: string }
+  db: Database, orgId: string, channelId: string, query: { status?: DeliveryStatus, limit: number, before?: string }
 ): Promise<DeliveryPage | undefined> {
   const [channel] = await db.select({ id: notificationChannels.id }).from(notificationChannels)
-    .where(and(eq(notificationChannels.id, channelId), eq(notificationChannels.userId, userId)))
+    .where(and(eq(notificationChannels.id, channelId), eq(notificationChannels.orgId, orgId)))
   if (!channel) return undefined
   const rows = await db.select(listColumns).from(d).innerJoin(notificationEvents, withEvent)
     .where(and(
@@ -126,20 +126,20 @@ export async function listChannelDeliveries (
 }
 
 /** The user's delivery with its attempts, or undefined. */
-export async function findDelivery (db: Database, userId: string, id: string): Promise<DeliveryDetailRow | undefined> {
+export async function findDelivery (db: Database, orgId: string, id: string): Promise<DeliveryDetailRow | undefined> {
   const [row] = await db.select(detailColumns).from(d)
     .innerJoin(notificationEvents, withEvent).innerJoin(notificationChannels, withChannel)
-    .where(and(eq(d.id, id), eq(notificationChannels.userId, userId)))
+    .where(and(eq(d.id, id), eq(notificationChannels.orgId, orgId)))
   return row
 }
 
-/** Makes the user's delivery due now, whatever its status (a delivered one is replayed), keeping its attempt log. */
-export async function retryDelivery (db: Database, userId: string, id: string, now: Date): Promise<DeliveryDetailRow | undefined> {
+/** Makes the organization's delivery due now, whatever its status (a delivered one is replayed), keeping its attempt log. */
+export async function retryDelivery (db: Database, orgId: string, id: string, now: Date): Promise<DeliveryDetailRow | undefined> {
   const [updated] = await db.update(d)
     .set({ status: 'pending', nextAttemptAt: now })
-    .where(and(eq(d.id, id), sql`${d.channelId} in (select id from ${notificationChannels} where user_id = ${userId})`))
+    .where(and(eq(d.id, id), sql`${d.channelId} in (select id from ${notificationChannels} where org_id = ${orgId})`))
     .returning({ id: d.id })
-  return updated && findDelivery(db, userId, updated.id)
+  return updated && findDelivery(db, orgId, updated.id)
 }
 
 /** The id of the delivery of an event to a channel. */
@@ -148,11 +148,11 @@ export async function deliveryIdOf (db: Database, channelId: string, eventId: st
   return row?.id
 }
 
-/** Each of these deliveries' attempts, oldest first, by delivery id; only deliveries of the user's channels. */
-export async function attemptLogs (db: Database, userId: string, ids: string[]): Promise<Map<string, DeliveryDetailRow['attemptLog']>> {
+/** Each of these deliveries' attempts, oldest first, by delivery id; only deliveries of the organization's channels. */
+export async function attemptLogs (db: Database, orgId: string, ids: string[]): Promise<Map<string, DeliveryDetailRow['attemptLog']>> {
   if (ids.length === 0) return new Map()
   const rows = await db.select({ id: d.id, attemptLog: d.attemptLog }).from(d)
     .innerJoin(notificationChannels, eq(notificationChannels.id, d.channelId))
-    .where(and(inArray(d.id, ids), eq(notificationChannels.userId, userId)))
+    .where(and(inArray(d.id, ids), eq(notificationChannels.orgId, orgId)))
   return new Map(rows.map((row) => [row.id, row.attemptLog]))
 }

@@ -2,7 +2,7 @@
 // deliveries, one delivery and its retry. The service decides; the presenter shapes the answer.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { confirmedCaller } from '../plugins/auth.ts'
+import { confirmedOrg } from '../plugins/auth.ts'
 import { errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
 import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { bodyValidator } from '../http/validation.ts'
@@ -64,7 +64,8 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
       operationId: 'listNotificationChannels',
       response: { 200: ChannelListEnvelope, ...channelErrors() },
     },
-  }, async (request) => ({ data: (await listChannels(app.db, confirmedCaller(request))).map(presentChannel) }))
+    config: { role: 'viewer' },
+  }, async (request) => ({ data: (await listChannels(app.db, confirmedOrg(request))).map(presentChannel) }))
 
   app.get('/notification-channels/:id', {
     schema: {
@@ -75,8 +76,9 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
       params: ChannelIdParams,
       response: { 200: ChannelEnvelope, ...channelErrors(400, 404) },
     },
+    config: { role: 'viewer' },
   }, async (request) => {
-    const row = await findChannel(app.db, confirmedCaller(request), request.params.id)
+    const row = await findChannel(app.db, confirmedOrg(request), request.params.id)
     if (!row) throw channelNotFound()
     return { data: presentChannel(row) }
   })
@@ -105,9 +107,10 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
         409: errorResponse(409, 'The user holds as many channels as the operator allows (MAX_CHANNELS_PER_OWNER)', limitMessage('channels', ConfigSchema.properties.MAX_CHANNELS_PER_OWNER.default)),
       },
     },
+    config: { role: 'editor' },
   }, async (request, reply) => {
     // Validation applied the schema's defaults (useDefaults): every field is there.
-    const row = await createChannel(app.db, confirmedCaller(request), request.body as NewChannel, {
+    const row = await createChannel(app.db, confirmedOrg(request), request.body as NewChannel, {
       allowPrivateTargets, emailConfigured: emailConfigured(config), maxChannels: config.MAX_CHANNELS_PER_OWNER, now: app.clock(),
     })
     reply.code(201).header('location', `/api/v1/notification-channels/${row.id}`)
@@ -125,8 +128,9 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
       body: Type.Ref(UpdateChannelSchema),
       response: { 200: ChannelEnvelope, ...channelErrors(400, 403, 404, 413, 415) },
     },
+    config: { role: 'editor' },
   }, async (request) => {
-    const row = await updateChannel(app.db, confirmedCaller(request), request.params.id, request.body, {
+    const row = await updateChannel(app.db, confirmedOrg(request), request.params.id, request.body, {
       allowPrivateTargets, now: app.clock(), checkConfig,
     })
     if (!row) throw channelNotFound()
@@ -143,8 +147,9 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
       params: ChannelIdParams,
       response: { 204: Type.Null({ description: 'Deleted; no body' }), ...channelErrors(400, 403, 404, 413, 415) },
     },
+    config: { role: 'editor' },
   }, async (request, reply) => {
-    if (!await deleteChannel(app.db, confirmedCaller(request), request.params.id)) throw channelNotFound()
+    if (!await deleteChannel(app.db, confirmedOrg(request), request.params.id)) throw channelNotFound()
     return reply.code(204).send(null)
   })
 
@@ -159,8 +164,9 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
       params: ChannelIdParams,
       response: { 200: { ...DeliveryEnvelope, description: 'The test delivery after its first attempt' }, ...channelErrors(400, 403, 404, 413, 415) },
     },
+    config: { role: 'editor' },
   }, async (request) => {
-    const delivery = await sendTestEvent(app.db, confirmedCaller(request), request.params.id, app.clock(), testDeliveryOptions())
+    const delivery = await sendTestEvent(app.db, confirmedOrg(request), request.params.id, app.clock(), testDeliveryOptions())
     if (!delivery) throw channelNotFound()
     return { data: presentDeliveryDetail(delivery) }
   })
@@ -175,8 +181,9 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
       params: ChannelIdParams,
       response: { 200: { ...ChannelWithSecretEnvelope, description: 'The channel with its new signing secret' }, ...channelErrors(400, 403, 404, 413, 415) },
     },
+    config: { role: 'editor' },
   }, async (request) => {
-    const row = await rotateSecret(app.db, confirmedCaller(request), request.params.id, app.clock())
+    const row = await rotateSecret(app.db, confirmedOrg(request), request.params.id, app.clock())
     if (!row) throw channelNotFound()
     return { data: presentChannelWithSecret(row) }
   })
@@ -198,10 +205,11 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
         ...channelErrors(400, 404),
       },
     },
+    config: { role: 'viewer' },
   }, async (request, reply) => {
     const { id } = request.params
     const query = { ...request.query, limit: request.query.limit! }
-    const page = await listChannelDeliveries(app.db, confirmedCaller(request), id, query)
+    const page = await listChannelDeliveries(app.db, confirmedOrg(request), id, query)
     if (!page) throw channelNotFound()
     if (page.nextBefore) {
       setNextPageLink(reply, `/api/v1/notification-channels/${id}/deliveries`, { status: query.status, limit: query.limit, before: page.nextBefore })
@@ -218,8 +226,9 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
       params: DeliveryIdParams,
       response: { 200: DeliveryEnvelope, ...deliveryErrors(400, 404) },
     },
+    config: { role: 'viewer' },
   }, async (request) => {
-    const delivery = await findDelivery(app.db, confirmedCaller(request), request.params.id)
+    const delivery = await findDelivery(app.db, confirmedOrg(request), request.params.id)
     if (!delivery) throw deliveryNotFound()
     return { data: presentDeliveryDetail(delivery) }
   })
@@ -235,8 +244,9 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
       params: DeliveryIdParams,
       response: { 202: { ...DeliveryEnvelope, description: 'The delivery, due now' }, ...deliveryErrors(400, 403, 404, 413, 415) },
     },
+    config: { role: 'editor' },
   }, async (request, reply) => {
-    const delivery = await retryDelivery(app.db, confirmedCaller(request), request.params.id, app.clock())
+    const delivery = await retryDelivery(app.db, confirmedOrg(request), request.params.id, app.clock())
     if (!delivery) throw deliveryNotFound()
     return reply.code(202).send({ data: presentDeliveryDetail(delivery) })
   })

@@ -62,9 +62,9 @@ function assertSecretsGivenForNewOrigin (
   }
 }
 
-/** Creates the user's channel, a webhook's with a new signing secret. `maxChannels` 0 means no limit. */
+/** Creates the organization's channel, a webhook's with a new signing secret. `maxChannels` 0 means no limit. */
 export async function createChannel (
-  db: Database, userId: string, input: NewChannel,
+  db: Database, orgId: string, input: NewChannel,
   options: { allowPrivateTargets: boolean, emailConfigured: boolean, maxChannels: number, now: Date }
 ): Promise<ChannelRow> {
   if (input.type === 'email' && !options.emailConfigured) {
@@ -72,7 +72,7 @@ export async function createChannel (
   }
   assertConfigTargets(input.type, input.config, options.allowPrivateTargets)
   const secret = input.type === 'webhook' ? newWebhookSecret() : null
-  return withinOwnerLimit(db, { userId }, 'channels', options.maxChannels, (tx) => insertChannel(tx, userId, {
+  return withinOwnerLimit(db, { orgId }, 'channels', options.maxChannels, (tx) => insertChannel(tx, orgId, {
     name: input.name.trim(),
     type: input.type,
     config: input.config,
@@ -90,12 +90,12 @@ export interface UpdateOptions {
   checkConfig: (type: ChannelType, config: Record<string, unknown>) => void
 }
 
-/** Applies an update to the user's channel under a row lock; undefined when there is none. */
+/** Applies an update to the organization's channel under a row lock; undefined when there is none. */
 export async function updateChannel (
-  db: Database, userId: string, id: string, input: UpdateChannel, options: UpdateOptions
+  db: Database, orgId: string, id: string, input: UpdateChannel, options: UpdateOptions
 ): Promise<ChannelRow | undefined> {
   return db.transaction(async (tx) => {
-    const current = await findChannelRow(tx, userId, id, true)
+    const current = await findChannelRow(tx, orgId, id, true)
     if (!current) return undefined
     const changes: ChannelChanges = {
       name: input.name?.trim(),
@@ -110,7 +110,7 @@ export async function updateChannel (
       assertConfigTargets(current.type, config, options.allowPrivateTargets)
       changes.config = config
     }
-    // Turned on again by its user: the reason it was turned off no longer holds.
+    // Turned on again by a member: the reason it was turned off no longer holds.
     if (input.is_active === true) changes.disabledReason = null
     // Nothing differs from the row: nothing is written, so `updated_at` stays.
     if (!changesAnything(current, changes)) return current
@@ -130,23 +130,23 @@ function changesAnything (current: ChannelRow, changes: ChannelChanges): boolean
   })
 }
 
-/** A new signing secret for the user's webhook channel; the old one still signs for PREVIOUS_SECRET_MS. */
-export async function rotateSecret (db: Database, userId: string, id: string, now: Date): Promise<ChannelRow | undefined> {
-  const channel = await findChannelRow(db, userId, id)
+/** A new signing secret for the organization's webhook channel; the old one still signs for PREVIOUS_SECRET_MS. */
+export async function rotateSecret (db: Database, orgId: string, id: string, now: Date): Promise<ChannelRow | undefined> {
+  const channel = await findChannelRow(db, orgId, id)
   if (!channel) return undefined
   if (channel.type !== 'webhook') {
     throw new InvalidInputError('id', `id must be a webhook channel: a ${channel.type} channel has no signing secret`)
   }
-  return replaceSecret(db, userId, id, newWebhookSecret(), new Date(now.getTime() + PREVIOUS_SECRET_MS), now)
+  return replaceSecret(db, orgId, id, newWebhookSecret(), new Date(now.getTime() + PREVIOUS_SECRET_MS), now)
 }
 
 /** Sends a `test` event through the outbox to this channel alone, attempts it at once and returns the delivery. */
 export async function sendTestEvent (
-  db: Database, userId: string, channelId: string, now: Date, deliveryOptions: DeliveryOptions
+  db: Database, orgId: string, channelId: string, now: Date, deliveryOptions: DeliveryOptions
 ): Promise<DeliveryDetailRow | undefined> {
-  if (!await findChannelRow(db, userId, channelId)) return undefined
+  if (!await findChannelRow(db, orgId, channelId)) return undefined
   const { eventId, deliveries } = await enqueueEvent(db, {
-    userId,
+    orgId,
     monitorId: null,
     incidentId: null,
     channelId,
@@ -158,5 +158,5 @@ export async function sendTestEvent (
   if (deliveryId === undefined) return undefined
   // Through the worker's path (the channel's lease), so a worker that took the delivery first makes the only attempt.
   await attemptDelivery(db, deliveryId, deliveryOptions)
-  return findDelivery(db, userId, deliveryId)
+  return findDelivery(db, orgId, deliveryId)
 }

@@ -1,36 +1,41 @@
 // API key authentication: the Bearer key is resolved on request, so the rate limit counts per key, and
-// `app.requireApiKey` refuses a missing or invalid key (401) or too little scope (403).
+// `app.requireApiKey` refuses a missing or invalid key (401) or a key whose power is below the route's role (403).
 import fp from 'fastify-plugin'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, RouteOptions } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { ApiKeyGoneError } from '../domain/errors.ts'
+import { includesRole } from '../domain/roles.ts'
+import type { Role } from '../domain/vocabulary.ts'
 import { HttpError } from '../http/error-catalog.ts'
 import { isWellFormedKey } from '../auth/keys.ts'
 import { findActiveKey, lastUseIsStale, touchApiKey, type ApiKeyPrincipal } from '../repositories/api-keys.ts'
 import type { KeyOwner } from '../repositories/owner.ts'
 
-/** What a route may know of the request's key: not its user, which only confirmedCaller() gives. */
-type RequestKey = Pick<ApiKeyPrincipal, 'keyId' | 'scope'>
+/** What a route may know of the request's key: not its organization, which only confirmedOrg() gives. */
+type RequestKey = Pick<ApiKeyPrincipal, 'keyId' | 'scope' | 'role'>
 
-// The key's user, set only once the key was found in the database during this request (see confirmedCaller).
-const confirmedUser = Symbol('confirmedUser')
+// The key as found in the database during this request (see confirmedOrg); null until then.
+const confirmedKey = Symbol('confirmedKey')
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: RequestKey | null
-    [confirmedUser]: string | null
+    [confirmedKey]: ApiKeyPrincipal | null
   }
   interface FastifyInstance {
     /** A preParsing hook for the API routes: runs after the rate limit, before the body is read. */
     requireApiKey: (request: FastifyRequest) => Promise<void>
   }
   interface FastifyContextConfig {
-    /** The route's statements check the key themselves (keyOwner): a remembered key is not looked up again. */
+    /** The least role that may call the route (api-contract section 12); every API route declares one. */
+    role?: Role
+    /**
+     * The route's statements check the key themselves (keyOwner): a remembered key is not looked up again. Only
+     * for viewer routes, since a remembered key's role may be older than its maker's last change.
+     */
     keyCheckedByQuery?: true
   }
 }
-
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 // Enough for every key of a large deployment; past it the least recently used goes (a lookup brings it back).
 const REMEMBERED_KEYS_MAX = 10_000
 /** Whether the request carries Authorization more than once (Node keeps only the first in `headers`). */
@@ -56,12 +61,12 @@ export default fp(async (app) => {
       return undefined
     }
     remembered.set(key, principal)
-    request[confirmedUser] = principal.userId
+    request[confirmedKey] = principal
     return principal
   }
 
   app.decorateRequest('principal', null)
-  app.decorateRequest(confirmedUser, null)
+  app.decorateRequest(confirmedKey, null)
 
   function accept (request: FastifyRequest, principal: ApiKeyPrincipal, now: Date): void {
     request.principal = principal
@@ -98,12 +103,15 @@ export default fp(async (app) => {
 
   app.decorate('requireApiKey', async (request: FastifyRequest) => {
     if (!request.principal) throw new HttpError(401)
-    if (request[confirmedUser] === null && !request.routeOptions.config.keyCheckedByQuery) {
-      if (!await lookUp(request, bearerKey(request)!, app.clock())) throw new HttpError(401)
+    const { role, keyCheckedByQuery } = request.routeOptions.config
+    if (request[confirmedKey] === null && !keyCheckedByQuery) {
+      const found = await lookUp(request, bearerKey(request)!, app.clock())
+      if (!found) throw new HttpError(401)
+      request.principal = found
     }
-    if (request.principal.scope !== 'write' && !READ_METHODS.has(request.method)) {
-      throw new HttpError(403)
-    }
+    // assertRouteRole refuses such a route when the API's routes are registered; this catches one added elsewhere.
+    if (role === undefined) throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} declares no role`)
+    if (!includesRole(request.principal.role, role)) throw new HttpError(403)
   })
 
   // A read found the key deleted: forget it, so that its next request is refused before any read.
@@ -122,17 +130,33 @@ export function keyOwner (request: RouteRequest<{ keyCheckedByQuery: true }>): K
   return { keyId: request.principal!.keyId }
 }
 
-/** The error a keyCheckedByQuery route gets for calling confirmedCaller(). */
+/** The error a keyCheckedByQuery route gets for calling confirmedOrg(). */
 type NotOnKeyCheckedRoutes<Config> = Config extends { keyCheckedByQuery: true }
-  ? { 'a keyCheckedByQuery route works through keyOwner(request), never the caller\'s user id': never }
+  ? { 'a keyCheckedByQuery route works through keyOwner(request), never the caller\'s organization id': never }
   : unknown
 
-/** The request key's user, confirmed in the database in this request; a compile error on keyCheckedByQuery routes. */
-export function confirmedCaller<Config> (request: RouteRequest<Config> & NotOnKeyCheckedRoutes<Config>): string {
-  const userId = request[confirmedUser]
+/** The request key's organization, confirmed in the database in this request; a compile error on keyCheckedByQuery routes. */
+export function confirmedOrg<Config> (request: RouteRequest<Config> & NotOnKeyCheckedRoutes<Config>): string {
+  return confirmedKeyOf(request).orgId
+}
+
+/** The request's key as found in the database in this request: its organization, maker and role. */
+export function confirmedKeyOf<Config> (request: RouteRequest<Config> & NotOnKeyCheckedRoutes<Config>): ApiKeyPrincipal {
+  const key = request[confirmedKey]
   // The first check fails on every request, not only on those whose key happens to be remembered.
-  if (request.routeOptions.config.keyCheckedByQuery || userId === null) {
-    throw new Error(`confirmedCaller() on ${request.routeOptions.method} ${request.routeOptions.url}, whose key is not confirmed`)
+  if (request.routeOptions.config.keyCheckedByQuery || key === null) {
+    throw new Error(`confirmedOrg() on ${request.routeOptions.method} ${request.routeOptions.url}, whose key is not confirmed`)
   }
-  return userId
+  return key
+}
+
+/**
+ * An onRoute hook for the API's scope: every route declares its role, and a route whose statements check the key
+ * (keyCheckedByQuery) is a viewer's, so that no role older than the request decides a change.
+ */
+export function assertRouteRole (route: RouteOptions): void {
+  const { role, keyCheckedByQuery } = route.config ?? {}
+  const name = `${String(route.method)} ${route.url}`
+  if (role === undefined) throw new Error(`${name} declares no role (config.role)`)
+  if (keyCheckedByQuery && role !== 'viewer') throw new Error(`${name} is keyCheckedByQuery with role ${role}: only viewer routes may be`)
 }

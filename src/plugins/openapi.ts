@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyRequest } from 'fastify'
 import { HttpError } from '../http/error-catalog.ts'
 import { applyConventions, OPENAPI_PATH, SHARED_HEADERS } from '../http/openapi-conventions.ts'
+import { declareRequiredRole } from '../http/openapi-roles.ts'
 import { declareConditionalReads } from '../http/openapi-conditional-reads.ts'
 import { swaggerUiHeaders } from '../http/transport-security.ts'
 
@@ -106,6 +107,7 @@ export default fp<OpenApiOptions>(async (app, { publicUrl }) => {
         { name: 'checks', description: 'Check results of a monitor' },
         { name: 'incidents', description: 'Periods during which a monitor was down, or degraded (its checks passed but slower than its `degraded_after_ms`)' },
         { name: 'notifications', description: 'Notification channels, where their events go, and the delivery of each event' },
+        { name: 'organization', description: 'The organization an API key belongs to, its members and their roles' },
         { name: 'heartbeats', description: 'The ping URL of a heartbeat monitor: a job pings it, no key needed' },
         { name: 'health', description: 'Liveness and readiness of the service' },
         { name: 'documentation', description: 'This document' },
@@ -124,7 +126,7 @@ export default fp<OpenApiOptions>(async (app, { publicUrl }) => {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     // Fastify answers HEAD on every GET route: the document lists those operations too.
     exposeHeadRoutes: true,
-    transform: declareConditionalReads,
+    transform: (input) => declareRequiredRole(declareConditionalReads(input), input.route),
     transformObject: (document) => 'openapiObject' in document ? applyConventions(document.openapiObject) : document.swaggerObject,
   })
 

@@ -1,10 +1,11 @@
 // API keys: create (the key is returned once), look up by hash, list, delete, last use.
-import type { ApiKeyScope } from '../domain/vocabulary.ts'
+import { SCOPE_ROLES, type ApiKeyScope, type Role } from '../domain/vocabulary.ts'
 import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { preparedPerDatabase } from '../db/prepared.ts'
-import { apiKeys } from '../db/schema.ts'
+import { apiKeys, memberships } from '../db/schema.ts'
 import { generateApiKey, hashApiKey, keyPrefix } from '../auth/keys.ts'
+import { lowerRole } from '../domain/roles.ts'
 
 export type ApiKeyRecord = Omit<typeof apiKeys.$inferSelect, 'keyHash'>
 
@@ -12,7 +13,10 @@ export type ApiKeyRecord = Omit<typeof apiKeys.$inferSelect, 'keyHash'>
 export interface ApiKeyPrincipal {
   keyId: string
   userId: string
+  orgId: string
   scope: ApiKeyScope
+  /** What the key may do now: the lower of its scope and its maker's role in its organization. */
+  role: Role
   lastUsedAt: Date | null
   /** Fixed at creation: a key never changes, it is only deleted. */
   expiresAt: Date | null
@@ -23,11 +27,12 @@ const LAST_USED_RESOLUTION_MS = 60_000
 
 export async function createApiKey (
   db: Database,
-  input: { userId: string, name: string, scope: ApiKeyScope, expiresAt?: Date | null }
+  input: { userId: string, orgId: string, name: string, scope: ApiKeyScope, expiresAt?: Date | null }
 ): Promise<{ key: string, record: ApiKeyRecord }> {
   const key = generateApiKey()
   const [row] = await db.insert(apiKeys).values({
     userId: input.userId,
+    orgId: input.orgId,
     name: input.name,
     scope: input.scope,
     expiresAt: input.expiresAt ?? null,
@@ -38,21 +43,26 @@ export async function createApiKey (
   return { key, record }
 }
 
-// Every API request looks its key up.
+// Every API request looks its key up, with its maker's membership: a key whose maker left is not found.
 const findKeyStatement = preparedPerDatabase((db) => db.select({
   keyId: apiKeys.id,
   userId: apiKeys.userId,
+  orgId: apiKeys.orgId,
   scope: apiKeys.scope,
+  makerRole: memberships.role,
   lastUsedAt: apiKeys.lastUsedAt,
   expiresAt: apiKeys.expiresAt,
 }).from(apiKeys)
+  .innerJoin(memberships, and(eq(memberships.orgId, apiKeys.orgId), eq(memberships.userId, apiKeys.userId)))
   .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql.placeholder('now')))))
   .prepare('find_active_key'))
 
-/** The key's owner and scope, when the key exists and has not expired. */
+/** The key's organization, maker and power, when the key exists, has not expired and its maker is a member. */
 export async function findActiveKey (db: Database, key: string, now: Date): Promise<ApiKeyPrincipal | undefined> {
   const [row] = await findKeyStatement(db).execute({ hash: hashApiKey(key), now: now.toISOString() })
-  return row
+  if (!row) return undefined
+  const { makerRole, ...principal } = row
+  return { ...principal, role: lowerRole(SCOPE_ROLES[row.scope], makerRole) }
 }
 
 export function lastUseIsStale (principal: ApiKeyPrincipal, now: Date): boolean {
@@ -66,9 +76,11 @@ export async function touchApiKey (db: Database, keyId: string, now: Date): Prom
   ))
 }
 
-export async function listApiKeys (db: Database, userId: string): Promise<ApiKeyRecord[]> {
+/** The user's keys, oldest first: in one organization, or in all of them. */
+export async function listApiKeys (db: Database, userId: string, orgId?: string): Promise<ApiKeyRecord[]> {
   return db.select({
     id: apiKeys.id,
+    orgId: apiKeys.orgId,
     userId: apiKeys.userId,
     name: apiKeys.name,
     prefix: apiKeys.prefix,
@@ -76,7 +88,8 @@ export async function listApiKeys (db: Database, userId: string): Promise<ApiKey
     createdAt: apiKeys.createdAt,
     lastUsedAt: apiKeys.lastUsedAt,
     expiresAt: apiKeys.expiresAt,
-  }).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(asc(apiKeys.createdAt))
+  }).from(apiKeys).where(and(eq(apiKeys.userId, userId), orgId === undefined ? undefined : eq(apiKeys.orgId, orgId)))
+    .orderBy(asc(apiKeys.createdAt))
 }
 
 /** Revokes the key at once; false when there was no such key. */

@@ -1,4 +1,4 @@
-// The newest response times of every monitor of a user, for the dashboard's sparklines, and the runs of failures
+// The newest response times of every monitor of an organization, for the dashboard's sparklines, and the runs of failures
 // not long enough to mark a monitor down.
 import { and, desc, eq, gt, isNull, notInArray } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
@@ -16,7 +16,7 @@ const SPARKLINE_CHECKS = 20
  * cost in line with the number of monitors, not the size of the checks table.
  */
 export async function recentChecksByMonitor (
-  db: Database, userId: string, perMonitor = SPARKLINE_CHECKS
+  db: Database, orgId: string, perMonitor = SPARKLINE_CHECKS
 ): Promise<Map<string, SparkPoint[]>> {
   const newest = db.select({
     monitorId: checks.monitorId, responseTimeMs: checks.responseTimeMs, isUp: checks.isUp, checkedAt: checks.checkedAt, id: checks.id,
@@ -28,7 +28,7 @@ export async function recentChecksByMonitor (
   const rows = await db.select({ monitorId: newest.monitorId, responseTimeMs: newest.responseTimeMs, isUp: newest.isUp })
     .from(monitors)
     .crossJoinLateral(newest)
-    .where(and(eq(monitors.userId, userId), isNull(monitors.deletedAt)))
+    .where(and(eq(monitors.orgId, orgId), isNull(monitors.deletedAt)))
     .orderBy(newest.monitorId, newest.checkedAt, newest.id)
   const byMonitor = new Map<string, SparkPoint[]>()
   for (const { monitorId, responseTimeMs, isUp } of rows) {
@@ -42,12 +42,12 @@ export async function recentChecksByMonitor (
 /** Failed checks in a row, fewer than the monitor's `failure_threshold` that would mark it down. */
 export interface FailingRun { failures: number, threshold: number }
 
-/** The user's live monitors (or the one asked for) whose latest checks failed while they are not down: by monitor id. */
-export async function failingRuns (db: Database, userId: string, monitorId?: string): Promise<Map<string, FailingRun>> {
+/** The organization's live monitors (or the one asked for) whose latest checks failed while they are not down: by monitor id. */
+export async function failingRuns (db: Database, orgId: string, monitorId?: string): Promise<Map<string, FailingRun>> {
   const rows = await db.select({ id: monitors.id, failures: monitors.consecutiveFailures, threshold: monitors.failureThreshold })
     .from(monitors)
     .where(and(
-      eq(monitors.userId, userId), isNull(monitors.deletedAt), gt(monitors.consecutiveFailures, 0),
+      eq(monitors.orgId, orgId), isNull(monitors.deletedAt), gt(monitors.consecutiveFailures, 0),
       notInArray(monitors.status, ['down', 'paused']), monitorId === undefined ? undefined : eq(monitors.id, monitorId)
     ))
   return new Map(rows.map(({ id, failures, threshold }) => [id, { failures, threshold }]))

@@ -107,31 +107,31 @@ export async function claimChannels (
   const cap = options.owners?.cap ?? options.limit
   const busy = Object.fromEntries(options.owners?.busy ?? [])
   // An owner's n-th channel of this claim is its (busy + n)-th in flight: its turn.
-  const turn = (rows: string) => sql`row_number() over (partition by ${sql.raw(rows)}.user_id order by ${sql.raw(rows)}.due, ${sql.raw(rows)}.channel_id)
-    + coalesce((select b.n from busy b where b.user_id = ${sql.raw(rows)}.user_id), 0)`
+  const turn = (rows: string) => sql`row_number() over (partition by ${sql.raw(rows)}.org_id order by ${sql.raw(rows)}.due, ${sql.raw(rows)}.channel_id)
+    + coalesce((select b.n from busy b where b.org_id = ${sql.raw(rows)}.org_id), 0)`
   const result = await db.execute(sql`
     with busy as (
-      select key::uuid as user_id, value::int as n from jsonb_each_text(${JSON.stringify(busy)}::jsonb)
+      select key::uuid as org_id, value::int as n from jsonb_each_text(${JSON.stringify(busy)}::jsonb)
     ), head as (
       select channel_id, next_attempt_at from ${notificationDeliveries} d
       where status in ('pending', 'failed') and next_attempt_at <= ${iso(now)}::timestamptz and not ${waitsBehind('d', NOW)}
       order by next_attempt_at
       limit ${headSize}
     ), near as (
-      select h.channel_id, c.user_id, min(h.next_attempt_at) as due
+      select h.channel_id, c.org_id, min(h.next_attempt_at) as due
       from head h join ${notificationChannels} c on c.id = h.channel_id
       where ${FREE_CHANNEL}
-      group by h.channel_id, c.user_id
+      group by h.channel_id, c.org_id
     ), far as (
-      select d.channel_id, c.user_id, min(d.next_attempt_at) as due
+      select d.channel_id, c.org_id, min(d.next_attempt_at) as due
       from ${notificationDeliveries} d join ${notificationChannels} c on c.id = d.channel_id
       where d.status in ('pending', 'failed') and d.next_attempt_at <= ${iso(now)}::timestamptz and ${FREE_CHANNEL}
         and (select count(*) from (select ${turn('near')} as turn from near) n where n.turn <= ${cap}) < ${options.limit}
         and (select count(*) from head) = ${headSize} and not ${waitsBehind('d', NOW)}
-      group by d.channel_id, c.user_id
+      group by d.channel_id, c.org_id
     ), pool as (
-      select channel_id, user_id, min(due) as due from (select * from near union all select * from far) x
-      group by channel_id, user_id
+      select channel_id, org_id, min(due) as due from (select * from near union all select * from far) x
+      group by channel_id, org_id
     ), candidates as (
       select channel_id from (select pool.channel_id, pool.due, ${turn('pool')} as turn from pool) p
       where p.turn <= ${cap}
@@ -142,7 +142,7 @@ export async function claimChannels (
       from candidates
       where c.id = candidates.channel_id and c.is_active
         and (c.delivery_lease_until is null or c.delivery_lease_until <= ${iso(now)}::timestamptz)
-      returning c.id, c.user_id, c.name, c.type, c.config, c.secret, c.previous_secret, c.previous_secret_until
+      returning c.id, c.org_id, c.name, c.type, c.config, c.secret, c.previous_secret, c.previous_secret_until
     ), due as (
       select due.id from claimed cross join lateral (
         select id from ${notificationDeliveries} d
@@ -163,7 +163,7 @@ export async function claimChannels (
         (d.id in (select id from due union select id from preceding) and d.next_attempt_at <= ${NOW}) or d.id in (select id from openings))
       returning d.*
     )
-    select claimed.id as channel_id, claimed.user_id as owner_id, claimed.name, claimed.type as channel_type, claimed.config, claimed.secret,
+    select claimed.id as channel_id, claimed.org_id as owner_id, claimed.name, claimed.type as channel_type, claimed.config, claimed.secret,
       claimed.previous_secret, claimed.previous_secret_until, ${SELECT_TAKEN}, ${STORM_RANK(sql`claimed.type`, options.stormTypes)} as storm_rank
     from claimed left join (taken join ${notificationEvents} e on e.id = taken.event_id) on taken.channel_id = claimed.id
     order by claimed.id, e.created_at, ${incidentField('e', 'started_at')}, ${incidentField('e', 'status')} = 'resolved', taken.id`)

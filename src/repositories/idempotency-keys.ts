@@ -23,23 +23,23 @@ type KeyClaim =
   | { kind: 'other-request' }
   | { kind: 'in-progress' }
 
-const ofKey = (userId: string, key: string) => and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key))
+const ofKey = (orgId: string, key: string) => and(eq(idempotencyKeys.orgId, orgId), eq(idempotencyKeys.key, key))
 
 /** Claims a new, expired or abandoned key (one statement each, so two requests cannot both win), else reports its state. */
-export async function claimIdempotencyKey (db: Database, userId: string, key: string, requestHash: string, now: Date): Promise<KeyClaim> {
+export async function claimIdempotencyKey (db: Database, orgId: string, key: string, requestHash: string, now: Date): Promise<KeyClaim> {
   // A row deleted between the statements is a free key: try again.
   for (let attempt = 0; ; attempt++) {
-    const [inserted] = await db.insert(idempotencyKeys).values({ userId, key, requestHash, createdAt: now })
+    const [inserted] = await db.insert(idempotencyKeys).values({ orgId, key, requestHash, createdAt: now })
       .onConflictDoNothing().returning({ createdAt: idempotencyKeys.createdAt })
     if (inserted) return { kind: 'claimed', claimedAt: inserted.createdAt }
     const [taken] = await db.update(idempotencyKeys).set({ requestHash, response: null, createdAt: now })
-      .where(and(ofKey(userId, key), or(
+      .where(and(ofKey(orgId, key), or(
         lt(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS)),
         and(isNull(idempotencyKeys.response), lt(idempotencyKeys.createdAt, new Date(now.getTime() - ABANDONED_AFTER_MS)))
       )))
       .returning({ createdAt: idempotencyKeys.createdAt })
     if (taken) return { kind: 'claimed', claimedAt: taken.createdAt }
-    const [row] = await db.select().from(idempotencyKeys).where(ofKey(userId, key))
+    const [row] = await db.select().from(idempotencyKeys).where(ofKey(orgId, key))
     if (!row) {
       if (attempt < 3) continue
       return { kind: 'in-progress' }
@@ -52,18 +52,18 @@ export async function claimIdempotencyKey (db: Database, userId: string, key: st
 
 /** Stores the answer in the work's transaction; false when the claim was taken over, and the caller rolls back. */
 export async function completeIdempotencyKey (
-  tx: Database, userId: string, key: string, claimedAt: Date, response: StoredResponse
+  tx: Database, orgId: string, key: string, claimedAt: Date, response: StoredResponse
 ): Promise<boolean> {
   const updated = await tx.update(idempotencyKeys).set({ response })
-    .where(and(ofKey(userId, key), eq(idempotencyKeys.createdAt, claimedAt), isNull(idempotencyKeys.response)))
+    .where(and(ofKey(orgId, key), eq(idempotencyKeys.createdAt, claimedAt), isNull(idempotencyKeys.response)))
     .returning({ key: idempotencyKeys.key })
   return updated.length === 1
 }
 
 /** Gives up a claim whose request changed nothing, so a retry can take the key at once. */
-export async function releaseIdempotencyKey (db: Database, userId: string, key: string, claimedAt: Date): Promise<void> {
+export async function releaseIdempotencyKey (db: Database, orgId: string, key: string, claimedAt: Date): Promise<void> {
   await db.delete(idempotencyKeys)
-    .where(and(ofKey(userId, key), eq(idempotencyKeys.createdAt, claimedAt), isNull(idempotencyKeys.response)))
+    .where(and(ofKey(orgId, key), eq(idempotencyKeys.createdAt, claimedAt), isNull(idempotencyKeys.response)))
 }
 
 /** Deletes the keys older than `cutoff`; returns how many went. */

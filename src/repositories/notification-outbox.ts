@@ -13,7 +13,7 @@ import { monitorChannelIds } from './monitor-channels.ts'
 type MonitorWithoutChannels = Omit<NonNullable<NotificationEvent['data']['monitor']>, 'notification_channel_ids'>
 
 export interface OutboxEvent {
-  userId: string
+  orgId: string
   /** null for a `test` event. */
   monitorId: string | null
   incidentId: string | null
@@ -36,14 +36,14 @@ export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{
         select 1 from ${monitorNotificationChannels} mc where mc.channel_id = c.id and mc.monitor_id = ${event.monitorId}))`
   const result = await tx.execute(sql`
     with event as (
-      insert into ${notificationEvents} (user_id, type, monitor_id, incident_id, payload, created_at)
-      values (${event.userId}, ${event.payload.type}, ${event.monitorId}, ${event.incidentId}, ${JSON.stringify(event.payload)}::jsonb, ${at}::timestamptz)
+      insert into ${notificationEvents} (org_id, type, monitor_id, incident_id, payload, created_at)
+      values (${event.orgId}, ${event.payload.type}, ${event.monitorId}, ${event.incidentId}, ${JSON.stringify(event.payload)}::jsonb, ${at}::timestamptz)
       returning id
     ), delivery as (
       insert into ${notificationDeliveries} (channel_id, event_id, monitor_id, next_attempt_at, created_at)
       select c.id, event.id, ${event.monitorId}::uuid, ${at}::timestamptz, ${at}::timestamptz
       from event, ${notificationChannels} c
-      where c.user_id = ${event.userId} and ${channelFilter}
+      where c.org_id = ${event.orgId} and ${channelFilter}
       returning id
     )
     select (select id from event) as event_id, (select count(*) from delivery)::int as deliveries`)
@@ -57,12 +57,12 @@ const withChannels = async (tx: Database, monitor: MonitorWithoutChannels) =>
 
 /** Queues an incident change; `monitor.degraded` covers both edges so a channel takes or leaves slowness whole. */
 export async function enqueueIncidentEvent (
-  tx: Database, change: { userId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check | null, at: Date }
+  tx: Database, change: { orgId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check | null, at: Date }
 ): Promise<void> {
   const monitor = await withChannels(tx, change.monitor)
   const { kind, status } = change.incident
   await enqueueEvent(tx, {
-    userId: change.userId,
+    orgId: change.orgId,
     monitorId: change.monitor.id,
     incidentId: change.incident.id,
     at: change.at,
@@ -76,10 +76,10 @@ export async function enqueueIncidentEvent (
 
 /** Queues `heartbeat.missed`, also to channels that want `incident.opened` (the default events). */
 export async function enqueueHeartbeatMissedEvent (
-  tx: Database, change: { userId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check, at: Date }
+  tx: Database, change: { orgId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check, at: Date }
 ): Promise<void> {
   await enqueueEvent(tx, {
-    userId: change.userId,
+    orgId: change.orgId,
     monitorId: change.monitor.id,
     incidentId: change.incident.id,
     at: change.at,
@@ -94,10 +94,10 @@ export async function enqueueHeartbeatMissedEvent (
 
 /** Queues `tls.expiring` (no incident; the monitor's record carries the certificate). */
 export async function enqueueTlsExpiringEvent (
-  tx: Database, change: { userId: string, monitor: MonitorWithoutChannels, check: Check, at: Date }
+  tx: Database, change: { orgId: string, monitor: MonitorWithoutChannels, check: Check, at: Date }
 ): Promise<void> {
   await enqueueEvent(tx, {
-    userId: change.userId,
+    orgId: change.orgId,
     monitorId: change.monitor.id,
     incidentId: null,
     at: change.at,

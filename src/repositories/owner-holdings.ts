@@ -1,29 +1,29 @@
-// What one user holds, counted for the operator's limits under a lock on the user's row.
+// What one organization holds, counted for the operator's limits under a lock on its row.
 import { eq, sql } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
-import { monitors, notificationChannels, users } from '../db/schema.ts'
-import { ownerUserId, type Owner } from './owner.ts'
+import { monitors, notificationChannels, organizations } from '../db/schema.ts'
+import { ownerOrgId, type Owner } from './owner.ts'
 
 /**
- * Locks the owner's user row for the transaction and returns its id. FOR NO KEY UPDATE waits for another such
- * lock but not for inserts of rows that reference the user.
+ * Locks the owner's organization row for the transaction and returns its id. FOR NO KEY UPDATE waits for another
+ * such lock but not for inserts of rows that reference the organization.
  */
 export async function lockOwner (tx: Database, owner: Owner): Promise<string> {
-  const userId = await ownerUserId(tx, owner)
-  await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update')
-  return userId
+  const orgId = await ownerOrgId(tx, owner)
+  await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).for('no key update')
+  return orgId
 }
 
-/** The user's live monitors, counted up to `upTo` at most. */
-export async function countLiveMonitors (db: Database, userId: string, upTo: number): Promise<number> {
+/** The organization's live monitors, counted up to `upTo` at most. */
+export async function countLiveMonitors (db: Database, orgId: string, upTo: number): Promise<number> {
   const rows = rowsOf<{ held: number }>(await db.execute(sql`select count(*)::int as held from (select 1 from ${monitors}
-    where ${monitors.userId} = ${userId} and ${monitors.deletedAt} is null limit ${upTo}) m`))
+    where ${monitors.orgId} = ${orgId} and ${monitors.deletedAt} is null limit ${upTo}) m`))
   return Number(rows[0].held)
 }
 
-/** The user's notification channels, counted up to `upTo` at most. */
-export async function countChannels (db: Database, userId: string, upTo: number): Promise<number> {
+/** The organization's notification channels, counted up to `upTo` at most. */
+export async function countChannels (db: Database, orgId: string, upTo: number): Promise<number> {
   const rows = rowsOf<{ held: number }>(await db.execute(sql`select count(*)::int as held from (select 1 from ${notificationChannels}
-    where ${notificationChannels.userId} = ${userId} limit ${upTo}) c`))
+    where ${notificationChannels.orgId} = ${orgId} limit ${upTo}) c`))
   return Number(rows[0].held)
 }

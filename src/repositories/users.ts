@@ -70,7 +70,7 @@ export async function listUsers (db: Database): Promise<UserSummary[]> {
     hasPassword: sql<boolean>`${users.passwordHash} is not null`,
     // Written out: drizzle leaves a column in sql`` unqualified, which a subquery would misread.
     keys: sql<number>`(select count(*)::int from api_keys k where k.user_id = users.id)`,
-    monitors: sql<number>`(select count(*)::int from monitors m where m.user_id = users.id and m.deleted_at is null)`,
+    monitors: sql<number>`(select count(*)::int from monitors m join organizations po on po.id = m.org_id where po.personal_user_id = users.id and m.deleted_at is null)`,
   }).from(users).orderBy(asc(users.createdAt), asc(users.email))
 }
 

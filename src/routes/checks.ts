@@ -25,7 +25,7 @@ const checkRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...errorResponses(400, 404),
       },
     },
-    config: { keyCheckedByQuery: true },
+    config: { role: 'viewer', keyCheckedByQuery: true },
   }, async (request, reply) => {
     const { id } = request.params
     // Validation applied the default limit.

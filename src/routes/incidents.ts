@@ -26,7 +26,7 @@ const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...errorResponses(400, 404),
       },
     },
-    config: { keyCheckedByQuery: true },
+    config: { role: 'viewer', keyCheckedByQuery: true },
   }, async (request, reply) => {
     const { id } = request.params
     const { limit } = request.query

@@ -39,7 +39,7 @@ const uptimeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: UptimeQuery,
       response: { 200: UptimeEnvelope, ...errorResponses(400, 404) },
     },
-    config: { keyCheckedByQuery: true },
+    config: { role: 'viewer', keyCheckedByQuery: true },
   }, async (request, reply) => {
     const now = app.clock()
     const series = await monitorUptime(app.db, keyOwner(request), request.params.id, uptimeRange(request.query, now), now)

@@ -22,8 +22,8 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_MAX: Int(1, 1_000_000, 600, 'Requests per window per API key (or per address without a valid key)'),
   RATE_LIMIT_WINDOW: Type.String({ minLength: 1, default: '1 minute', description: 'Rate-limit window, e.g. "1 minute", "30 seconds", "60000" (ms)' }),
   PING_RATE_LIMIT: Int(1, 100_000, 60, 'Pings per minute per heartbeat monitor (per ping URL token); more are refused with 429'),
-  MAX_MONITORS_PER_OWNER: Int(0, 10_000_000, 10_000, 'Monitors one user may have (deleted ones do not count); a create past it is refused with 409. 0: no limit'),
-  MAX_CHANNELS_PER_OWNER: Int(0, 1_000_000, 1000, 'Notification channels one user may have; a create past it is refused with 409. 0: no limit'),
+  MAX_MONITORS_PER_OWNER: Int(0, 10_000_000, 10_000, 'Monitors one organization may have (deleted ones do not count); a create past it is refused with 409. 0: no limit'),
+  MAX_CHANNELS_PER_OWNER: Int(0, 1_000_000, 1000, 'Notification channels one organization may have; a create past it is refused with 409. 0: no limit'),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false, description: 'Allow monitors of loopback, private, link-local and metadata addresses' }),
   DNS_SERVERS: Type.Optional(Type.String({

@@ -13,7 +13,7 @@ export const CreateApiKeySchema = Type.Object({
     'x-error-message': 'must be 1-100 characters and not blank',
     description: 'What the key is for, to tell keys apart',
   }),
-  scope: StringEnum(API_KEY_SCOPES, { description: '`read` may only GET; `write` may do everything' }),
+  scope: StringEnum(API_KEY_SCOPES, { description: '`read` may only read; `write` may do what the maker\'s role allows' }),
   expires_in_days: Type.Optional(Type.Integer({
     minimum: 1,
     maximum: KEY_EXPIRY_MAX_DAYS,

@@ -2,6 +2,7 @@
 // user has no dashboard password, a one-time link to set it.
 import type { Database } from '../db/client.ts'
 import { createApiKey } from '../repositories/api-keys.ts'
+import { personalOrgId } from '../organizations/repository.ts'
 import { createFirstUser, findUserByEmail } from '../repositories/users.ts'
 import { issueSetupToken } from './setup-links.ts'
 
@@ -9,7 +10,7 @@ import { issueSetupToken } from './setup-links.ts'
 export async function bootstrapFirstUser (db: Database, email: string): Promise<string | undefined> {
   const user = await createFirstUser(db, email)
   if (!user) return undefined
-  const { key } = await createApiKey(db, { userId: user.id, name: 'first key', scope: 'write' })
+  const { key } = await createApiKey(db, { userId: user.id, orgId: personalOrgId(user.id), name: 'first key', scope: 'write' })
   return key
 }
 

@@ -36,22 +36,22 @@ export const idempotencyKeyOf = (header: string): string => header.length >= 2 &
 
 /** Runs `work` once per key, storing the answer in the work's transaction; a failure frees the key for a retry. */
 export async function runOnce (
-  db: Database, userId: string, key: string, fingerprint: string, now: Date, work: (tx: Database) => Promise<StoredResponse>
+  db: Database, orgId: string, key: string, fingerprint: string, now: Date, work: (tx: Database) => Promise<StoredResponse>
 ): Promise<KeyedOutcome> {
-  const claim = await claimIdempotencyKey(db, userId, key, fingerprint, now)
+  const claim = await claimIdempotencyKey(db, orgId, key, fingerprint, now)
   if (claim.kind === 'answered') return { kind: 'answer', response: claim.response, replayed: true }
   if (claim.kind !== 'claimed') return claim
   try {
     const response = await db.transaction(async (tx) => {
       const answer = await work(tx)
-      if (!await completeIdempotencyKey(tx, userId, key, claim.claimedAt, answer)) {
+      if (!await completeIdempotencyKey(tx, orgId, key, claim.claimedAt, answer)) {
         throw new ConflictError('The Idempotency-Key was taken over by another request')
       }
       return answer
     })
     return { kind: 'answer', response, replayed: false }
   } catch (err) {
-    await releaseIdempotencyKey(db, userId, key, claim.claimedAt).catch(() => {})
+    await releaseIdempotencyKey(db, orgId, key, claim.claimedAt).catch(() => {})
     throw err
   }
 }

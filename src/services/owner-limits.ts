@@ -1,4 +1,4 @@
-// The operator's limits on what one user may hold, checked under the user's row lock so that simultaneous
+// The operator's limits on what one organization may hold, checked under its row lock so that simultaneous
 // creates cannot pass a limit together.
 import type { Database } from '../db/client.ts'
 import { LimitReachedError } from '../domain/errors.ts'
@@ -15,7 +15,7 @@ export type LimitedKind = keyof typeof LIMITS
 /** The refusal of a create past the limit: which limit, how many, what to do. */
 export function limitMessage (kind: LimitedKind, max: number): string {
   const limit = LIMITS[kind]
-  return `${limit.name} limit reached: at most ${max} ${max === 1 ? limit.one : limit.many} per user ` +
+  return `${limit.name} limit reached: at most ${max} ${max === 1 ? limit.one : limit.many} per organization ` +
     `(the operator's ${limit.setting}); delete one to make room`
 }
 
@@ -25,9 +25,9 @@ export async function withinOwnerLimit<T> (
 ): Promise<T> {
   if (max === 0) return create(db, owner)
   return db.transaction(async (tx) => {
-    const userId = await lockOwner(tx, owner)
+    const orgId = await lockOwner(tx, owner)
     // Counted after the lock, so this statement sees what a create that held it before committed.
-    if (await LIMITS[kind].count(tx, userId, max) >= max) throw new LimitReachedError(limitMessage(kind, max))
-    return create(tx, { userId })
+    if (await LIMITS[kind].count(tx, orgId, max) >= max) throw new LimitReachedError(limitMessage(kind, max))
+    return create(tx, { orgId })
   })
 }

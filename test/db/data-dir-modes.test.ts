@@ -83,11 +83,15 @@ t.test('a server with umask 000 keeps DATA_DIR to its user: 0700 and 0600, nothi
   const server = startServer(t, dataDir)
   const [, baseUrl] = await server.waitFor(LISTENING)
   const [, key] = await server.waitFor(KEY)
-  const created = await fetch(`${baseUrl}/api/v1/notification-channels`, {
+  const create = () => fetch(`${baseUrl}/api/v1/notification-channels`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'ops', type: 'webhook', config: { url: 'https://hooks.example.com/pingward' } }),
   })
+  // Two: the first change of a page after a checkpoint may go to the WAL as a compressed image of the page; the
+  // second row on it is logged as it is.
+  t.equal((await create()).status, 201)
+  const created = await create()
   t.equal(created.status, 201)
   const { secret } = (await created.json() as { data: { secret: string } }).data
   t.match(secret, /^whsec_/)

@@ -16,7 +16,7 @@ t.test('a resume closes the monitor\'s one open pause through its index, whateve
   const user = await createUser(db, 'pauses@example.com')
   // Statistics of an empty table, then thousands of monitors created paused (one open pause each, by the trigger).
   await db.execute(sql`analyze monitor_pauses`)
-  await db.execute(sql`insert into monitors (user_id, name, url, is_active, status)
+  await db.execute(sql`insert into monitors (org_id, name, url, is_active, status)
     select ${user.id}, 'm' || i, 'https://example.com/' || i, false, 'paused' from generate_series(1, ${PAUSED}) i`)
   const [{ open }] = rowsOf<{ open: number }>(await db.execute(sql`select count(*)::int as open from monitor_pauses where resumed_at is null`))
   t.equal(open, PAUSED, 'one open pause per monitor created paused')
@@ -34,7 +34,7 @@ t.test('a resume closes the monitor\'s one open pause through its index, whateve
   t.notOk(nodes.some((n) => /Bitmap|Seq Scan/.test(n['Node Type'])), `no bitmap of every open pause, no sequential scan: ${described}`)
 
   // Resumed together, as the bench's 30,000-monitor phase does: every pause closed, none open.
-  await db.execute(sql`update monitors set is_active = true, status = 'pending', updated_at = now() where user_id = ${user.id}`)
+  await db.execute(sql`update monitors set is_active = true, status = 'pending', updated_at = now() where org_id = ${user.id}`)
   const [after] = rowsOf<{ open: number, closed: number }>(await db.execute(sql`
     select count(*) filter (where resumed_at is null)::int as open, count(*) filter (where resumed_at is not null)::int as closed from monitor_pauses`))
   t.same(after, { open: 0, closed: PAUSED }, 'every pause closed by the resume')
@@ -44,7 +44,7 @@ t.test('a monitor has at most one open pause', async (t) => {
   const { handle } = await createTestDatabase(t)
   const { db } = handle
   const user = await createUser(db, 'one-open@example.com')
-  const [{ id }] = rowsOf<{ id: string }>(await db.execute(sql`insert into monitors (user_id, name, url, is_active, status)
+  const [{ id }] = rowsOf<{ id: string }>(await db.execute(sql`insert into monitors (org_id, name, url, is_active, status)
     values (${user.id}, 'paused', 'https://example.com/', false, 'paused') returning id`))
   // Paused, resumed, paused again: two pauses, one of them open.
   await db.execute(sql`update monitors set is_active = true, updated_at = now() + interval '1 minute' where id = ${id}`)

@@ -67,7 +67,7 @@ t.test('a monitor\'s list item follows its writes, whatever the session\'s time 
   const { auth, user } = await makeUser(app)
   const monitor = await makeMonitor(app, auth, { name: 'Zoned "shop"' })
   /** The list's item, and the same fields of the monitor as the API's object path answers them. */
-  const listed = async (db: Database) => (await listMonitorPage(db, { userId: user.id })).monitors[0]
+  const listed = async (db: Database) => (await listMonitorPage(db, { orgId: user.id })).monitors[0]
   const compare = async (label: string) => {
     const { data } = (await request(app, auth, { url: `/api/v1/monitors/${monitor.id}` })).json()
     const item = await listed(app.db)

@@ -59,7 +59,7 @@ t.test('the tables accept every value of each vocabulary and refuse any other', 
   })).json().data
   const at = new Date()
   const { eventId } = await enqueueEvent(app.db, {
-    userId, monitorId: null, incidentId: null, channelId: channel.id, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
+    orgId: userId, monitorId: null, incidentId: null, channelId: channel.id, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
   })
   const [delivery] = rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))
   columns.push(

@@ -179,7 +179,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     })).json().data
     const at = new Date()
     const { eventId } = await enqueueEvent(app.db, {
-      userId: user.user.id, monitorId: null, incidentId: null, channelId: channel.id, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
+      orgId: user.user.id, monitorId: null, incidentId: null, channelId: channel.id, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
     })
     const [delivery] = rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))
     return { channelId: channel.id as string, deliveryId: delivery.id }

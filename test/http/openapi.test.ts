@@ -53,6 +53,8 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   t.same(ops.map((o) => o.name).filter((name) => !heads.includes(name)).sort(), [
     'DELETE /api/v1/monitors/{id}',
     'DELETE /api/v1/notification-channels/{id}',
+    'DELETE /api/v1/organization/invitations/{id}',
+    'DELETE /api/v1/organization/members/{user_id}',
     'GET /api/v1/deliveries/{id}',
     'GET /api/v1/monitors',
     'GET /api/v1/monitors/{id}',
@@ -63,6 +65,9 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /api/v1/notification-channels/{id}',
     'GET /api/v1/notification-channels/{id}/deliveries',
     'GET /api/v1/openapi.json',
+    'GET /api/v1/organization',
+    'GET /api/v1/organization/invitations',
+    'GET /api/v1/organization/members',
     'GET /healthz',
     'GET /metrics',
     'GET /ping/{token}',
@@ -70,11 +75,15 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /readyz',
     'PATCH /api/v1/monitors/{id}',
     'PATCH /api/v1/notification-channels/{id}',
+    'PATCH /api/v1/organization',
+    'PATCH /api/v1/organization/members/{user_id}',
     'POST /api/v1/deliveries/{id}/retry',
+    'POST /api/v1/invitations/accept',
     'POST /api/v1/monitors',
     'POST /api/v1/notification-channels',
     'POST /api/v1/notification-channels/{id}/rotate-secret',
     'POST /api/v1/notification-channels/{id}/test',
+    'POST /api/v1/organization/invitations',
     'POST /ping/{token}',
     'POST /ping/{token}/fail',
   ], 'the documented operations')
@@ -83,6 +92,9 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'DELETE /api/v1/monitors/{id}': '204',
     'POST /api/v1/notification-channels': '201',
     'DELETE /api/v1/notification-channels/{id}': '204',
+    'DELETE /api/v1/organization/members/{user_id}': '204',
+    'DELETE /api/v1/organization/invitations/{id}': '204',
+    'POST /api/v1/organization/invitations': '201',
     'POST /api/v1/deliveries/{id}/retry': '202',
   }
   const tagNames = new Set((current.tags ?? []).map((tag) => tag.name))
@@ -111,7 +123,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
       // Routes behind the key: unauthorized, rate limited, crashed and unavailable are all possible.
       for (const status of ['401', '429', '500', '503']) t.ok(statuses.includes(status), `${name}: declares ${status}`)
       t.notOk(op.security, `${name}: uses the document-wide bearer security`)
-      if (path.includes('{id}')) {
+      if (/\{(id|user_id)\}/.test(path)) {
         t.ok(statuses.includes('400') && statuses.includes('404'), `${name}: a bad id is 400, an unknown one 404`)
       }
     } else if (path.startsWith('/ping/')) {
@@ -135,11 +147,12 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   t.same(current.security, [{ bearerAuth: [] }])
   t.match(current.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer' })
   t.same(Object.keys(current.components?.schemas ?? {}).sort(), [
-    'ApiError', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor', 'CreateEmailChannel', 'CreateHeartbeatMonitor', 'CreateMonitorRequest',
-    'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor', 'CreateSlackChannel',
+    'AcceptInvitationRequest', 'ApiError', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor', 'CreateEmailChannel', 'CreateHeartbeatMonitor',
+    'CreateInvitationRequest', 'CreateMonitorRequest', 'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor', 'CreateSlackChannel',
     'CreateTcpMonitor', 'CreateTeamsChannel', 'CreateTelegramChannel',
-    'CreateWebhookChannel', 'Delivery', 'DeliveryDetail', 'Incident', 'Monitor', 'MonitorListItem', 'NotificationChannel',
-    'NotificationChannelWithSecret', 'NotificationEvent', 'UpdateMonitorRequest', 'UpdateNotificationChannelRequest', 'UptimeReport',
+    'CreateWebhookChannel', 'CreatedInvitation', 'Delivery', 'DeliveryDetail', 'Incident', 'Invitation', 'Member', 'Monitor', 'MonitorListItem', 'NotificationChannel',
+    'NotificationChannelWithSecret', 'NotificationEvent', 'Organization', 'UpdateMemberRequest', 'UpdateMonitorRequest',
+    'UpdateNotificationChannelRequest', 'UpdateOrganizationRequest', 'UptimeReport',
   ], 'components are named after the schemas (ApiError: `Error` would shadow the language\'s own in a generated SDK)')
   const create = (current.components!.schemas as Record<string, any>).CreateNotificationChannelRequest
   t.equal(create.discriminator.mapping.webhook, '#/components/schemas/CreateWebhookChannel', 'each channel type\'s body is named')
@@ -157,6 +170,10 @@ t.test('for SDK generators: servers, named request bodies, every response header
     'PATCH /api/v1/monitors/{id}': 'UpdateMonitorRequest',
     'POST /api/v1/notification-channels': 'CreateNotificationChannelRequest',
     'PATCH /api/v1/notification-channels/{id}': 'UpdateNotificationChannelRequest',
+    'PATCH /api/v1/organization': 'UpdateOrganizationRequest',
+    'PATCH /api/v1/organization/members/{user_id}': 'UpdateMemberRequest',
+    'POST /api/v1/organization/invitations': 'CreateInvitationRequest',
+    'POST /api/v1/invitations/accept': 'AcceptInvitationRequest',
   }
   const ops = operations(current) as Array<{ name: string, path: string, op: Operation & Record<string, any> }>
   for (const { name, path, op } of ops) {

@@ -49,18 +49,18 @@ for (const { name, env, base } of CASES) {
     const { app } = await buildTestApp(t, { env: ENV })
     const browser = await signedIn(app)
     const userId = browser.user.id
-    const monitor = await createMonitor(app.db, { userId }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health' }), new Date())
+    const monitor = await createMonitor(app.db, { orgId: userId }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health' }), new Date())
     const secret = newSecret()
     const receiver = await webhookReceiver(t, { verifyWith: () => [secret] })
     const [channel] = await app.db.insert(notificationChannels).values({
-      userId, name: 'hook', type: 'webhook', config: { url: `${receiver.url}/hook` }, events: [...NOTIFICATION_EVENT_TYPES], allMonitors: true, secret,
+      orgId: userId, name: 'hook', type: 'webhook', config: { url: `${receiver.url}/hook` }, events: [...NOTIFICATION_EVENT_TYPES], allMonitors: true, secret,
     }).returning()
 
     const events = [openedEvent(), resolvedEvent(), degradedEvent('opened'), heartbeatMissedEvent(), expiringEvent(), testEvent()]
       .map((told) => about(told, monitor.id))
     t.same(new Set(events.map((e) => e.type)), new Set(NOTIFICATION_EVENT_TYPES), 'one event of each type')
     for (const event of events) {
-      await enqueueEvent(app.db, { userId, monitorId: event.data.monitor?.id ?? null, incidentId: null, payload: event, at: new Date(), channelId: channel.id })
+      await enqueueEvent(app.db, { orgId: userId, monitorId: event.data.monitor?.id ?? null, incidentId: null, payload: event, at: new Date(), channelId: channel.id })
     }
 
     const worker = new DeliveryWorker({ ...deliveryOptionsFromConfig(testConfig(ENV)), db: app.db, log: silent, concurrency: 1 })

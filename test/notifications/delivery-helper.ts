@@ -34,7 +34,7 @@ let users = 0
 
 export async function deliverySetup (db: Database) {
   const user = await createUser(db, `deliveries${++users}-${randomBytes(3).toString('hex')}@example.com`)
-  const monitor = await createMonitor(db, { userId: user.id },
+  const monitor = await createMonitor(db, { orgId: user.id },
     withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health', failure_threshold: 1 }), new Date())
 
   async function channel (url: string, values: {
@@ -46,7 +46,7 @@ export async function deliverySetup (db: Database) {
     config?: Record<string, unknown>
   } = {}) {
     const [row] = await db.insert(notificationChannels).values({
-      userId: user.id,
+      orgId: user.id,
       name: `hook ${url}`,
       type: values.type ?? 'webhook',
       config: values.config ?? { url },
@@ -62,7 +62,7 @@ export async function deliverySetup (db: Database) {
   /** A `test` event for one channel, as the API's test route writes it; returns the delivery's id. */
   async function testEvent (channelId: string, at = new Date()): Promise<{ deliveryId: string, eventId: string }> {
     const { eventId } = await enqueueEvent(db, {
-      userId: user.id,
+      orgId: user.id,
       monitorId: null,
       incidentId: null,
       at,

@@ -24,7 +24,7 @@ async function check (db: Database, monitorId: string, isUp: boolean, at: Date) 
 async function twoMonitors (t: Parameters<typeof testDeliveryOptions>[0], answer: (index: number) => Answer) {
   const { handle: { db } } = await createTestDatabase(t)
   const setup = await deliverySetup(db)
-  const blog = await createMonitor(db, { userId: setup.user.id },
+  const blog = await createMonitor(db, { orgId: setup.user.id },
     withMonitorDefaults({ name: 'Blog', url: 'https://blog.example.com/health', failure_threshold: 1 }), new Date())
   const secret = newSecret()
   const receiver = await webhookReceiver(t, { verifyWith: () => [secret], answer: (_r, i) => answer(i) })

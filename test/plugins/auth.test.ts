@@ -5,7 +5,7 @@ import { apiKeys } from '../../src/db/schema.ts'
 import { generateApiKey } from '../../src/auth/keys.ts'
 import { openDatabase } from '../../src/db/client.ts'
 import { buildApp } from '../../src/app.ts'
-import { confirmedCaller, keyOwner } from '../../src/plugins/auth.ts'
+import { confirmedOrg, keyOwner } from '../../src/plugins/auth.ts'
 import { deleteApiKey } from '../../src/repositories/api-keys.ts'
 import { buildTestApp, createTestDatabase, makeKey, makeMonitor, makeUser, request, testConfig } from '../helper.ts'
 
@@ -142,15 +142,15 @@ t.test('API keys', async (t) => {
   })
 })
 
-t.test('keyOwner() and confirmedCaller() refuse the routes they are not for, even past the compiler', async (t) => {
+t.test('keyOwner() and confirmedOrg() refuse the routes they are not for, even past the compiler', async (t) => {
   const { handle } = await createTestDatabase(t)
   const app = await buildApp({ config: testConfig(), database: handle, logger: false })
   t.teardown(() => app.close())
   await app.register(async (api) => {
     api.addHook('preParsing', app.requireApiKey)
     // Both calls are compile errors (see src/plugins/auth.ts): the casts stand for code that got past it.
-    api.get('/owned-read-unmarked', async (request) => keyOwner(request as never))
-    api.get('/caller-on-marked', { config: { keyCheckedByQuery: true } }, async (request) => ({ userId: confirmedCaller(request as never) }))
+    api.get('/owned-read-unmarked', { config: { role: 'viewer' } }, async (request) => keyOwner(request as never))
+    api.get('/caller-on-marked', { config: { role: 'viewer', keyCheckedByQuery: true } }, async (request) => ({ userId: confirmedOrg(request as never) }))
   }, { prefix: '/api/v1' })
   await app.ready()
   const owner = await makeUser(app)

@@ -23,8 +23,8 @@ t.test('the check list queries scan checks_monitor_checked_idx backwards', async
   const { handle } = await createTestDatabase(t)
   const { db } = handle
   const user = await createUser(db, 'explain@example.com')
-  const key = await createApiKey(db, { userId: user.id, name: 'explain', scope: 'read' })
-  await db.execute(sql`insert into monitors (user_id, name, url)
+  const key = await createApiKey(db, { userId: user.id, orgId: user.id, name: 'explain', scope: 'read' })
+  await db.execute(sql`insert into monitors (org_id, name, url)
     select ${user.id}, 'm' || i, 'https://example.com/' || i from generate_series(1, ${MONITORS}) i`)
   await db.execute(sql`insert into checks (monitor_id, is_up, status_code, response_time_ms, checked_at)
     select m.id, true, 200, 20, now() - g * interval '1 minute' - random() * interval '1 minute'
@@ -39,8 +39,8 @@ t.test('the check list queries scan checks_monitor_checked_idx backwards', async
   const queries = {
     listChecks: () => checksQuery(db, monitorId, { limit: 100 }).toSQL(),
     'listChecks with before': () => checksQuery(db, monitorId, { limit: 100, before: new Date(before) }).toSQL(),
-    'listOwnedChecks (dashboard)': () => toQuery(ownedChecksQuery('user', false), { owner: user.id }),
-    'listOwnedChecks with before (dashboard)': () => toQuery(ownedChecksQuery('user', true), { owner: user.id, before }),
+    'listOwnedChecks (dashboard)': () => toQuery(ownedChecksQuery('org', false), { owner: user.id }),
+    'listOwnedChecks with before (dashboard)': () => toQuery(ownedChecksQuery('org', true), { owner: user.id, before }),
     'listOwnedChecks (API key)': () => toQuery(ownedChecksQuery('key', false), { owner: key.record.id }),
     'listOwnedChecks with before (API key)': () => toQuery(ownedChecksQuery('key', true), { owner: key.record.id, before }),
   }

@@ -1,6 +1,6 @@
 // The plan of the paged monitor list (GET /monitors?limit=..., with a cursor and filters), on a table where one
 // user has far more monitors than a page: a page of the list, from its start or from a cursor, is a backward scan
-// of monitors_user_created_idx that stops after the page, never a sort or a sequential scan of monitors. A filtered
+// of monitors_org_created_idx that stops after the page, never a sort or a sequential scan of monitors. A filtered
 // page reads the user's rows through the same index; the planner may sort those (top-N) when it expects few
 // matches, which it may. The last test drops the index and sees the plans change.
 import t from 'tap'
@@ -19,32 +19,32 @@ const OTHER_USERS = 20
 const MONITORS_PER_OTHER_USER = 100
 
 /** What keeps a plan from reading only the page, in order: empty when it does. */
-const problems = (nodes: PlanNode[]) => backwardScanProblems(nodes, 'monitors_user_created_idx', 'monitors')
+const problems = (nodes: PlanNode[]) => backwardScanProblems(nodes, 'monitors_org_created_idx', 'monitors')
 
 /** What keeps a filtered page's plan from reading only the user's rows, through the index: empty when it does. */
 function filteredProblems (nodes: PlanNode[]): string[] {
-  const found = nodes.some((n) => n['Index Name'] === 'monitors_user_created_idx') ? [] : ['monitors_user_created_idx is not used']
+  const found = nodes.some((n) => n['Index Name'] === 'monitors_org_created_idx') ? [] : ['monitors_org_created_idx is not used']
   for (const n of nodes) if (n['Relation Name'] === 'monitors' && /Seq Scan/.test(n['Node Type'])) found.push('a Seq Scan of monitors')
   return found
 }
 
-t.test('the paged monitor list scans monitors_user_created_idx backwards', async (t) => {
+t.test('the paged monitor list scans monitors_org_created_idx backwards', async (t) => {
   const { handle } = await createTestDatabase(t)
   const { db } = handle
   const user = await createUser(db, 'explain@example.com')
-  const key = await createApiKey(db, { userId: user.id, name: 'explain', scope: 'read' })
+  const key = await createApiKey(db, { userId: user.id, orgId: user.id, name: 'explain', scope: 'read' })
   await db.execute(sql`insert into users (email) select 'other' || i || '@example.com' from generate_series(1, ${OTHER_USERS}) i`)
-  await db.execute(sql`insert into monitors (user_id, name, url, status, is_active, created_at)
+  await db.execute(sql`insert into monitors (org_id, name, url, status, is_active, created_at)
     select ${user.id}, 'Monitor ' || i, 'https://example.com/' || i, case when i % 10 = 0 then 'down' else 'up' end, i % 7 <> 0,
            now() - i * interval '1 second'
     from generate_series(1, ${BIG_USER_MONITORS}) i`)
-  await db.execute(sql`insert into monitors (user_id, name, url, created_at)
+  await db.execute(sql`insert into monitors (org_id, name, url, created_at)
     select u.id, 'Other ' || i, 'https://example.org/' || i, now() - i * interval '1 second'
     from users u cross join generate_series(1, ${MONITORS_PER_OTHER_USER}) i where u.id <> ${user.id}`)
   await db.execute(sql`analyze`)
   // A cursor in the middle of the big user's list.
   const [middle] = rowsOf<{ us: string, id: string }>(await db.execute(sql`select (extract(epoch from created_at) * 1000000)::bigint::text as us, id
-    from monitors where user_id = ${user.id} order by created_at desc, id desc offset ${BIG_USER_MONITORS / 2} limit 1`))
+    from monitors where org_id = ${user.id} order by created_at desc, id desc offset ${BIG_USER_MONITORS / 2} limit 1`))
   const values = { limit: 51, afterUs: middle.us, afterId: middle.id, status: 'down', isActive: true, search: '%monitor 1%' }
 
   // The filtered shapes are checked with filteredProblems, the others with problems.
@@ -56,7 +56,7 @@ t.test('the paged monitor list scans monitors_user_created_idx backwards', async
     'filtered: limit, search': { limit: true, search: true },
     'filtered: limit, cursor, status, is_active, search': { limit: true, cursor: true, status: true, isActive: true, search: true },
   }
-  const queries = Object.entries(shapes).flatMap(([name, shape]) => (['key', 'user'] as const).map((kind) => {
+  const queries = Object.entries(shapes).flatMap(([name, shape]) => (['key', 'org'] as const).map((kind) => {
     const full: ListShape = { limit: false, cursor: false, status: false, isActive: false, search: false, ...shape }
     const owner = kind === 'key' ? key.record.id : user.id
     return {
@@ -72,7 +72,7 @@ t.test('the paged monitor list scans monitors_user_created_idx backwards', async
   }
 
   await t.test('without the index the plan is something else (so the assertions above can fail)', async (t) => {
-    await db.execute(sql`drop index monitors_user_created_idx`)
+    await db.execute(sql`drop index monitors_org_created_idx`)
     for (const { name, check, query } of queries) {
       const nodes = await explain(handle, query())
       t.not(check(nodes).length, 0, `${name}: ${describePlan(nodes)}`)

@@ -61,7 +61,7 @@ t.test('the list: valid, and the route sends the repository\'s page', async (t) 
   await app.db.update(monitors).set({ status: 'up', lastCheckedAt: sql`timestamptz '2026-11-21 10:00:00+00'` }).where(eq(monitors.id, heartbeat.id))
   const deleted = await make({ name: 'Deleted' })
   t.equal((await request(app, auth, { method: 'DELETE', url: `/api/v1/monitors/${deleted.id}` })).statusCode, 204)
-  const owners: Owner[] = [{ keyId }, { userId: user.id }]
+  const owners: Owner[] = [{ keyId }, { orgId: user.id }]
 
   /** The repository's page for one query and owner against the route's answer to the owner's key; the page's cursor. */
   async function same (t: Test, owner: Owner, query: MonitorListParams, label: string, keyAuth = auth) {

@@ -19,7 +19,7 @@ async function setup (t: Test) {
   const monitor = await makeMonitor(app, owner.auth, { failure_threshold: 1, name: 'Shop' })
   const channel = async (userId: string, name: string, values: { allMonitors?: boolean, isActive?: boolean, events?: NotificationEventType[] } = {}) => {
     const [row] = await app.db.insert(notificationChannels).values({
-      userId,
+      orgId: userId,
       name,
       type: 'webhook',
       config: { url: 'https://example.com/hook' },

@@ -26,7 +26,7 @@ t.test('a year by day is an index range read of at most 366 rows', async (t) => 
   const { handle } = await createTestDatabase(t)
   const { db } = handle
   const user = await createUser(db, 'explain@example.com')
-  await db.execute(sql`insert into monitors (user_id, name, url)
+  await db.execute(sql`insert into monitors (org_id, name, url)
     select ${user.id}, 'm' || i, 'https://example.com/' || i from generate_series(1, ${MONITORS}) i`)
   const today = Math.floor(Date.now() / 86_400_000) * 86_400_000
   // Written as the job writes them: day after day for every monitor, hours of the last 35 days too.

@@ -59,7 +59,7 @@ t.test('two days of a monitor: time-weighted uptime, pauses, percentiles, live a
 
   now = T0 + 2 * DAY_MS + 30 * MINUTE
   const query = { from: new Date(T0), to: new Date(T0 + 2 * DAY_MS), granularity: 'day' as const }
-  const owner = { userId: user.id }
+  const owner = { orgId: user.id }
   const live = await uptime(app.db, owner, monitor.id, query, new Date(now))
   const hourlyLive = await uptime(app.db, owner, monitor.id, { ...query, granularity: 'hour' }, new Date(now))
   t.ok(live)
@@ -130,13 +130,13 @@ t.test('the current hour and day come from raw rows, up to now; open incidents c
   await runRollups(app.db, () => new Date(now))
   await insertChecks(app.db, [{ monitorId: monitor.id, isUp: false, statusCode: 503, responseTimeMs: 100, checkedAt: new Date(T0 + 11 * HOUR_MS + 30 * MINUTE) }])
   await app.db.execute(sql`insert into incidents (monitor_id, cause, started_at) values (${monitor.id}, 'x', ${new Date(T0 + 11 * HOUR_MS + 30 * MINUTE).toISOString()})`)
-  const report = await uptime(app.db, { userId: user.id }, monitor.id, { from: new Date(now - DAY_MS), to: new Date(now), granularity: 'hour' }, new Date(now))
+  const report = await uptime(app.db, { orgId: user.id }, monitor.id, { from: new Date(now - DAY_MS), to: new Date(now), granularity: 'hour' }, new Date(now))
   t.equal(report!.buckets.length, 2, 'none before the monitor was created')
   t.match(report!.summary, { start: '2026-11-01T10:00:00.000Z', end: '2026-11-01T12:00:00.000Z', downtime_seconds: 1800, checks: 1, failed_checks: 1, uptime_percent: 75 })
   for (const value of Object.values(report!.summary.response_time_ms)) t.ok(Math.abs(value! - 100) <= 5, `${value} within 5% of 100`)
-  const day = await uptime(app.db, { userId: user.id }, monitor.id, { from: new Date(T0), to: new Date(T0 + DAY_MS), granularity: 'day' }, new Date(now))
+  const day = await uptime(app.db, { orgId: user.id }, monitor.id, { from: new Date(T0), to: new Date(T0 + DAY_MS), granularity: 'day' }, new Date(now))
   t.match(day!.buckets, [{ start: '2026-11-01T00:00:00.000Z', end: '2026-11-01T12:00:00.000Z', downtime_seconds: 1800, uptime_percent: 75 }])
-  t.equal(await uptime(app.db, { userId: user.id }, '3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d', { from: new Date(T0), to: new Date(now), granularity: 'day' }, new Date(now)), undefined)
+  t.equal(await uptime(app.db, { orgId: user.id }, '3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d', { from: new Date(T0), to: new Date(now), granularity: 'day' }, new Date(now)), undefined)
 })
 
 t.test('a monitor created paused counts from its resume', async (t) => {
@@ -147,7 +147,7 @@ t.test('a monitor created paused counts from its resume', async (t) => {
   now = T0 + 2 * HOUR_MS + 30 * MINUTE
   t.equal((await request(app, auth, { method: 'PATCH', url: `/api/v1/monitors/${monitor.id}`, payload: { is_active: true } })).statusCode, 200)
   now = T0 + 3 * HOUR_MS
-  const report = await uptime(app.db, { userId: user.id }, monitor.id, { from: new Date(T0), to: new Date(now), granularity: 'hour' }, new Date(now))
+  const report = await uptime(app.db, { orgId: user.id }, monitor.id, { from: new Date(T0), to: new Date(now), granularity: 'hour' }, new Date(now))
   t.same(report!.buckets.map((b) => b.uptime_percent), [null, null, 100], 'paused hours are not monitored')
   t.equal(report!.summary.uptime_percent, 100)
   await runRollups(app.db, () => new Date(now + HOUR_MS))

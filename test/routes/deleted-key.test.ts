@@ -3,72 +3,16 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.ts'
-import { sql } from 'drizzle-orm'
-import { rowsOf } from '../../src/db/client.ts'
 import { deleteApiKey } from '../../src/repositories/api-keys.ts'
-import { insertChecks } from '../../src/repositories/checks.ts'
-import { listIncidents, openIncident } from '../../src/repositories/incidents.ts'
-import { listMonitors } from '../../src/monitors/repository.ts'
-import { listChannels } from '../../src/notifications/repository.ts'
-import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
+import { listIncidents } from '../../src/repositories/incidents.ts'
 import { MonitorIdParams } from '../../src/schemas/common.ts'
-import { buildTestApp, createTestDatabase, makeKey, makeMonitor, makeUser, request, testConfig, validMonitor, type Teardown } from '../helper.ts'
-import { routeTable, type Route } from '../support/route-table.ts'
+import { buildTestApp, createTestDatabase, makeKey, makeUser, request, testConfig, validMonitor, type Teardown } from '../helper.ts'
+import {
+  bodyFor, documented, exampleBody, keyedRoutes, makeTarget, openApi, operation, organizationState, PUBLIC, type Owner,
+} from '../support/api-routes.ts'
 import { targetServer } from '../support/target-server.ts'
 
-// The API routes that need no key; every other route under /api/v1 must refuse a deleted one.
-const PUBLIC = new Set(['GET /api/v1/openapi.json', 'HEAD /api/v1/openapi.json'])
-
-type OpenApi = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>> }
-type Owner = Awaited<ReturnType<typeof makeUser>>
-
-const openApi = async (app: FastifyInstance): Promise<OpenApi> => (await app.inject({ url: '/api/v1/openapi.json' })).json()
-const documented = (doc: OpenApi): string[] => Object.entries(doc.paths)
-  .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
-
-const operation = (doc: OpenApi, route: Route) => doc.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]
-
-/** The example the OpenAPI document gives of the route's request body, if it has one. */
-function exampleBody (doc: OpenApi, route: Route): unknown {
-  return operation(doc, route)?.requestBody?.content['application/json']?.example
-}
-
-/** The routes under /api/v1 that need a key. */
-const keyedRoutes = (app: FastifyInstance): Route[] =>
-  routeTable(app).filter((r) => r.path.startsWith('/api/v1/') && !PUBLIC.has(`${r.method} ${r.path}`))
-
-/**
- * A fresh resource of the owner for a route's `:id`, by the resource the path names: a monitor, a
- * notification channel (sending to a local receiver) or a delivery; made with data for every read to return.
- */
-async function makeTarget (app: FastifyInstance, owner: Owner, route: Route, receiverUrl: string): Promise<string> {
-  if (route.path.startsWith('/api/v1/monitors')) {
-    const id = (await makeMonitor(app, owner.auth)).id
-    await insertChecks(app.db, [{ monitorId: id, isUp: false, statusCode: 500, responseTimeMs: 9, checkedAt: new Date() }])
-    await openIncident(app.db, id, { cause: 'expected status 200, got 500', statusCode: 500, startedAt: new Date() })
-    return id
-  }
-  const channel = await request(app, owner.auth, {
-    method: 'POST', url: '/api/v1/notification-channels', payload: { name: 'hook', type: 'webhook', config: { url: receiverUrl } },
-  })
-  const channelId = channel.json().data.id as string
-  const at = new Date()
-  const { eventId } = await enqueueEvent(app.db, {
-    userId: owner.user.id, monitorId: null, incidentId: null, channelId, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
-  })
-  if (route.path.startsWith('/api/v1/notification-channels')) return channelId
-  if (!route.path.startsWith('/api/v1/deliveries')) throw new Error(`no resource known for ${route.path}`)
-  return rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))[0].id
-}
-
-/** Everything of the owner a route could change: monitors, channels, deliveries. */
-async function ownerState (app: FastifyInstance, owner: Owner): Promise<string> {
-  const deliveries = await app.db.execute(sql`select d.* from notification_deliveries d join notification_channels c on c.id = d.channel_id
-    where c.user_id = ${owner.user.id} order by d.id`)
-  return JSON.stringify([
-    await listMonitors(app.db, { userId: owner.user.id }), await listChannels(app.db, owner.user.id), rowsOf(deliveries),
-  ])
-}
+const ownerState = (app: FastifyInstance, owner: Owner) => organizationState(app, owner.orgId)
 
 interface Outcome {
   route: string
@@ -95,17 +39,16 @@ async function withDeletedKeys (t: Teardown, app: FastifyInstance, owner: Owner)
   const receiver = await targetServer(t, (_req, res) => { res.writeHead(204).end() })
   const outcomes: Outcome[] = []
   for (const route of keyedRoutes(app)) {
-    const payload = exampleBody(doc, route) as object | undefined
-    const send = async (auth: Record<string, string>, id: string) => app.inject({
-      method: route.method as 'GET', url: route.path.replace(/:\w+/g, id), headers: auth, ...(payload ? { payload } : {}),
-    })
+    const send = async (auth: Record<string, string>, id: string, payload: object | undefined) =>
+      app.inject({ method: route.method as 'GET', url: route.path.replace(/:\w+/g, id), headers: auth, ...(payload ? { payload } : {}) })
     const key = await makeKey(app, owner.user.id, 'write')
-    const used = await send(key.auth, await makeTarget(app, owner, route, receiver.url))
+    const used = await send(key.auth, await makeTarget(app, owner, route, receiver.url), await bodyFor(app, doc, route, owner, owner.user.email))
     // Data for every read to return, so that a read that skipped the key check answers 200 with it.
     const target = await makeTarget(app, owner, route, receiver.url)
+    const payload = await bodyFor(app, doc, route, owner, owner.user.email)
     const before = await ownerState(app, owner)
     if (!await deleteApiKey(app.db, key.keyId)) throw new Error('the key was not deleted')
-    const res = await send(key.auth, target)
+    const res = await send(key.auth, target, payload)
     outcomes.push({
       route: `${route.method} ${route.path}`,
       used: used.statusCode,
@@ -176,7 +119,7 @@ async function appWithUncheckedRoute (t: Teardown): Promise<FastifyInstance> {
     api.addHook('preParsing', app.requireApiKey)
     // Marked as reading through keyOwner(), but its read goes straight to the monitor's incidents.
     api.get<{ Params: { id: string } }>('/monitors/:id/unchecked-incidents', {
-      schema: { params: MonitorIdParams }, config: { keyCheckedByQuery: true },
+      schema: { params: MonitorIdParams }, config: { role: 'viewer', keyCheckedByQuery: true },
     }, async (request) => ({ data: await listIncidents(app.db, request.params.id, {}) }))
   }, { prefix: '/api/v1' })
   await app.ready()

@@ -21,7 +21,7 @@ t.test('delivery routes', async (t) => {
   /** A `test` event for the channel at `at`, as the outbox writes it; returns its delivery's id. */
   async function deliveryAt (at: Date): Promise<string> {
     const { eventId } = await enqueueEvent(app.db, {
-      userId: owner.user.id,
+      orgId: owner.user.id,
       monitorId: null,
       incidentId: null,
       channelId: channel.id,

@@ -19,7 +19,7 @@ const create = (auth: Record<string, string>, key: string | undefined, body: obj
   request(app, auth, { method: 'POST', url: '/api/v1/monitors', payload: body, headers: key === undefined ? {} : { 'idempotency-key': key } })
 
 const monitorCount = async (userId: string) =>
-  (await app.db.select({ n: count() }).from(monitors).where(eq(monitors.userId, userId)))[0].n
+  (await app.db.select({ n: count() }).from(monitors).where(eq(monitors.orgId, userId)))[0].n
 
 t.test('a repeated key gets the first answer (status, Location, body) and creates nothing', async (t) => {
   const { user, auth } = await makeUser(app)
@@ -54,7 +54,7 @@ t.test('the same key with another body: 422, nothing created', async (t) => {
   t.equal(await monitorCount(user.id), 1)
 })
 
-t.test('keys are per user', async (t) => {
+t.test('keys are per organization', async (t) => {
   const a = await makeUser(app)
   const b = await makeUser(app)
   const fromA = await create(a.auth, 'shared-key')
@@ -94,7 +94,7 @@ t.test('a first request that fails gives the key up: its retry runs again', asyn
   const foreign = '3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d'
   const failed = await create(auth, 'retry-me', validMonitor({ notification_channel_ids: [foreign] }))
   t.equal(failed.statusCode, 400, failed.body)
-  t.equal((await app.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.userId, user.id))).length, 0, 'no key kept')
+  t.equal((await app.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.orgId, user.id))).length, 0, 'no key kept')
   const fixed = await create(auth, 'retry-me')
   t.equal(fixed.statusCode, 201)
   t.equal(await monitorCount(user.id), 1)
@@ -117,7 +117,7 @@ t.test('after 24 hours a key is new again, and the retention sweep deletes it', 
   await create(idleAuth, 'recent')
   const deleted = await pruneIdempotencyKeys(app.db, now)
   t.ok(deleted >= 1)
-  const left = await app.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(eq(idempotencyKeys.userId, idle.id))
+  const left = await app.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(eq(idempotencyKeys.orgId, idle.id))
   t.same(left.map((row) => row.key), ['recent'])
 })
 

@@ -69,7 +69,7 @@ t.test('no response of any documented route carries a key, a key hash, a channel
     })).json().data
     const at = new Date()
     const { eventId } = await enqueueEvent(app.db, {
-      userId: write.user.id, monitorId: null, incidentId: null, channelId: hook.id, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
+      orgId: write.user.id, monitorId: null, incidentId: null, channelId: hook.id, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
     })
     const [delivery] = rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))
     return { who, write, read, monitor, channel: hook, delivery, channelSecrets: [botToken, hook.secret as string] }

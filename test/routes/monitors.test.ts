@@ -197,7 +197,7 @@ t.test('notification_channel_ids: the caller\'s channels a monitor opts into, in
   const { auth, user } = await makeUser(app)
   const stranger = await makeUser(app)
   const channel = async (userId: string, name: string) => (await app.db.insert(notificationChannels).values({
-    userId, name, type: 'ntfy', config: { topic: name }, events: ['incident.opened', 'incident.resolved'],
+    orgId: userId, name, type: 'ntfy', config: { topic: name }, events: ['incident.opened', 'incident.resolved'],
   }).returning())[0].id
   const [a, b, c] = [await channel(user.id, 'a'), await channel(user.id, 'b'), await channel(user.id, 'c')]
   const theirs = await channel(stranger.user.id, 'theirs')

@@ -281,7 +281,7 @@ t.test('notification channel routes', async (t) => {
     t.same(await stored(channel.id), before, 'unchanged')
     const list = await request(app, stranger.auth, { url: '/api/v1/notification-channels' })
     t.same(list.json(), { data: [] })
-    t.equal((await stored(channel.id)).userId, user.id)
+    t.equal((await stored(channel.id)).orgId, user.id)
   })
 })
 

@@ -5,8 +5,8 @@ import t, { type Test } from 'tap'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
 import { signedIn } from '../dashboard/dashboard-helper.ts'
 
-const MONITORS = 'Monitor limit reached: at most 3 monitors per user (the operator\'s MAX_MONITORS_PER_OWNER); delete one to make room'
-const CHANNELS = 'Notification channel limit reached: at most 2 channels per user (the operator\'s MAX_CHANNELS_PER_OWNER); delete one to make room'
+const MONITORS = 'Monitor limit reached: at most 3 monitors per organization (the operator\'s MAX_MONITORS_PER_OWNER); delete one to make room'
+const CHANNELS = 'Notification channel limit reached: at most 2 channels per organization (the operator\'s MAX_CHANNELS_PER_OWNER); delete one to make room'
 
 const channel = (name: string) => ({ name, type: 'webhook', config: { url: 'https://example.com/hooks/pingward' } })
 

@@ -6,7 +6,7 @@ import { timeTag, utc } from '../format.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { EVENT_NAMES, typeName } from './channel-form.ts'
 import { channelActionForm, channelActions, channelBadge, eventsText } from './channels.ts'
-import { page, settingsNav, type PageContext } from './layout.ts'
+import { may, page, settingsNav, type PageContext } from './layout.ts'
 
 type Attempt = DeliveryDetail['attempt_log'][number]
 
@@ -63,14 +63,14 @@ function attemptList (attempts: Attempt[] | undefined): SafeHtml {
     html`<li>${timeTag(a.at)}: ${outcome(a.status_code, a.error)}, ${a.duration_ms} ms</li>`)}</ol>`
 }
 
-function deliveryRows (c: NotificationChannel, deliveries: Delivery[], attempts: Map<string, Attempt[]>): SafeHtml {
+function deliveryRows (c: NotificationChannel, deliveries: Delivery[], attempts: Map<string, Attempt[]>, editor: boolean): SafeHtml {
   return html`<div class="table-wrap"><table class="deliveries"><caption class="vh">Deliveries to ${c.name}, newest first</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Next attempt</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
 <tbody>${deliveries.map((d) => html`<tr id="delivery-${d.id}"><td>${EVENT_NAMES[d.event_type].short}<span class="url">${timeTag(d.created_at)}</span></td>
 <td>${deliveryBadge(d.status)}${d.attempts > 0 && html`<span class="url">Last: ${outcome(d.last_status_code, d.last_error)}</span>`}</td>
 <td>${d.attempts}${attemptList(attempts.get(d.id))}</td>
 <td>${d.next_attempt_at ? timeTag(d.next_attempt_at) : html`<span class="muted">None</span>`}</td>
-<td class="act">${RETRYABLE.has(d.status) && html`<button form="channel-action" formaction="/settings/notifications/deliveries/${d.id}/retry" aria-label="Retry the ${EVENT_NAMES[d.event_type].short} delivery of ${utc(d.created_at)}">Retry</button>`}</td></tr>
+<td class="act">${editor && RETRYABLE.has(d.status) && html`<button form="channel-action" formaction="/settings/notifications/deliveries/${d.id}/retry" aria-label="Retry the ${EVENT_NAMES[d.event_type].short} delivery of ${utc(d.created_at)}">Retry</button>`}</td></tr>
 `)}</tbody></table></div>`
 }
 
@@ -96,15 +96,15 @@ ${c.disabled_reason && html`<p class="warning">Turned off by Pingward: ${c.disab
 ${options.secret && secretPanel(options.secret)}
 ${options.tested && testPanel(options.tested)}
 ${channelActionForm(context.csrfToken)}
-<p class="actions"><a class="button" href="${base}/edit">Edit</a>
+${may(context, 'editor') && html`<p class="actions"><a class="button" href="${base}/edit">Edit</a>
 ${c.type === 'webhook' && html`<button form="channel-action" formaction="${base}/rotate-secret" data-confirm="Make a new signing secret? The old one keeps signing too for 24 hours.">Rotate secret</button>`}
-${channelActions(c)}</p>
+${channelActions(c)}</p>`}
 ${facts(c)}
 <section aria-labelledby="log-title" id="delivery-log" data-live="channel:${c.id}"><h2 id="log-title">Delivery log</h2>
 <nav class="filters" aria-label="Filter by status"><ul>${filter(undefined, 'All')}${DELIVERY_STATUSES.map((s) => filter(s, STATUS_NAMES[s]))}</ul></nav>
 ${deliveries.length === 0
   ? html`<p class="empty">${options.before || status ? 'No deliveries here.' : 'Nothing sent yet: Send test sends one now.'}</p>`
-  : deliveryRows(c, deliveries, options.attempts)}
+  : deliveryRows(c, deliveries, options.attempts, may(context, 'editor'))}
 <p class="pager">${options.before && html`<a href="${status ? `${base}?status=${status}` : base}">Newest deliveries</a> `}${options.nextBefore &&
   html`<a href="${query(options.nextBefore)}">Older deliveries</a>`}</p>
 </section>`

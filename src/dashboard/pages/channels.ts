@@ -3,7 +3,7 @@ import { CHANNEL_TYPES, type ChannelType } from '../../domain/vocabulary.ts'
 import type { NotificationChannel } from '../../notifications/schema.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { EVENT_NAMES, typeName } from './channel-form.ts'
-import { csrfField, page, settingsNav, type PageContext } from './layout.ts'
+import { csrfField, may, page, settingsNav, type PageContext } from './layout.ts'
 
 /** Active, Off, or Turned off (by the service, e.g. after 410 Gone), as words. */
 export function channelBadge (c: NotificationChannel): SafeHtml {
@@ -28,15 +28,15 @@ function typeLinks (emailReady: boolean): SafeHtml {
   return html`<ul class="types">${CHANNEL_TYPES.map(item)}</ul>`
 }
 
-function channelRows (channels: NotificationChannel[]): SafeHtml {
-  if (channels.length === 0) return html`<p class="empty">No channels yet: nobody is told when a monitor goes down. Add one above.</p>`
+function channelRows (channels: NotificationChannel[], editor: boolean): SafeHtml {
+  if (channels.length === 0) return html`<p class="empty">No channels yet: nobody is told when a monitor goes down.${editor ? ' Add one above.' : ''}</p>`
   return html`<div class="table-wrap"><table class="channels"><caption class="vh">Your notification channels</caption>
 <thead><tr><th scope="col">Channel</th><th scope="col">Type</th><th scope="col">Sends</th><th scope="col">Monitors</th><th scope="col">Status</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
 <tbody>${channels.map((c) => html`<tr><td class="name"><a href="/settings/notifications/${c.id}">${c.name}</a></td><td>${typeName(c.type)}</td>
 <td>${eventsText(c)}</td><td>${c.all_monitors ? 'Every monitor' : 'Chosen on each monitor'}</td>
 <td>${channelBadge(c)}${c.disabled_reason && html`<span class="url">${c.disabled_reason}</span>`}</td>
-<td class="act"><a href="/settings/notifications/${c.id}/edit" aria-label="Edit ${c.name}">Edit</a>
-${channelActions(c)}</td></tr>
+<td class="act">${editor && html`<a href="/settings/notifications/${c.id}/edit" aria-label="Edit ${c.name}">Edit</a>
+${channelActions(c)}`}</td></tr>
 `)}</tbody></table></div>`
 }
 
@@ -45,10 +45,10 @@ export function channelsPage (context: PageContext, options: { channels: Notific
 <h1>Notifications</h1>
 <p>Channels tell people (or programs) when a monitor goes down and when it is up again. Each message is kept,
 retried until it arrives for about two days, and listed in the channel's delivery log.</p>
-<section class="panel" aria-labelledby="add-channel-title"><h2 id="add-channel-title">Add a channel</h2>
-${typeLinks(options.emailReady)}</section>
+${may(context, 'editor') && html`<section class="panel" aria-labelledby="add-channel-title"><h2 id="add-channel-title">Add a channel</h2>
+${typeLinks(options.emailReady)}</section>`}
 <section aria-labelledby="channels-title"><h2 id="channels-title">Your channels</h2>
 ${channelActionForm(context.csrfToken)}
-${channelRows(options.channels)}</section>`
+${channelRows(options.channels, may(context, 'editor'))}</section>`
   return page({ title: 'Notifications', context, section: 'settings', notice: options.notice, body })
 }

@@ -52,8 +52,8 @@ export function keysPage (context: PageContext, options: {
   const common = { form: 'new-key-form', error }
   const body = html`${settingsNav('api-keys')}
 <h1>API Keys</h1>
-<p>Keys let programs use the <a href="/docs">API</a> as you: send one as <code>Authorization: Bearer sk_…</code>.
-A read key may only read; a write key may also change monitors.</p>
+<p>Keys let programs use the <a href="/docs">API</a> as you, in this organization: send one as <code>Authorization: Bearer sk_…</code>.
+A read key may only read; a write key may do what your role here allows, and no more when your role changes.</p>
 ${options.created && newKeyPanel(options.created.key, options.created.record)}
 <section class="panel" aria-labelledby="create-key-title"><h2 id="create-key-title">Create a key</h2>
 <form id="new-key-form" method="post" action="/settings/api-keys" novalidate>

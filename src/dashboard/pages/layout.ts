@@ -1,4 +1,6 @@
 // The page shell of the dashboard: head, skip link, header with navigation and sign-out, main, notices.
+import { includesRole } from '../../domain/roles.ts'
+import type { Role } from '../../domain/vocabulary.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { assetPath } from '../assets.ts'
 import { CSRF_FIELD } from '../session.ts'
@@ -6,8 +8,28 @@ import { CSRF_FIELD } from '../session.ts'
 export interface PageContext {
   /** The signed-in user's email, or null on the sign-in and setup pages. */
   email: string | null
+  /** The organization shown and the user's role there; null before sign-in. */
+  organization: { id: string, role: Role } | null
+  /** The user's organizations, for the switcher. */
+  organizations: Array<{ id: string, name: string }>
   csrfToken: string
   now: Date
+}
+
+/** Whether the signed-in user's role allows what `needed` allows: a page shows only what its reader may do. */
+export const may = (context: PageContext, needed: Role): boolean =>
+  context.organization !== null && includesRole(context.organization.role, needed)
+
+/** The organization's name and, for a member of several, a form to show another. */
+function organizationSwitcher (context: PageContext): SafeHtml | '' {
+  const current = context.organization
+  if (!current) return ''
+  const name = context.organizations.find((o) => o.id === current.id)?.name ?? ''
+  if (context.organizations.length < 2) return html`<span class="org">${name} <span class="who">(${current.role})</span></span>`
+  return html`<form class="org" method="post" action="/organization">${csrfField(context.csrfToken)}
+<label for="org-switch" class="vh">Organization</label>
+<select id="org-switch" name="org_id">${context.organizations.map((o) => html`<option value="${o.id}"${o.id === current.id ? html` selected` : ''}>${o.name}</option>`)}</select>
+<button type="submit" class="link">Switch</button> <span class="who">(${current.role})</span></form>`
 }
 
 export type Section = 'monitors' | 'settings' | null
@@ -25,6 +47,10 @@ const NOTICES: Record<string, string> = {
   'channel-saved': 'Channel saved.',
   'channel-deleted': 'Channel deleted: nothing more is sent to it.',
   'delivery-retried': 'The delivery is due again: it is sent within seconds.',
+  'member-saved': 'Role saved: the member\'s keys act with it from their next request.',
+  'member-removed': 'Member removed, with the keys they made here.',
+  'invitation-revoked': 'Invitation revoked: its link no longer works.',
+  'invitation-accepted': 'Welcome: you are a member now, and this is the organization you joined.',
   'signed-out': 'You have signed out.',
   'password-set': 'Your password is set and you are signed in.',
 }
@@ -37,7 +63,9 @@ function navLink (href: string, label: string, current: boolean): SafeHtml {
   return html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a></li>`
 }
 
-const SETTINGS_PAGES = [['api-keys', '/settings/api-keys', 'API Keys'], ['notifications', '/settings/notifications', 'Notifications']] as const
+const SETTINGS_PAGES = [
+  ['api-keys', '/settings/api-keys', 'API Keys'], ['notifications', '/settings/notifications', 'Notifications'], ['members', '/settings/members', 'Members'],
+] as const
 
 export function settingsNav (current: typeof SETTINGS_PAGES[number][0]): SafeHtml {
   return html`<nav class="subnav" aria-label="Settings"><ul>
@@ -72,6 +100,7 @@ ${context.email && html`<nav aria-label="Main"><ul>
 ${navLink('/', 'Monitors', section === 'monitors')}
 ${navLink('/settings/api-keys', 'Settings', section === 'settings')}
 </ul></nav>
+${organizationSwitcher(context)}
 <form class="sign-out" method="post" action="/sign-out">${csrfField(context.csrfToken)}
 <span class="who">${context.email}</span> <button type="submit" class="link">Sign out</button></form>`}
 </header>

@@ -11,7 +11,7 @@ import { count, duration, statusBadge, timeTag } from '../format.ts'
 import type { MonitorType } from '../../domain/vocabulary.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { html, type SafeHtml } from '../html.ts'
-import { page, type PageContext } from './layout.ts'
+import { may, page, type PageContext } from './layout.ts'
 import { kindFacts, latestProblem, pingSection, target } from './monitor-details.ts'
 import { KEYWORD_MODE_LABELS, monitorForm } from './monitor-form.ts'
 import { monitorActions, rowActionForm } from './monitors.ts'
@@ -86,7 +86,7 @@ export function monitorPage (context: PageContext, options: {
 ${target(m)}
 ${latestProblem(latest)}
 ${rowActionForm(context.csrfToken, `/monitors/${m.id}`)}
-<p class="actions"><a class="button" href="/monitors/${m.id}/edit">Edit</a> ${monitorActions(m)}</p>
+${may(context, 'editor') && html`<p class="actions"><a class="button" href="/monitors/${m.id}/edit">Edit</a> ${monitorActions(m)}</p>`}
 <dl class="facts">
 ${kindFacts(m, context.now)}
 <div><dt>Down after</dt><dd>${m.failure_threshold} failed ${m.failure_threshold === 1 ? 'check' : 'checks'}</dd></div>

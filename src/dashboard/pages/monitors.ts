@@ -8,7 +8,7 @@ import type { FormFields } from '../form-input.ts'
 import { ago, count, STATUS_LABELS, statusBadge } from '../format.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { html, type SafeHtml } from '../html.ts'
-import { csrfField, page, type PageContext } from './layout.ts'
+import { csrfField, may, page, type PageContext } from './layout.ts'
 import { monitorForm } from './monitor-form.ts'
 import { KIND_LABELS } from './monitor-kinds.ts'
 
@@ -48,9 +48,9 @@ function recent (m: MonitorListItem, points: SparkPoint[]): SafeHtml {
   return html`${sparkline(points)}${latest && html` <span class="ms">${latest.responseTimeMs} ms</span>`}`
 }
 
-function row (m: MonitorListItem, points: SparkPoint[] | undefined, now: Date, failing?: FailingRun): SafeHtml {
-  return html`<tr><td>${statusBadge(m.status, failing)}</td><td class="name"><a href="/monitors/${m.id}">${m.name}</a>${target(m)}</td><td>${ago(m.last_checked_at, now)}</td><td class="rt">${recent(m, points ?? [])}</td><td class="act"><a href="/monitors/${m.id}/edit" aria-label="Edit ${m.name}">Edit</a>
-${monitorActions(m)}</td></tr>
+function row (m: MonitorListItem, points: SparkPoint[] | undefined, now: Date, failing: FailingRun | undefined, editor: boolean): SafeHtml {
+  return html`<tr><td>${statusBadge(m.status, failing)}</td><td class="name"><a href="/monitors/${m.id}">${m.name}</a>${target(m)}</td><td>${ago(m.last_checked_at, now)}</td><td class="rt">${recent(m, points ?? [])}</td><td class="act">${editor && html`<a href="/monitors/${m.id}/edit" aria-label="Edit ${m.name}">Edit</a>
+${monitorActions(m)}`}</td></tr>
 `
 }
 
@@ -95,15 +95,16 @@ export function monitorsPage (context: PageContext, options: {
   const adding = (monitors.length === 0 && !search) || error !== null
   const what = filter ? `${STATUS_LABELS[filter]} monitors` : 'All monitors'
 
+  const editor = may(context, 'editor')
   const body = html`<h1>Monitors</h1>
-<section class="panel" aria-labelledby="add-title">
+${editor && html`<section class="panel" aria-labelledby="add-title">
 <details${adding ? html` open` : ''}><summary><h2 id="add-title">Add a monitor</h2></summary>
 ${monitorForm({ id: 'new-monitor', action: '/monitors', submit: 'Add monitor', csrfToken: context.csrfToken, values: options.values, error, collapseAdvanced: true, channels: options.channels })}
 </details>
-</section>
+</section>`}
 <div id="monitor-list" data-live="monitors">
 ${monitors.length === 0 && !search
-  ? html`<p class="empty">No monitors yet: add the first one above.</p>`
+  ? html`<p class="empty">No monitors yet${editor ? ': add the first one above' : ''}.</p>`
   : html`${searchForm(filter, search)}
 <nav class="filters" aria-label="Filter by status"><ul>
 ${filterLink(undefined, 'All', monitors.length)}
@@ -114,7 +115,7 @@ ${rowActionForm(context.csrfToken, listHref(filter, search))}
 <caption class="vh">${search ? `${what} matching ${search}` : what}, problems first</caption>
 <thead><tr><th scope="col">Status</th><th scope="col">Monitor</th><th scope="col">Last check</th><th scope="col">Response time</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
 <tbody>
-${shown.map((m) => row(m, sparks.get(m.id), context.now, options.failing?.get(m.id)))}
+${shown.map((m) => row(m, sparks.get(m.id), context.now, options.failing?.get(m.id), editor))}
 </tbody></table></div>
 ${shown.length === 0 && html`<p class="empty">${search
   ? html`No monitor${filter ? html` that is ${filter}` : ''} matches “${search}”.`

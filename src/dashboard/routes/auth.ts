@@ -51,7 +51,7 @@ const dashboardAuthRoutes: FastifyPluginAsync<{ adminEmail: string }> = async (a
     return seeOther(reply, next)
   })
 
-  app.post('/sign-out', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/sign-out', { config: { role: 'viewer' }, schema: { hide: true } }, async (request, reply) => {
     await app.sessions.end(request, reply)
     return seeOther(reply, '/sign-in?notice=signed-out')
   })

@@ -31,8 +31,8 @@ const eventRoutes: FastifyPluginAsync = async (app) => {
     streams.clear()
   })
 
-  app.get('/events', { schema: { hide: true }, exposeHeadRoute: false }, (request, reply) => {
-    const unsubscribe = app.changes.subscribe(request.session!.userId, (batch) => reply.raw.write(eventText(batch)))
+  app.get('/events', { config: { role: 'viewer' }, schema: { hide: true }, exposeHeadRoute: false }, (request, reply) => {
+    const unsubscribe = app.changes.subscribe(request.session!.orgId, (batch) => reply.raw.write(eventText(batch)))
     reply.hijack()
     reply.raw.writeHead(200, HEADERS)
     reply.raw.write(`retry: ${RETRY_MS}\n\n`)

@@ -24,7 +24,7 @@ const dashboardKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     request: FastifyRequest, reply: FastifyReply,
     options: { values?: FormFields, error?: FieldError, shown?: string, notice?: string, status?: number }
   ) {
-    const keys = await listApiKeys(app.db, request.session!.userId)
+    const keys = await listApiKeys(app.db, request.session!.userId, request.session!.orgId)
     // Shown only when it is a well-formed key of one of this user's keys, with that key's prefix.
     const [id, key] = options.shown?.split('.') ?? []
     const record = key && isWellFormedKey(key) ? keys.find((k) => k.id === id && k.prefix === keyPrefix(key)) : undefined
@@ -38,9 +38,10 @@ const dashboardKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return sendPage(reply, page, options.status)
   }
 
-  app.get('/settings', { schema: { hide: true } }, async (_request, reply) => seeOther(reply, '/settings/api-keys'))
+  app.get('/settings', { config: { role: 'viewer' }, schema: { hide: true } }, async (_request, reply) => seeOther(reply, '/settings/api-keys'))
 
   app.get('/settings/api-keys', {
+    config: { role: 'viewer' },
     schema: { hide: true, querystring: Type.Object({ notice: Type.Optional(Type.String({ maxLength: 40 })) }) },
   }, async (request, reply) => {
     const shown = request.cookies[NEW_KEY_COOKIE]
@@ -48,13 +49,14 @@ const dashboardKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return render(request, reply, { notice: request.query.notice, shown })
   })
 
-  app.post('/settings/api-keys', { schema: { hide: true, body: Form } }, async (request, reply) => {
+  app.post('/settings/api-keys', { config: { role: 'viewer' }, schema: { hide: true, body: Form } }, async (request, reply) => {
     const result = parseCreateKey(request.body)
     if (!result.ok) return render(request, reply, { values: request.body, error: result.error, status: 400 })
     const { name, scope, expires_in_days: days } = result.value
     const now = app.clock()
     const created = await createApiKey(app.db, {
       userId: request.session!.userId,
+      orgId: request.session!.orgId,
       name,
       scope,
       expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
@@ -64,7 +66,7 @@ const dashboardKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return seeOther(reply, KEYS_PATH)
   })
 
-  app.post('/settings/api-keys/:id/delete', { schema: { hide: true, params: KeyIdParams, body: Form } }, async (request, reply) => {
+  app.post('/settings/api-keys/:id/delete', { config: { role: 'viewer' }, schema: { hide: true, params: KeyIdParams, body: Form } }, async (request, reply) => {
     if (!await deleteApiKeyOfUser(app.db, request.session!.userId, request.params.id)) {
       throw new HttpError(404, 'There is no such API key, or it is not yours.')
     }

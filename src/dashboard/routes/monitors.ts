@@ -49,8 +49,8 @@ interface Options {
 }
 
 const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { allowPrivateTargets, publicUrl, maxMonitors }) => {
-  const userOf = (request: { session: { userId: string } | null }) => request.session!.userId
-  /** A rule the service refuses (a channel not the user's, a header): shown on the form, worded as the API words it. */
+  const orgOf = (request: { session: { orgId: string } | null }) => request.session!.orgId
+  /** A rule the service refuses (a channel not the organization's, a header): shown on the form, worded as the API words it. */
   const refusal = (err: unknown): FieldError => {
     if (err instanceof InvalidInputError) return { field: err.field, message: inputErrorMessage(err) }
     // The limit is no field's: the form's summary says it.
@@ -62,11 +62,11 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     request: FastifyRequest, reply: FastifyReply,
     options: { status?: MonitorStatus, search?: string, notice?: string, values?: FormFields, error?: FieldError, code?: number }
   ) {
-    const userId = userOf(request)
+    const orgId = orgOf(request)
     const search = options.search?.trim() || undefined
     // Four queries whatever the fleet's size; the status filter is applied here, since the page counts every status.
     const [monitors, sparks, failing, channels] = await Promise.all([
-      listMonitors(app.db, { userId }, { search }), recentChecksByMonitor(app.db, userId), failingRuns(app.db, userId), listChannels(app.db, userId),
+      listMonitors(app.db, { orgId }, { search }), recentChecksByMonitor(app.db, orgId), failingRuns(app.db, orgId), listChannels(app.db, orgId),
     ])
     const page = monitorsPage(pageContext(app, request, reply), {
       monitors,
@@ -82,15 +82,15 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     return sendPage(reply, page, options.error ? options.code ?? 400 : 200)
   }
 
-  app.get('/', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) =>
+  app.get('/', { config: { role: 'viewer' }, schema: { hide: true, querystring: ListQuery } }, async (request, reply) =>
     renderList(request, reply, { status: request.query.status, search: request.query.search, notice: request.query.notice }))
 
-  app.post('/monitors', { schema: { hide: true, body: Form } }, async (request, reply) => {
+  app.post('/monitors', { config: { role: 'editor' }, schema: { hide: true, body: Form } }, async (request, reply) => {
     const result = parseCreateMonitor(request.body, allowPrivateTargets)
     if (!result.ok) return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: result.error })
     let monitor
     try {
-      monitor = await createOwnedMonitor(app.db, { userId: userOf(request) }, result.value, { now: app.clock(), maxMonitors })
+      monitor = await createOwnedMonitor(app.db, { orgId: orgOf(request) }, result.value, { now: app.clock(), maxMonitors })
     } catch (err) {
       const code = err instanceof LimitReachedError ? 409 : 400
       return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: refusal(err), code })
@@ -98,17 +98,17 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     return seeOther(reply, `/monitors/${monitor.id}?notice=${monitor.monitor_type === 'heartbeat' ? 'heartbeat' : 'monitor'}-created`)
   })
 
-  app.get('/monitors/:id', { schema: { hide: true, params: MonitorIdParams, querystring: MonitorQuery } }, async (request, reply) => {
-    const userId = userOf(request)
-    const monitor = await findMonitor(app.db, { userId }, request.params.id)
+  app.get('/monitors/:id', { config: { role: 'viewer' }, schema: { hide: true, params: MonitorIdParams, querystring: MonitorQuery } }, async (request, reply) => {
+    const orgId = orgOf(request)
+    const monitor = await findMonitor(app.db, { orgId }, request.params.id)
     if (!monitor) throw notFound()
     const { before } = request.query
     const [checks, incidents, uptime, channels, failing] = await Promise.all([
       listChecks(app.db, monitor.id, { limit: MAX_CHECKS_PER_PAGE, before }),
       listIncidents(app.db, monitor.id, { limit: INCIDENTS_SHOWN }),
-      monitorUptimeView(app.db, userId, monitor.id, app.clock()),
-      listChannels(app.db, userId),
-      failingRuns(app.db, userId, monitor.id),
+      monitorUptimeView(app.db, orgId, monitor.id, app.clock()),
+      listChannels(app.db, orgId),
+      failingRuns(app.db, orgId, monitor.id),
     ])
     const page = monitorPage(pageContext(app, request, reply), {
       monitor: withAbsolutePingUrl(monitor, publicUrl), checks, incidents, uptime, before, pageSize: MAX_CHECKS_PER_PAGE, notice: request.query.notice, channels, failing: failing.get(monitor.id),
@@ -117,8 +117,8 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
   })
 
   async function renderEdit (request: FastifyRequest, reply: FastifyReply, id: string, values?: FormFields, error?: FieldError) {
-    const userId = userOf(request)
-    const [monitor, channels] = await Promise.all([findMonitor(app.db, { userId }, id), listChannels(app.db, userId)])
+    const orgId = orgOf(request)
+    const [monitor, channels] = await Promise.all([findMonitor(app.db, { orgId }, id), listChannels(app.db, orgId)])
     if (!monitor) throw notFound()
     const page = editMonitorPage(pageContext(app, request, reply), {
       monitor, values: values ? valuesSentAgain(values, monitorValues(monitor)) : monitorValues(monitor), error: error ?? null, channels,
@@ -126,16 +126,16 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     return sendPage(reply, page, error ? 400 : 200)
   }
 
-  app.get('/monitors/:id/edit', { schema: { hide: true, params: MonitorIdParams } }, async (request, reply) =>
+  app.get('/monitors/:id/edit', { config: { role: 'editor' }, schema: { hide: true, params: MonitorIdParams } }, async (request, reply) =>
     renderEdit(request, reply, request.params.id))
 
-  app.post('/monitors/:id/edit', { schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
-    const userId = userOf(request)
+  app.post('/monitors/:id/edit', { config: { role: 'editor' }, schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
+    const orgId = orgOf(request)
     const result = parseUpdateMonitor(request.body, allowPrivateTargets)
     if (!result.ok) return renderEdit(request, reply, request.params.id, request.body, result.error)
     let monitor
     try {
-      monitor = await updateMonitor(app.db, userId, request.params.id, result.value, app.clock())
+      monitor = await updateMonitor(app.db, orgId, request.params.id, result.value, app.clock())
     } catch (err) {
       return renderEdit(request, reply, request.params.id, request.body, refusal(err))
     }
@@ -144,16 +144,16 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
   })
 
   for (const [action, isActive] of [['pause', false], ['resume', true]] as const) {
-    app.post(`/monitors/:id/${action}`, { schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
-      const monitor = await updateMonitor(app.db, userOf(request), request.params.id, { is_active: isActive }, app.clock())
+    app.post(`/monitors/:id/${action}`, { config: { role: 'editor' }, schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
+      const monitor = await updateMonitor(app.db, orgOf(request), request.params.id, { is_active: isActive }, app.clock())
       if (!monitor) throw notFound()
       const back = localPath(request.body.back)
       return seeOther(reply, `${back}${back.includes('?') ? '&' : '?'}notice=monitor-${action}d`)
     })
   }
 
-  app.post('/monitors/:id/delete', { schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
-    if (!await deleteMonitor(app.db, userOf(request), request.params.id, app.clock())) throw notFound()
+  app.post('/monitors/:id/delete', { config: { role: 'editor' }, schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
+    if (!await deleteMonitor(app.db, orgOf(request), request.params.id, app.clock())) throw notFound()
     return seeOther(reply, '/?notice=monitor-deleted')
   })
 }

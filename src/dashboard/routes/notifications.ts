@@ -48,14 +48,14 @@ const asFieldError = (err: unknown): FieldError => {
 
 const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const allowPrivateTargets = config.ALLOW_PRIVATE_TARGETS
-  const userOf = (request: FastifyRequest) => request.session!.userId
+  const orgOf = (request: FastifyRequest) => request.session!.orgId
   // The sender of Send test, made on its first use (its connections close with the app).
   let deliveryOptions: DeliveryOptions | undefined
   const testDeliveryOptions = () => (deliveryOptions ??= { ...deliveryOptionsFromConfig(config, app.log), clock: app.clock })
   app.addHook('onClose', async () => { await deliveryOptions?.transport.close() })
 
   async function ownChannel (request: FastifyRequest, id: string) {
-    const row = await findChannel(app.db, userOf(request), id)
+    const row = await findChannel(app.db, orgOf(request), id)
     if (!row) throw notFound()
     return row
   }
@@ -74,23 +74,24 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     return seeOther(reply, location)
   }
 
-  app.get(PATH, { schema: { hide: true, querystring: Type.Object({ notice: Notice }) } }, async (request, reply) => {
-    const channels = (await listChannels(app.db, userOf(request))).map(presentChannel)
+  app.get(PATH, { config: { role: 'viewer' }, schema: { hide: true, querystring: Type.Object({ notice: Notice }) } }, async (request, reply) => {
+    const channels = (await listChannels(app.db, orgOf(request))).map(presentChannel)
     const page = channelsPage(pageContext(app, request, reply), { channels, emailReady: emailConfigured(config), notice: request.query.notice })
     return sendPage(reply, page)
   })
 
   app.get(`${PATH}/new`, {
+    config: { role: 'editor' },
     schema: { hide: true, querystring: Type.Object({ type: StringEnum(CHANNEL_TYPES) }) },
   }, async (request, reply) => renderNew(request, reply, request.query.type, newChannelValues(), null))
 
-  app.post(PATH, { schema: { hide: true, body: NewChannelForm } }, async (request, reply) => {
+  app.post(PATH, { config: { role: 'editor' }, schema: { hide: true, body: NewChannelForm } }, async (request, reply) => {
     const { type } = request.body
     const result = parseCreateChannel(type, request.body, allowPrivateTargets)
     if (!result.ok) return renderNew(request, reply, type, request.body, result.error)
     let row
     try {
-      row = await createChannel(app.db, userOf(request), result.value, {
+      row = await createChannel(app.db, orgOf(request), result.value, {
         allowPrivateTargets, emailConfigured: emailConfigured(config), maxChannels: config.MAX_CHANNELS_PER_OWNER, now: app.clock(),
       })
     } catch (err) {
@@ -99,8 +100,8 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     return showSecret(reply, presentChannelWithSecret(row), `${PATH}/${row.id}?notice=channel-created`)
   })
 
-  app.get(`${PATH}/:id`, { schema: { hide: true, params: ChannelIdParams, querystring: ChannelQuery } }, async (request, reply) => {
-    const userId = userOf(request)
+  app.get(`${PATH}/:id`, { config: { role: 'viewer' }, schema: { hide: true, params: ChannelIdParams, querystring: ChannelQuery } }, async (request, reply) => {
+    const orgId = orgOf(request)
     const row = await ownChannel(request, request.params.id)
     const { status, before, tested } = request.query
     // Shown only when it is this channel's signing secret as it is now.
@@ -108,11 +109,11 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     if (flash !== undefined) reply.clearCookie(NEW_SECRET_COOKIE, NEW_SECRET_OPTIONS)
     const [flashId, secret] = flash?.split('.') ?? []
     const [page, test] = await Promise.all([
-      listChannelDeliveries(app.db, userId, row.id, { status, before, limit: DELIVERY_PAGE_DEFAULT }),
-      tested ? findDelivery(app.db, userId, tested) : undefined,
+      listChannelDeliveries(app.db, orgId, row.id, { status, before, limit: DELIVERY_PAGE_DEFAULT }),
+      tested ? findDelivery(app.db, orgId, tested) : undefined,
     ])
     const deliveries = (page?.deliveries ?? []).map(presentDelivery)
-    const attempts = await attemptLogs(app.db, userId, deliveries.map((d) => d.id))
+    const attempts = await attemptLogs(app.db, orgId, deliveries.map((d) => d.id))
     return sendPage(reply, channelPage(pageContext(app, request, reply), {
       channel: presentChannel(row),
       secret: flashId === row.id && secret && secret === row.secret ? secret : undefined,
@@ -126,18 +127,18 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     }))
   })
 
-  app.get(`${PATH}/:id/edit`, { schema: { hide: true, params: ChannelIdParams } }, async (request, reply) => {
+  app.get(`${PATH}/:id/edit`, { config: { role: 'editor' }, schema: { hide: true, params: ChannelIdParams } }, async (request, reply) => {
     const channel = presentChannel(await ownChannel(request, request.params.id))
     return renderEdit(request, reply, channel, channelValues(channel), null)
   })
 
-  app.post(`${PATH}/:id/edit`, { schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
+  app.post(`${PATH}/:id/edit`, { config: { role: 'editor' }, schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
     const channel = presentChannel(await ownChannel(request, request.params.id))
     const result = parseUpdateChannel(channel, request.body)
     if (!result.ok) return renderEdit(request, reply, channel, request.body, result.error)
     let updated
     try {
-      updated = await updateChannel(app.db, userOf(request), channel.id, result.value, {
+      updated = await updateChannel(app.db, orgOf(request), channel.id, result.value, {
         allowPrivateTargets, now: app.clock(), checkConfig: channelConfigCheck(allowPrivateTargets),
       })
     } catch (err) {
@@ -147,25 +148,25 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     return seeOther(reply, `${PATH}/${channel.id}?notice=channel-saved`)
   })
 
-  app.post(`${PATH}/:id/test`, { schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
-    const delivery = await sendTestEvent(app.db, userOf(request), request.params.id, app.clock(), testDeliveryOptions())
+  app.post(`${PATH}/:id/test`, { config: { role: 'editor' }, schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
+    const delivery = await sendTestEvent(app.db, orgOf(request), request.params.id, app.clock(), testDeliveryOptions())
     if (!delivery) throw notFound()
     return seeOther(reply, `${PATH}/${request.params.id}?tested=${delivery.id}#test-result`)
   })
 
-  app.post(`${PATH}/:id/rotate-secret`, { schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
-    const row = await rotateSecret(app.db, userOf(request), request.params.id, app.clock())
+  app.post(`${PATH}/:id/rotate-secret`, { config: { role: 'editor' }, schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
+    const row = await rotateSecret(app.db, orgOf(request), request.params.id, app.clock())
     if (!row) throw notFound()
     return showSecret(reply, presentChannelWithSecret(row), `${PATH}/${row.id}`)
   })
 
-  app.post(`${PATH}/:id/delete`, { schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
-    if (!await deleteChannel(app.db, userOf(request), request.params.id)) throw notFound()
+  app.post(`${PATH}/:id/delete`, { config: { role: 'editor' }, schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
+    if (!await deleteChannel(app.db, orgOf(request), request.params.id)) throw notFound()
     return seeOther(reply, `${PATH}?notice=channel-deleted`)
   })
 
-  app.post(`${PATH}/deliveries/:id/retry`, { schema: { hide: true, params: DeliveryIdParams, body: Form } }, async (request, reply) => {
-    const delivery = await retryDelivery(app.db, userOf(request), request.params.id, app.clock())
+  app.post(`${PATH}/deliveries/:id/retry`, { config: { role: 'editor' }, schema: { hide: true, params: DeliveryIdParams, body: Form } }, async (request, reply) => {
+    const delivery = await retryDelivery(app.db, orgOf(request), request.params.id, app.clock())
     if (!delivery) throw new HttpError(404, 'There is no such delivery, or it is not yours.')
     return seeOther(reply, `${PATH}/${delivery.channelId}?notice=delivery-retried#delivery-${delivery.id}`)
   })

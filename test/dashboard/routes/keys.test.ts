@@ -54,7 +54,7 @@ t.test('API keys in the dashboard', async (t) => {
   t.match(listed, '<time datetime="2026-12-21T12:00:00.000Z">')
 
   // Someone else's key id in the cookie is never shown; nor is a key that does not match the id's prefix.
-  const theirs = await createApiKey(app.db, { userId: other.user.id, name: 'theirs', scope: 'read' })
+  const theirs = await createApiKey(app.db, { userId: other.user.id, orgId: other.user.id, name: 'theirs', scope: 'read' })
   for (const cookie of [`${theirs.record.id}.${theirs.key}`, `${record.id}.${theirs.key}`, `${record.id}.garbage`]) {
     const res = await app.inject({ url: '/settings/api-keys', headers: { cookie: `${browser.cookie}; pw_new_key=${cookie}` } })
     t.notMatch(res.body, 'Your new API key', cookie)

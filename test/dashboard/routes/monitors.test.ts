@@ -47,7 +47,7 @@ t.test('the monitor forms use the API\'s rules and messages', async (t) => {
   }
   t.match((await browser.post('/monitors', { ...valid, url: 'http://127.0.0.1/' })).body, 'ALLOW_PRIVATE_TARGETS',
     'the same private-target rule and hint as the API')
-  t.same(await listMonitors(app.db, { userId: browser.user.id }), [], 'nothing was created')
+  t.same(await listMonitors(app.db, { orgId: browser.user.id }), [], 'nothing was created')
 
   const res = await browser.post('/monitors', {
     name: '  Shop  ',
@@ -78,7 +78,7 @@ t.test('the monitor forms use the API\'s rules and messages', async (t) => {
   }, 'the API sees what the form made, typed')
 
   const defaults = await browser.post('/monitors', { name: 'Defaults', url: 'https://example.org' })
-  const paused = await findMonitor(app.db, { userId: browser.user.id }, UUID.exec(defaults.headers.location as string)![0])
+  const paused = await findMonitor(app.db, { orgId: browser.user.id }, UUID.exec(defaults.headers.location as string)![0])
   t.match(paused, { method: 'GET', expected_status: 200, interval_minutes: 5, is_active: false, status: 'paused' },
     'empty fields take the API defaults; an unticked box is false')
 })
@@ -115,7 +115,7 @@ t.test('the assertions through the form: stored as the API\'s fields, refused wi
     t.match(res.body, /<details open><summary>Assertions<\/summary>/, 'the section is open')
     if (field === 'request_headers') t.equal(textareaValue(res.body, id), fields.request_headers, 'what was typed is kept')
   }
-  t.same(await listMonitors(app.db, { userId: browser.user.id }), [], 'nothing was created')
+  t.same(await listMonitors(app.db, { orgId: browser.user.id }), [], 'nothing was created')
 
   const secret = 'Bearer 5f0c1d2e3a4b6c7d'
   const res = await browser.post('/monitors', {
@@ -142,7 +142,7 @@ t.test('the assertions through the form: stored as the API\'s fields, refused wi
   t.same((await storedRow(app, id)).requestHeaders, { Authorization: secret, Accept: 'application/json', 'X-Empty': '' }, 'and the secret is stored whole')
 
   const plain = await browser.post('/monitors', { ...valid, keyword: '', degraded_after_ms: '', request_headers: '\r\n', request_body: '' })
-  t.match(await findMonitor(app.db, { userId: browser.user.id }, UUID.exec(plain.headers.location as string)![0]), {
+  t.match(await findMonitor(app.db, { orgId: browser.user.id }, UUID.exec(plain.headers.location as string)![0]), {
     keyword: null, keyword_mode: 'contains', degraded_after_ms: null, request_headers: {}, request_body: null,
   }, 'empty assertion fields are null, no headers {}')
 })
@@ -151,7 +151,7 @@ t.test('editing keeps a masked secret header unless it is changed', async (t) =>
   const { app } = await buildTestApp(t)
   const browser = await signedIn(app)
   const headers = { Authorization: 'Bearer 0123456789abcdef', 'X-Api-Key': 'tiny-k3y', Accept: 'text/html' }
-  const monitor = await createMonitor(app.db, { userId: browser.user.id }, withMonitorDefaults({
+  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({
     name: 'Private', url: 'https://example.com/private', method: 'POST', keyword: 'OK', degraded_after_ms: 1500, request_headers: headers, request_body: 'a=1',
   }), new Date())
 
@@ -201,7 +201,7 @@ t.test('the monitor page shows the assertions, the degraded status and the lates
   const now = new Date('2026-11-21T12:00:00.000Z')
   const { app } = await buildTestApp(t, { clock: () => now })
   const browser = await signedIn(app)
-  const slow = await createMonitor(app.db, { userId: browser.user.id }, withMonitorDefaults({
+  const slow = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({
     name: 'Slow',
     url: 'https://slow.example.com',
     method: 'POST',
@@ -210,8 +210,8 @@ t.test('the monitor page shows the assertions, the degraded status and the lates
     request_headers: { authorization: 'Bearer 0123456789abcdef', 'x-client': 'pingward' },
     request_body: '{"ping":true}',
   }), now)
-  const plain = await createMonitor(app.db, { userId: browser.user.id }, withMonitorDefaults({ name: 'Plain', url: 'https://plain.example.com' }), now)
-  const down = await createMonitor(app.db, { userId: browser.user.id }, withMonitorDefaults({ name: 'Broken', url: 'https://broken.example.com', keyword: 'Welcome' }), now)
+  const plain = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Plain', url: 'https://plain.example.com' }), now)
+  const down = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Broken', url: 'https://broken.example.com', keyword: 'Welcome' }), now)
   await app.db.update(monitors).set({
     status: 'degraded', lastCheckedAt: now, tlsExpiresAt: new Date('2026-12-21T08:00:00.000Z'), tlsIssuer: 'Example CA, R1',
   }).where(eq(monitors.id, slow.id))
@@ -257,7 +257,7 @@ t.test('edit, pause, resume and delete, only for the owner', async (t) => {
   const { app } = await buildTestApp(t)
   const browser = await signedIn(app)
   const other = await signedIn(app)
-  const monitor = await createMonitor(app.db, { userId: browser.user.id }, withMonitorDefaults({ name: 'Mine <b>', url: 'https://example.com' }), new Date())
+  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Mine <b>', url: 'https://example.com' }), new Date())
 
   const edit = await browser.get(`/monitors/${monitor.id}/edit`)
   t.equal(edit.statusCode, 200)
@@ -270,14 +270,14 @@ t.test('edit, pause, resume and delete, only for the owner', async (t) => {
   const saved = await browser.post(`/monitors/${monitor.id}/edit`, { name: 'Renamed', url: 'https://example.com/x', interval_minutes: '10', is_active: 'on' })
   t.equal(saved.statusCode, 303)
   t.equal(saved.headers.location, `/monitors/${monitor.id}?notice=monitor-saved`)
-  t.match(await findMonitor(app.db, { userId: browser.user.id }, monitor.id), { name: 'Renamed', url: 'https://example.com/x', interval_minutes: 10 })
+  t.match(await findMonitor(app.db, { orgId: browser.user.id }, monitor.id), { name: 'Renamed', url: 'https://example.com/x', interval_minutes: 10 })
 
   const pause = await browser.post(`/monitors/${monitor.id}/pause`, { back: '/?status=up' })
   t.equal(pause.headers.location, '/?status=up&notice=monitor-paused')
-  t.equal((await findMonitor(app.db, { userId: browser.user.id }, monitor.id))!.status, 'paused')
+  t.equal((await findMonitor(app.db, { orgId: browser.user.id }, monitor.id))!.status, 'paused')
   const resume = await browser.post(`/monitors/${monitor.id}/resume`, { back: 'https://evil.example/' })
   t.equal(resume.headers.location, '/?notice=monitor-resumed', 'back is a local path or home')
-  t.equal((await findMonitor(app.db, { userId: browser.user.id }, monitor.id))!.status, 'pending')
+  t.equal((await findMonitor(app.db, { orgId: browser.user.id }, monitor.id))!.status, 'pending')
 
   // Another user: every page and form of this monitor is a 404 page, exactly like a missing monitor.
   for (const res of [
@@ -292,7 +292,7 @@ t.test('edit, pause, resume and delete, only for the owner', async (t) => {
     t.match(res.body, '<h1>Not found</h1>')
     t.match(res.body, 'There is no such monitor, or it is not yours.')
   }
-  t.match(await findMonitor(app.db, { userId: browser.user.id }, monitor.id), { name: 'Renamed', status: 'pending' }, 'untouched')
+  t.match(await findMonitor(app.db, { orgId: browser.user.id }, monitor.id), { name: 'Renamed', status: 'pending' }, 'untouched')
   t.notMatch((await other.get('/')).body, 'Renamed', 'not in the other user\'s list')
   const badId = await browser.get('/monitors/not-a-uuid')
   t.equal(badId.statusCode, 400)
@@ -300,7 +300,7 @@ t.test('edit, pause, resume and delete, only for the owner', async (t) => {
 
   const deleted = await browser.post(`/monitors/${monitor.id}/delete`)
   t.equal(deleted.headers.location, '/?notice=monitor-deleted')
-  t.equal(await findMonitor(app.db, { userId: browser.user.id }, monitor.id), undefined)
+  t.equal(await findMonitor(app.db, { orgId: browser.user.id }, monitor.id), undefined)
   t.equal((await browser.get(`/monitors/${monitor.id}`)).statusCode, 404)
 })
 
@@ -310,7 +310,7 @@ t.test('the monitor page: time-weighted uptime over five windows and 90 days, th
   const browser = await signedIn(app)
   const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000)
   // Created 8 days and 1 hour ago: down 95 min 3.5 days ago, and for the last 40 min; degraded (which is up) for 40 min.
-  const monitor = await createMonitor(app.db, { userId: browser.user.id }, withMonitorDefaults({ name: 'API', url: 'https://api.example.com' }), ago(8 * 1440 + 60))
+  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'API', url: 'https://api.example.com' }), ago(8 * 1440 + 60))
   await insertChecks(app.db, [
     ...[10, 20, 30].map((m) => ({ monitorId: monitor.id, isUp: true, statusCode: 200, responseTimeMs: 100 + m, checkedAt: ago(m) })),
     { monitorId: monitor.id, isUp: false, statusCode: 503, responseTimeMs: 40, checkedAt: ago(40), errorMessage: 'expected status 200, got 503' },
@@ -346,7 +346,7 @@ t.test('the monitor page: time-weighted uptime over five windows and 90 days, th
   t.match(body, /<tr><td><span class="st st-degraded">Degraded<\/span><\/td><td><time datetime="2026-11-21T10:20:00.000Z">[^]*?<td>40 min<\/td><td>response took 2600 ms/)
   t.notMatch(body, 'Older checks', 'fewer checks than a page')
 
-  const quiet = await createMonitor(app.db, { userId: browser.user.id }, withMonitorDefaults({ name: 'Quiet', url: 'https://quiet.example.com' }), now)
+  const quiet = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Quiet', url: 'https://quiet.example.com' }), now)
   const empty = (await browser.get(`/monitors/${quiet.id}`)).body
   t.match(empty, 'No checks yet: the chart appears after the first check.')
   t.match(empty, 'No incidents: this monitor has not been down.')
@@ -357,9 +357,9 @@ t.test('the monitors page: statuses as text, sparklines, filters, problems first
   const now = new Date('2026-11-21T12:00:00.000Z')
   const { app } = await buildTestApp(t, { clock: () => now })
   const browser = await signedIn(app)
-  const up = await createMonitor(app.db, { userId: browser.user.id }, withMonitorDefaults({ name: 'b up', url: 'https://up.example.com' }), now)
-  const down = await createMonitor(app.db, { userId: browser.user.id }, withMonitorDefaults({ name: 'z down', url: 'https://down.example.com' }), now)
-  await createMonitor(app.db, { userId: browser.user.id }, withMonitorDefaults({ name: 'a paused', url: 'https://p.example.com', is_active: false }), now)
+  const up = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'b up', url: 'https://up.example.com' }), now)
+  const down = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'z down', url: 'https://down.example.com' }), now)
+  await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'a paused', url: 'https://p.example.com', is_active: false }), now)
   await app.db.update(monitors).set({ status: 'down' }).where((await import('drizzle-orm')).eq(monitors.id, down.id))
   await insertChecks(app.db, Array.from({ length: 25 }, (_, i) => ({
     monitorId: up.id, isUp: i !== 20, statusCode: 200, responseTimeMs: 100 + i, checkedAt: new Date(now.getTime() - (25 - i) * 60_000),
@@ -423,7 +423,7 @@ t.test('1,000 monitors: one page, as many queries as for one monitor', async (t)
   const { app } = await buildTestApp(t, { clock: () => now })
   const browser = await signedIn(app)
   const rows = Array.from({ length: 1000 }, (_, i) => ({
-    userId: browser.user.id,
+    orgId: browser.user.id,
     name: `Monitor ${String(i).padStart(4, '0')}`,
     url: `https://m${i}.example.com/health`,
     status: 'up' as const,

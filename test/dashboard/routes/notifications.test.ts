@@ -298,7 +298,7 @@ t.test('the delivery log pages back, 50 at a time, within a status', async (t) =
   for (let i = 0; i < 52; i++) {
     const at = new Date(start + i * 1000)
     const payload = { type: 'test' as const, timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } }
-    await enqueueEvent(app.db, { userId: browser.user.id, monitorId: null, incidentId: null, channelId: id, at, payload })
+    await enqueueEvent(app.db, { orgId: browser.user.id, monitorId: null, incidentId: null, channelId: id, at, payload })
   }
   const base = `/settings/notifications/${id}`
   const rows = (body: string) => [...body.matchAll(/<tr id="delivery-/g)].length
@@ -336,12 +336,12 @@ t.test('the monitor form chooses the channels a monitor notifies, only the user\
   const refused = await browser.post('/monitors', { ...valid, [box(chosen.id)]: 'on', [box(theirs.id)]: 'on' })
   t.equal(refused.statusCode, 400)
   t.match(refused.body, '<p class="error" id="new-monitor-notification_channel_ids-error">Notification channels #2 is not one of your notification channels</p>')
-  t.same(await listMonitors(app.db, { userId: browser.user.id }), [], 'nothing was created')
+  t.same(await listMonitors(app.db, { orgId: browser.user.id }), [], 'nothing was created')
 
   const created = await browser.post('/monitors', { ...valid, [box(chosen.id)]: 'on' })
   t.equal(created.statusCode, 303)
   const monitorId = (created.headers.location as string).split('/')[2].split('?')[0]
-  t.same((await findMonitor(app.db, { userId: browser.user.id }, monitorId))!.notification_channel_ids, [chosen.id])
+  t.same((await findMonitor(app.db, { orgId: browser.user.id }, monitorId))!.notification_channel_ids, [chosen.id])
   const page = await browser.get(`/monitors/${monitorId}`)
   t.match(page.body, /<dt>Notifies<\/dt><dd><a href="\/settings\/notifications\/[^"]+">(Team Slack|On-call mail)<\/a>, <a href="\/settings\/notifications\/[^"]+">(Team Slack|On-call mail)<\/a><\/dd>/)
 
@@ -351,10 +351,10 @@ t.test('the monitor form chooses the channels a monitor notifies, only the user\
   const stolen = await browser.post(`/monitors/${monitorId}/edit`, { ...form, [box(theirs.id)]: 'on' })
   t.equal(stolen.statusCode, 400)
   t.match(stolen.body, 'Notification channels #1 is not one of your notification channels')
-  t.same((await findMonitor(app.db, { userId: browser.user.id }, monitorId))!.notification_channel_ids, [chosen.id], 'unchanged')
+  t.same((await findMonitor(app.db, { orgId: browser.user.id }, monitorId))!.notification_channel_ids, [chosen.id], 'unchanged')
 
   t.equal((await browser.post(`/monitors/${monitorId}/edit`, form)).statusCode, 303)
-  t.same((await findMonitor(app.db, { userId: browser.user.id }, monitorId))!.notification_channel_ids, [], 'unticked')
+  t.same((await findMonitor(app.db, { orgId: browser.user.id }, monitorId))!.notification_channel_ids, [], 'unticked')
   t.match((await browser.get(`/monitors/${monitorId}`)).body, /<dt>Notifies<\/dt><dd><a href="[^"]+">On-call mail<\/a><\/dd>/, 'the channel for every monitor still')
 
   // Chosen and also for every monitor: the choice is kept (hidden), for when it stops covering every monitor.
@@ -362,7 +362,7 @@ t.test('the monitor form chooses the channels a monitor notifies, only the user\
   const kept = await browser.get(`/monitors/${monitorId}/edit`)
   t.match(kept.body, `<input type="hidden" name="${box(everyone.id)}" value="on">`)
   t.equal((await browser.post(`/monitors/${monitorId}/edit`, { ...form, [box(everyone.id)]: 'on' })).statusCode, 303)
-  t.same((await findMonitor(app.db, { userId: browser.user.id }, monitorId))!.notification_channel_ids, [everyone.id])
+  t.same((await findMonitor(app.db, { orgId: browser.user.id }, monitorId))!.notification_channel_ids, [everyone.id])
 })
 
 t.test('another user\'s channel and delivery are 404, the same page as none', async (t) => {

@@ -46,7 +46,7 @@ t.test('a header marked secret in the form is masked on the page and in the form
 t.test('a monitor made with marks is shown with them; an ntfy token left blank does not follow a new server', async (t) => {
   const { app } = await buildTestApp(t)
   const browser = await signedIn(app)
-  const monitor = await createMonitor(app.db, { userId: browser.user.id }, withMonitorDefaults({
+  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({
     name: 'Marked', url: 'https://example.com/', request_headers: { 'X-Plain': 'visible-1', 'X-Hidden': 'hidden-value-5678' }, secret_headers: ['x-hidden'],
   }), new Date())
   t.same(monitor.request_headers, { 'X-Plain': 'visible-1', 'X-Hidden': '…5678' })

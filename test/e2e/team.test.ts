@@ -1,0 +1,91 @@
+// A team in real headless Chromium: an owner invites a second user from Settings, then Members, the second user
+// accepts the link as a viewer (no edit controls, a forced POST refused), is promoted to editor, and creates a
+// monitor the owner then sees. Screenshots go to test-output/screenshots/ (git-ignored).
+import { existsSync, mkdirSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { hashPassword } from '../../src/auth/passwords.ts'
+import { createUser, setPasswordHash } from '../../src/repositories/users.ts'
+import { buildTestApp, tempDir } from '../helper.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+const SCREENSHOTS = fileURLToPath(new URL('../../test-output/screenshots/', import.meta.url))
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const PASSWORD = 'a long enough e2e password'
+
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`
+
+t.test('an owner invites a colleague, who joins as a viewer, is promoted, and adds a monitor', { skip }, async (t) => {
+  const { app } = await buildTestApp(t)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const people = await Promise.all(['ada', 'grace'].map(async (name) => {
+    const user = await createUser(app.db, `${name}-${Date.now()}@example.com`)
+    await setPasswordHash(app.db, user.id, await hashPassword(PASSWORD))
+    return user
+  }))
+  const [ada, grace] = people
+
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  /** A browser of its own per person: separate cookies. */
+  async function browserOf (email: string): Promise<{ context: BrowserContext, page: Page }> {
+    const context = await chromium.launchPersistentContext(tempDir(t, 'pingward-chromium-'), {
+      executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 },
+    })
+    t.teardown(() => context.close())
+    const page = context.pages()[0] ?? await context.newPage()
+    page.on('dialog', (dialog) => dialog.accept())
+    await page.goto(`${base}/sign-in`)
+    await page.getByLabel('Email').fill(email)
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(`${base}/`)
+    return { context, page }
+  }
+  const { page: owner } = await browserOf(ada.email)
+  const { page: colleague } = await browserOf(grace.email)
+
+  await owner.goto(`${base}/settings/members`)
+  await owner.getByLabel('Email').fill(grace.email)
+  await owner.getByLabel('Role', { exact: true }).selectOption('viewer')
+  await owner.getByRole('button', { name: 'Invite' }).click()
+  const link = await owner.getByLabel('Invitation link').inputValue()
+  t.match(link, /\/invitations\/[\w-]{43}$/)
+  await owner.screenshot({ path: join(SCREENSHOTS, 'team-01-invited.png'), fullPage: true })
+
+  await colleague.goto(link.replace('http://localhost:3000', base))
+  t.equal(await colleague.locator('h1').textContent(), `Join ${ada.email}`)
+  await colleague.getByRole('button', { name: 'Accept and join' }).click()
+  await colleague.waitForURL(`${base}/?notice=invitation-accepted`)
+  t.match(await colleague.locator('.org').textContent(), '(viewer)')
+  t.equal(await colleague.getByText('Add a monitor').count(), 0, 'a viewer sees no create form')
+  await colleague.screenshot({ path: join(SCREENSHOTS, 'team-02-viewer.png'), fullPage: true })
+  // A forced POST, as a crafted form would send it, with the page's own CSRF token.
+  const forced = await colleague.evaluate(async () => {
+    const csrf = (document.querySelector('input[name="_csrf"]') as HTMLInputElement).value
+    const res = await fetch('/monitors', { method: 'POST', body: new URLSearchParams({ _csrf: csrf, name: 'x', url: 'https://example.com' }) })
+    return res.status
+  })
+  t.equal(forced, 403, 'a forced POST is refused')
+
+  await owner.goto(`${base}/settings/members`)
+  await owner.getByLabel(`Role of ${grace.email}`).selectOption('editor')
+  await owner.locator(`form[action$="/role"]:has(#role-${grace.id})`).getByRole('button', { name: 'Save' }).click()
+  await owner.waitForURL(`${base}/settings/members?notice=member-saved`)
+
+  await colleague.goto(`${base}/`)
+  t.match(await colleague.locator('.org').textContent(), '(editor)')
+  // The organization has no monitors yet: the form is open.
+  await colleague.getByLabel('Name').fill('Made by Grace')
+  await colleague.getByLabel('URL').fill('https://example.com/health')
+  await colleague.getByRole('button', { name: 'Add monitor' }).click()
+  await colleague.waitForURL(/\/monitors\/[0-9a-f-]{36}\?notice=monitor-created$/)
+
+  await owner.goto(`${base}/`)
+  t.equal(await owner.getByRole('link', { name: 'Made by Grace', exact: true }).count(), 1, 'the owner sees the editor\'s monitor')
+  await owner.screenshot({ path: join(SCREENSHOTS, 'team-03-shared.png'), fullPage: true })
+})

@@ -1,0 +1,99 @@
+// The API's keyed routes from the app's own route table, with what it takes to call each one for real: the
+// document's example body and a fresh resource of the owner for its `:id`. Tests that walk every route use it.
+import type { FastifyInstance } from 'fastify'
+import { sql } from 'drizzle-orm'
+import { rowsOf } from '../../src/db/client.ts'
+import { upsertMember } from '../../src/organizations/repository.ts'
+import { inviteMember } from '../../src/organizations/service.ts'
+import { insertChecks } from '../../src/repositories/checks.ts'
+import { openIncident } from '../../src/repositories/incidents.ts'
+import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
+import { createUser } from '../../src/repositories/users.ts'
+import { makeMonitor, request, type makeUser } from '../helper.ts'
+import { routeTable, type Route } from './route-table.ts'
+
+// The API routes that need no key; every other route under /api/v1 needs one.
+export const PUBLIC = new Set(['GET /api/v1/openapi.json', 'HEAD /api/v1/openapi.json'])
+
+export type OpenApi = {
+  paths: Record<string, Record<string, { 'x-required-role'?: string, requestBody?: { content: Record<string, { example?: unknown }> } }>>
+}
+export type Owner = Awaited<ReturnType<typeof makeUser>>
+
+export const openApi = async (app: FastifyInstance): Promise<OpenApi> => (await app.inject({ url: '/api/v1/openapi.json' })).json()
+
+export const documented = (doc: OpenApi): string[] => Object.entries(doc.paths)
+  .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+
+export const operation = (doc: OpenApi, route: Route) => doc.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]
+
+/** The example the OpenAPI document gives of the route's request body, if it has one. */
+export function exampleBody (doc: OpenApi, route: Route): unknown {
+  return operation(doc, route)?.requestBody?.content['application/json']?.example
+}
+
+/**
+ * The body to send on the route: the document's example, or where an example cannot succeed twice, a fresh one
+ * (an invitation to the owner's organization for `callerEmail`, to accept).
+ */
+export async function bodyFor (app: FastifyInstance, doc: OpenApi, route: Route, owner: Owner, callerEmail: string): Promise<object | undefined> {
+  if (route.method === 'POST' && route.path === '/api/v1/invitations/accept') {
+    const { token } = await inviteMember(app.db, { orgId: owner.orgId, role: 'owner', userId: owner.user.id }, { email: callerEmail, role: 'viewer' }, new Date())
+    return { token }
+  }
+  return exampleBody(doc, route) as object | undefined
+}
+
+/** The routes under /api/v1 that need a key. */
+export const keyedRoutes = (app: FastifyInstance): Route[] =>
+  routeTable(app).filter((r) => r.path.startsWith('/api/v1/') && !PUBLIC.has(`${r.method} ${r.path}`))
+
+let members = 0
+
+/**
+ * A fresh resource of the owner's organization for a route's `:id`, by the resource the path names: a monitor, a
+ * notification channel (sending to a local receiver), a delivery, an invitation or a member (a viewer, also for
+ * the paths without one); made with data for every
+ * read to return.
+ */
+export async function makeTarget (app: FastifyInstance, owner: Owner, route: Route, receiverUrl: string): Promise<string> {
+  if (route.path.startsWith('/api/v1/monitors')) {
+    const id = (await makeMonitor(app, owner.auth)).id
+    await insertChecks(app.db, [{ monitorId: id, isUp: false, statusCode: 500, responseTimeMs: 9, checkedAt: new Date() }])
+    await openIncident(app.db, id, { cause: 'expected status 200, got 500', statusCode: 500, startedAt: new Date() })
+    return id
+  }
+  if (route.path.startsWith('/api/v1/organization/invitations')) {
+    const { invitation } = await inviteMember(app.db, { orgId: owner.orgId, role: 'owner', userId: owner.user.id }, { email: `invited${++members}@example.com`, role: 'viewer' }, new Date())
+    return invitation.id
+  }
+  if (route.path.startsWith('/api/v1/organization') || route.path.startsWith('/api/v1/invitations')) {
+    const member = await createUser(app.db, `member${++members}-${Date.now()}@example.com`)
+    await upsertMember(app.db, owner.orgId, member.id, 'viewer', new Date())
+    return member.id
+  }
+  const channel = await request(app, owner.auth, {
+    method: 'POST', url: '/api/v1/notification-channels', payload: { name: 'hook', type: 'webhook', config: { url: receiverUrl } },
+  })
+  const channelId = channel.json().data.id as string
+  const at = new Date()
+  const { eventId } = await enqueueEvent(app.db, {
+    orgId: owner.orgId, monitorId: null, incidentId: null, channelId, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
+  })
+  if (route.path.startsWith('/api/v1/notification-channels')) return channelId
+  if (!route.path.startsWith('/api/v1/deliveries')) throw new Error(`no resource known for ${route.path}`)
+  return rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))[0].id
+}
+
+/** Everything of the owner's organization a route could change: monitors, channels, deliveries, the organization, members. */
+export async function organizationState (app: FastifyInstance, orgId: string): Promise<string> {
+  const rows = await Promise.all([
+    sql`select * from monitors where org_id = ${orgId} order by id`,
+    sql`select * from notification_channels where org_id = ${orgId} order by id`,
+    sql`select d.* from notification_deliveries d join notification_channels c on c.id = d.channel_id where c.org_id = ${orgId} order by d.id`,
+    sql`select * from organizations where id = ${orgId}`,
+    sql`select * from memberships where org_id = ${orgId} order by user_id`,
+    sql`select * from invitations where org_id = ${orgId} order by id`,
+  ].map(async (query) => rowsOf(await app.db.execute(query))))
+  return JSON.stringify(rows)
+}
