@@ -115,7 +115,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
       params: MemberParams,
       response: {
         204: Type.Null({ description: 'Removed; no body' }),
-        ...memberErrors(400, 403, 404),
+        ...memberErrors(400, 403, 404, 413, 415),
         409: errorResponse(409, 'The member is the last owner', LAST_OWNER),
       },
     },
@@ -182,7 +182,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
       params: InvitationParams,
       response: {
         204: Type.Null({ description: 'Revoked; no body' }),
-        ...errorResponses(400, 403),
+        ...errorResponses(400, 403, 413, 415),
         404: errorResponse(404, 'No such pending invitation of the caller\'s organization', INVITATION_NOT_FOUND),
       },
     },

@@ -36,6 +36,7 @@ declare module 'fastify' {
     keyCheckedByQuery?: true
   }
 }
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 // Enough for every key of a large deployment; past it the least recently used goes (a lookup brings it back).
 const REMEMBERED_KEYS_MAX = 10_000
 /** Whether the request carries Authorization more than once (Node keeps only the first in `headers`). */
@@ -111,7 +112,10 @@ export default fp(async (app) => {
     }
     // assertRouteRole refuses such a route when the API's routes are registered; this catches one added elsewhere.
     if (role === undefined) throw new Error(`${request.routeOptions.method} ${request.routeOptions.url} declares no role`)
-    if (!includesRole(request.principal.role, role)) throw new HttpError(403)
+    // A read key changes nothing, not even what a viewer may change for itself (accepting an invitation).
+    if (!includesRole(request.principal.role, role) || (request.principal.scope !== 'write' && !READ_METHODS.has(request.method))) {
+      throw new HttpError(403)
+    }
   })
 
   // A read found the key deleted: forget it, so that its next request is refused before any read.

@@ -38,7 +38,8 @@ t.test('each role gets 2xx or 403 on every route, as the route declares', async 
       const res = await app.inject({
         method: route.method as 'GET', url: route.path.replace(/:\w+/g, target), headers: member.auth, ...(payload ? { payload } : {}),
       })
-      if (includesRole(caller.acts, needed)) {
+      // A read key changes nothing, whatever the route's role.
+      if (includesRole(caller.acts, needed) && (caller.scope === 'write' || route.method === 'GET' || route.method === 'HEAD')) {
         t.ok(res.statusCode >= 200 && res.statusCode < 300, `${caller.label}: ${name} (needs ${needed}) answers ${res.statusCode} ${res.body}`)
       } else {
         t.equal(res.statusCode, 403, `${caller.label}: ${name} (needs ${needed}) is refused`)
