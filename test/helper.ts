@@ -27,16 +27,16 @@ export const usingPostgres = Boolean(process.env.DATABASE_URL)
 
 /**
  * A fresh, migrated database for this test, copied from the template (support/database-template.ts): an in-memory
- * PGlite, or a new PostgreSQL database next to DATABASE_URL's that is dropped at teardown.
+ * PGlite, or a new PostgreSQL database next to DATABASE_URL's that is dropped at teardown. `unmigrated`: empty.
  */
-export async function createTestDatabase (t: Teardown): Promise<{ handle: DatabaseHandle, DATABASE_URL?: string }> {
+export async function createTestDatabase (t: Teardown, options: { unmigrated?: boolean } = {}): Promise<{ handle: DatabaseHandle, DATABASE_URL?: string }> {
   const adminUrl = process.env.DATABASE_URL
   if (!adminUrl) {
-    const handle = await openDatabase({ DATA_DIR: 'memory://', pgliteTarball: await pgliteTarball() })
+    const handle = await openDatabase({ DATA_DIR: 'memory://', pgliteTarball: options.unmigrated ? undefined : await pgliteTarball() })
     t.teardown(() => handle.close())
     return { handle }
   }
-  const template = await postgresTemplate(adminUrl)
+  const template = options.unmigrated ? 'template0' : await postgresTemplate(adminUrl)
   const name = `pingward_test_${randomBytes(6).toString('hex')}`
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
   await admin.unsafe(`create database ${name} template ${template}`)

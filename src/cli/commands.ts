@@ -3,7 +3,7 @@ import type { Database } from '../db/client.ts'
 import { createApiKey, deleteApiKey, listApiKeys } from '../repositories/api-keys.ts'
 import type { Role } from '../domain/vocabulary.ts'
 import {
-  findOrganizationBySlug, insertOrganization, listMembers, listOrganizations, personalOrgId, soleOwnerships, upsertMember,
+  findOrganizationBySlug, insertOrganization, listMembers, listOrganizations, memberRole, personalOrgId, soleOwnerships, upsertMember,
 } from '../organizations/repository.ts'
 import { changeMemberRole, removeMember } from '../organizations/service.ts'
 import { rebuildRollups } from '../repositories/rollups.ts'
@@ -97,7 +97,7 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
       const { name, scope, expires_in_days: days } = (await checkOptions(command))!
       const user = await userOrFail(db, command.email)
       const org = command.org === undefined ? undefined : await organizationOrFail(db, command.org)
-      if (org && !(await listMembers(db, org.id)).some((m) => m.userId === user.id)) {
+      if (org && await memberRole(db, org.id, user.id) === undefined) {
         throw new CommandError(`${user.email} is no member of ${org.slug}; add them with: npm run -s cli -- members add ${user.email} --org ${org.slug} --role ROLE`)
       }
       const { key, record } = await createApiKey(db, {
@@ -145,7 +145,7 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
     }
     case 'members add': {
       const [org, user] = [await organizationOrFail(db, command.org), await userOrFail(db, command.email)]
-      if ((await listMembers(db, org.id)).some((m) => m.userId === user.id)) {
+      if (await memberRole(db, org.id, user.id) !== undefined) {
         throw new CommandError(`${user.email} is a member of ${org.slug} already; change the role with: members role`)
       }
       await upsertMember(db, org.id, user.id, command.role, now)

@@ -51,16 +51,12 @@ export async function listOrganizations (db: Database): Promise<Array<Organizati
 export async function updateOrganization (
   db: Database, orgId: string, changes: { name?: string, slug?: string }
 ): Promise<OrganizationRow | undefined> {
-  if (changes.slug !== undefined) {
-    const [holder] = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, changes.slug))
-    if (holder && holder.id !== orgId) throw new SlugTakenError(`The slug ${changes.slug} is taken`)
-  }
   if (changes.name === undefined && changes.slug === undefined) return findOrganization(db, orgId)
   try {
     const [row] = await db.update(organizations).set(changes).where(eq(organizations.id, orgId)).returning()
     return row
   } catch (err) {
-    // Two renames to one slug at once: the unique index decides.
+    // The unique index decides, so two renames to one slug at once cannot both win.
     if ((err as { code?: string }).code === '23505' || (err as { cause?: { code?: string } }).cause?.code === '23505') {
       throw new SlugTakenError(`The slug ${changes.slug} is taken`)
     }
@@ -82,6 +78,12 @@ export async function listMembers (db: Database, orgId: string): Promise<MemberR
 export async function lockMembers (tx: Database, orgId: string): Promise<MemberRow[]> {
   return tx.select(memberColumns).from(memberships).innerJoin(users, eq(users.id, memberships.userId))
     .where(eq(memberships.orgId, orgId)).orderBy(asc(memberships.createdAt), asc(users.email)).for('update', { of: memberships })
+}
+
+/** The user's role in the organization; undefined when they are no member. */
+export async function memberRole (db: Database, orgId: string, userId: string): Promise<Role | undefined> {
+  const [row] = await db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)))
+  return row?.role
 }
 
 /** Adds the user as a member, or changes the role of one who is; the member as stored. */
@@ -149,8 +151,7 @@ export async function takeInvitation (tx: Database, tokenHash: string, email: st
 /** Makes the user a member with `role` unless they are one already (an invitation never changes a role). */
 export async function addMemberIfNew (tx: Database, orgId: string, userId: string, role: Role, now: Date): Promise<Role> {
   await tx.insert(memberships).values({ orgId, userId, role, createdAt: now }).onConflictDoNothing()
-  const [row] = await tx.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)))
-  return row.role
+  return (await memberRole(tx, orgId, userId))!
 }
 
 /** The slugs of the organizations, besides the user's personal one, where the user is the only owner. */

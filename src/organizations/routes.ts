@@ -4,10 +4,9 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { confirmedKeyOf } from '../plugins/auth.ts'
 import { errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
-import { createEmailSender } from '../notifications/email-sender.ts'
 import type { Config } from '../runtime/config.ts'
 import { findUserById } from '../repositories/users.ts'
-import { invitationMail } from './invitation-mail.ts'
+import { invitationMailer } from './invitation-mail.ts'
 import { invitationUrl, presentInvitation, presentMember, presentOrganization } from './presenter.ts'
 import { findOrganization, listMembers, listPendingInvitations, revokeInvitation, updateOrganization } from './repository.ts'
 import {
@@ -29,10 +28,7 @@ function memberErrors (...statuses: Parameters<typeof errorResponses>) {
 const INVITATION_NOT_FOUND = 'Invitation not found'
 
 const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  // The invitation mails' sender, made on first use (its connection closes with the app); none without SMTP_URL.
-  let mailer: ReturnType<typeof createEmailSender> | undefined
-  const sender = () => (mailer === undefined ? (mailer = createEmailSender(config)) : mailer)
-  app.addHook('onClose', async () => { await mailer?.close() })
+  const mailInvitation = invitationMailer(app, config)
 
   /** The key's organization as stored: a key is confirmed only while its organization and membership exist. */
   async function organizationOf (orgId: string) {
@@ -149,15 +145,8 @@ const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
     const key = confirmedKeyOf(request)
     const { invitation, token } = await inviteMember(app.db, key, request.body, app.clock())
     const acceptUrl = invitationUrl(config.PUBLIC_URL, token)
-    const mail = sender()
-    if (mail) {
-      const [org, inviter] = await Promise.all([findOrganization(app.db, key.orgId), findUserById(app.db, key.userId)])
-      const sending = mail.send(invitationMail({ invitation, orgName: org?.name ?? 'an organization', inviter: inviter?.email ?? 'Someone', acceptUrl }))
-      // Not awaited: the link is in the answer; a mail that fails is logged, not a failed invitation.
-      app.backgroundWrites.track(sending.then((sent) => {
-        if (!sent.ok) request.log.warn({ invitation: invitation.id, error: sent.error }, 'invitation mail not sent')
-      }), 'mail an invitation', request.log)
-    }
+    const inviter = await findUserById(app.db, key.userId)
+    mailInvitation(invitation, { inviter: inviter?.email ?? 'Someone', acceptUrl, log: request.log })
     reply.code(201).header('location', `/api/v1/organization/invitations/${invitation.id}`)
     return { data: { ...presentInvitation(invitation), accept_url: acceptUrl } }
   })

@@ -5,14 +5,11 @@ import t from 'tap'
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { randomBytes } from 'node:crypto'
 import { sql } from 'drizzle-orm'
-import postgres from 'postgres'
 import { buildApp } from '../../src/app.ts'
-import { openDatabase, rowsOf, type DatabaseHandle } from '../../src/db/client.ts'
+import { rowsOf, type DatabaseHandle } from '../../src/db/client.ts'
 import { generateApiKey, hashApiKey, keyPrefix } from '../../src/auth/keys.ts'
-import { request, tempDir, testConfig, type Teardown } from '../helper.ts'
-import { databaseUrl } from '../support/database-template.ts'
+import { createTestDatabase, request, tempDir, testConfig, type Teardown } from '../helper.ts'
 
 const DRIZZLE = fileURLToPath(new URL('../../drizzle', import.meta.url))
 const BEFORE = '0023_live_updates'
@@ -30,27 +27,6 @@ function folderUpTo (t: Teardown, last: string): string {
   mkdirSync(join(dir, 'meta'), { recursive: true })
   writeFileSync(journalPath, JSON.stringify(journal))
   return dir
-}
-
-/** An empty database of the kind the suite runs on. */
-async function emptyDatabase (t: Teardown): Promise<{ handle: DatabaseHandle, url?: string }> {
-  const adminUrl = process.env.DATABASE_URL
-  if (!adminUrl) {
-    const handle = await openDatabase({ DATA_DIR: 'memory://' })
-    t.teardown(() => handle.close())
-    return { handle }
-  }
-  const name = `pingward_migration_${randomBytes(6).toString('hex')}`
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`create database ${name} template template0`)
-  const url = databaseUrl(adminUrl, name)
-  const handle = await openDatabase({ DATABASE_URL: url, DATA_DIR: 'memory://' })
-  t.teardown(async () => {
-    await handle.close()
-    await admin.unsafe(`drop database if exists ${name} with (force)`)
-    await admin.end()
-  })
-  return { handle, url }
 }
 
 async function migrateWith (handle: DatabaseHandle, migrationsFolder: string): Promise<void> {
@@ -111,7 +87,7 @@ async function populate (handle: DatabaseHandle): Promise<Record<string, string>
 }
 
 t.test('0024 moves every row into its owner\'s personal organization, nothing lost', async (t) => {
-  const { handle, url } = await emptyDatabase(t)
+  const { handle, DATABASE_URL: url } = await createTestDatabase(t, { unmigrated: true })
   await migrateWith(handle, folderUpTo(t, BEFORE))
   const keys = await populate(handle)
   const before = Object.fromEntries(await Promise.all(TABLES.map(async (table) => [table, await rowsOfTable(handle, table)] as const)))

@@ -1,20 +1,14 @@
 // In real headless Chromium (Debian's /usr/bin/chromium via playwright-core): Swagger UI at /docs and the dashboard's
 // pages run under their Content Security Policies without a single violation (the browser's own
 // `securitypolicyviolation` events and its console errors), and the browser's icon requests are answered.
-import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { withMonitorDefaults } from '../../src/monitors/schema.ts'
 import { createMonitor } from '../../src/monitors/service.ts'
-import { buildTestApp, makeUser, tempDir } from '../helper.ts'
+import { buildTestApp, makeUser } from '../helper.ts'
+import { chromiumMissing as skip, launchChromium } from '../support/chromium.ts'
 import { makeDashboardUser, PASSWORD } from '../dashboard/dashboard-helper.ts'
-
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--no-proxy-server',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync']
-
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`
 
 /** Every CSP violation the page reports, and every console error, from before its first script runs. */
 async function watch (page: Page) {
@@ -41,11 +35,7 @@ t.test('Swagger UI and the dashboard report no CSP violation and no console erro
   await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com' }), new Date())
   const person = await makeDashboardUser(app)
 
-  const browser = await chromium.launchPersistentContext(tempDir(t, 'pingward-chromium-'), {
-    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 },
-  })
-  t.teardown(() => browser.close())
-  const page: Page = browser.pages()[0] ?? await browser.newPage()
+  const { page } = await launchChromium(t)
   const seen = await watch(page)
 
   await page.goto(`${base}/docs`)

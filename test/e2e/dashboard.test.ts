@@ -1,26 +1,17 @@
 // The dashboard end to end in real headless Chromium (Debian's /usr/bin/chromium via playwright-core): sign in,
 // create a monitor and see it checked against a local target, create a key and use it, delete it and see the API
 // refuse it, make a webhook channel, send it a test that arrives signed and have the monitor notify it, sign out. Screenshots of each page go to test-output/screenshots/ (git-ignored).
-import { existsSync, mkdirSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { chromium, type Page } from 'playwright-core'
 import { startChecker } from '../../src/checker/index.ts'
 import { hashPassword } from '../../src/auth/passwords.ts'
 import { createUser, setPasswordHash } from '../../src/repositories/users.ts'
-import { buildTestApp, tempDir, testConfig, until } from '../helper.ts'
+import { buildTestApp, testConfig, until } from '../helper.ts'
+import { chromiumMissing as skip, launchChromium, screenshotPath } from '../support/chromium.ts'
 import { targetServer } from '../support/target-server.ts'
 import { webhookReceiver } from '../support/webhook-receiver.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
-const SCREENSHOTS = fileURLToPath(new URL('../../test-output/screenshots/', import.meta.url))
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const PASSWORD = 'a long enough e2e password'
-
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`
 
 t.test('a person runs Pingward from the dashboard, without curl', { skip }, async (t) => {
   // The local target the monitor checks.
@@ -38,16 +29,10 @@ t.test('a person runs Pingward from the dashboard, without curl', { skip }, asyn
   const user = await createUser(app.db, `e2e-${Date.now()}@example.com`)
   await setPasswordHash(app.db, user.id, await hashPassword(PASSWORD))
 
-  mkdirSync(SCREENSHOTS, { recursive: true })
-  const profile = tempDir(t, 'pingward-chromium-')
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 },
-  })
-  t.teardown(() => browser.close())
+  const { browser, page } = await launchChromium(t)
   await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
-  const page: Page = browser.pages()[0] ?? await browser.newPage()
   page.on('dialog', (dialog) => dialog.accept())
-  const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  const shot = (name: string) => page.screenshot({ path: screenshotPath(name), fullPage: true })
   const heading = () => page.locator('h1').textContent()
 
   // Signed out, the dashboard sends us to sign in; the first Tab reaches the skip link.
@@ -206,13 +191,8 @@ t.test('the monitor form shows only the chosen kind\'s fields, and a heartbeat\'
   const user = await createUser(app.db, `e2e-kinds-${Date.now()}@example.com`)
   await setPasswordHash(app.db, user.id, await hashPassword(PASSWORD))
 
-  mkdirSync(SCREENSHOTS, { recursive: true })
-  const browser = await chromium.launchPersistentContext(tempDir(t, 'pingward-chromium-'), {
-    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 },
-  })
-  t.teardown(() => browser.close())
+  const { browser, page } = await launchChromium(t)
   await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
-  const page: Page = browser.pages()[0] ?? await browser.newPage()
   await page.goto(`${base}/sign-in`)
   await page.getByLabel('Email').fill(user.email)
   await page.getByLabel('Password').fill(PASSWORD)
@@ -243,7 +223,7 @@ t.test('the monitor form shows only the chosen kind\'s fields, and a heartbeat\'
   t.ok(await page.locator('#new-monitor-url').isDisabled(), 'a heartbeat sends no url')
   await page.getByLabel('Name').fill('Nightly backup')
   await page.getByLabel('Grace (minutes)').fill('5')
-  await page.screenshot({ path: join(SCREENSHOTS, '17-heartbeat-form.png'), fullPage: true })
+  await page.screenshot({ path: screenshotPath('17-heartbeat-form'), fullPage: true })
   await page.getByRole('button', { name: 'Add monitor' }).click()
   await page.waitForURL(/\/monitors\/[0-9a-f-]{36}\?notice=heartbeat-created$/)
 
@@ -253,5 +233,5 @@ t.test('the monitor form shows only the chosen kind\'s fields, and a heartbeat\'
   await page.getByRole('button', { name: 'Copy' }).click()
   await page.locator('.copy-status', { hasText: 'Copied' }).waitFor()
   t.equal(await page.evaluate(() => navigator.clipboard.readText()), pingUrl, 'Copy put the ping URL on the clipboard')
-  await page.screenshot({ path: join(SCREENSHOTS, '18-heartbeat-monitor.png'), fullPage: true })
+  await page.screenshot({ path: screenshotPath('18-heartbeat-monitor'), fullPage: true })
 })

@@ -1,23 +1,21 @@
 // Live updates in real headless Chromium, straight to Pingward and through the nginx and Caddy of docs/deploy/: a
 // heartbeat's ping shows on the open monitor list, a failed ping on the open monitor page (status, incident, checks),
 // with no reload (a marker set on the page survives), and a relative time moves on worded as the server words it.
-import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
-import { chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { request as httpRequest } from 'undici'
 import { hashPassword } from '../../src/auth/passwords.ts'
 import { ago } from '../../src/dashboard/format.ts'
 import { createUser, setPasswordHash } from '../../src/repositories/users.ts'
-import { buildTestApp, makeKey, makeMonitor, tempDir } from '../helper.ts'
+import { buildTestApp, makeKey, makeMonitor } from '../helper.ts'
+import { chromiumMissing, launchChromium } from '../support/chromium.ts'
 import { CADDY, NGINX, skipWithout, startCaddy, startNginx } from '../deploy/proxies.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const PASSWORD = 'a long enough live-updates password'
 
-const noChromium = existsSync(CHROMIUM) || process.env.CI ? false : `${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`
+// CI has Chromium: a missing one fails there.
+const noChromium = process.env.CI ? false : chromiumMissing
 
 type Via = 'direct' | 'nginx' | 'caddy'
 
@@ -43,11 +41,7 @@ async function scenario (t: Test, via: Via) {
     t.equal(res.statusCode, 200, `ping${suffix}`)
   }
 
-  const browser = await chromium.launchPersistentContext(tempDir(t, 'pingward-chromium-'), {
-    executablePath: CHROMIUM, headless: true, args: ARGS, ignoreHTTPSErrors: true,
-  })
-  t.teardown(() => browser.close())
-  const page = browser.pages()[0] ?? await browser.newPage()
+  const { page } = await launchChromium(t, { ignoreHTTPSErrors: true })
   await page.goto(`${base}/sign-in`)
   await page.getByLabel('Email').fill(user.email)
   await page.getByLabel('Password').fill(PASSWORD)

@@ -3,23 +3,17 @@
 // treat localhost as secure, which would hide the bug) and at the machine's own address. The document renders and
 // Try it out lists the caller's monitors with a key. Before, /docs sent upgrade-insecure-requests: every asset was
 // asked of https://, and the page stayed blank.
-import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import t from 'tap'
-import { chromium, type Page } from 'playwright-core'
-import { buildTestApp, makeMonitor, makeUser, tempDir } from '../helper.ts'
+import { buildTestApp, makeMonitor, makeUser } from '../helper.ts'
+import { chromiumMissing as skip, launchChromium } from '../support/chromium.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
 const LAN_NAME = 'pingward.lan'
 // This machine's own non-loopback IPv4 address, if it has one; the LAN name resolves to it (else to loopback).
 const OWN_ADDRESS = Object.values(networkInterfaces()).flat()
   .find((i) => i !== undefined && i.family === 'IPv4' && !i.internal)?.address
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--no-proxy-server',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  `--host-resolver-rules=MAP ${LAN_NAME} ${OWN_ADDRESS ?? '127.0.0.1'}`]
-
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`
+const ARGS = [`--host-resolver-rules=MAP ${LAN_NAME} ${OWN_ADDRESS ?? '127.0.0.1'}`]
 
 t.test('Swagger UI at a LAN name over plain http renders and Try it out works', { skip }, async (t) => {
   const { app } = await buildTestApp(t)
@@ -28,11 +22,7 @@ t.test('Swagger UI at a LAN name over plain http renders and Try it out works', 
   const { auth, key } = await makeUser(app)
   await makeMonitor(app, auth, { name: 'Seen from the LAN' })
 
-  const browser = await chromium.launchPersistentContext(tempDir(t, 'pingward-chromium-'), {
-    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 },
-  })
-  t.teardown(() => browser.close())
-  const page: Page = browser.pages()[0] ?? await browser.newPage()
+  const { page } = await launchChromium(t, { args: ARGS })
   // What the browser refused or could not load: the diagnosis when the page stays blank.
   const failures: string[] = []
   page.on('requestfailed', (request) => failures.push(`${request.url()}: ${request.failure()?.errorText}`))

@@ -1,23 +1,15 @@
 // A team in real headless Chromium: an owner invites a second user from Settings, then Members, the second user
 // accepts the link as a viewer (no edit controls, a forced POST refused), is promoted to editor, and creates a
 // monitor the owner then sees. Screenshots go to test-output/screenshots/ (git-ignored).
-import { existsSync, mkdirSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { hashPassword } from '../../src/auth/passwords.ts'
 import { createUser, setPasswordHash } from '../../src/repositories/users.ts'
-import { buildTestApp, tempDir } from '../helper.ts'
+import { buildTestApp } from '../helper.ts'
+import { chromiumMissing as skip, launchChromium, screenshotPath } from '../support/chromium.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
-const SCREENSHOTS = fileURLToPath(new URL('../../test-output/screenshots/', import.meta.url))
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const PASSWORD = 'a long enough e2e password'
-
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium; .ci/run does)`
 
 t.test('an owner invites a colleague, who joins as a viewer, is promoted, and adds a monitor', { skip }, async (t) => {
   const { app } = await buildTestApp(t)
@@ -30,14 +22,9 @@ t.test('an owner invites a colleague, who joins as a viewer, is promoted, and ad
   }))
   const [ada, grace] = people
 
-  mkdirSync(SCREENSHOTS, { recursive: true })
   /** A browser of its own per person: separate cookies. */
   async function browserOf (email: string): Promise<{ context: BrowserContext, page: Page }> {
-    const context = await chromium.launchPersistentContext(tempDir(t, 'pingward-chromium-'), {
-      executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 },
-    })
-    t.teardown(() => context.close())
-    const page = context.pages()[0] ?? await context.newPage()
+    const { browser: context, page } = await launchChromium(t)
     page.on('dialog', (dialog) => dialog.accept())
     await page.goto(`${base}/sign-in`)
     await page.getByLabel('Email').fill(email)
@@ -55,7 +42,7 @@ t.test('an owner invites a colleague, who joins as a viewer, is promoted, and ad
   await owner.getByRole('button', { name: 'Invite' }).click()
   const link = await owner.getByLabel('Invitation link').inputValue()
   t.match(link, /\/invitations\/[\w-]{43}$/)
-  await owner.screenshot({ path: join(SCREENSHOTS, 'team-01-invited.png'), fullPage: true })
+  await owner.screenshot({ path: screenshotPath('team-01-invited'), fullPage: true })
 
   await colleague.goto(link.replace('http://localhost:3000', base))
   t.equal(await colleague.locator('h1').textContent(), `Join ${ada.email}`)
@@ -63,7 +50,7 @@ t.test('an owner invites a colleague, who joins as a viewer, is promoted, and ad
   await colleague.waitForURL(`${base}/?notice=invitation-accepted`)
   t.match(await colleague.locator('.org').textContent(), '(viewer)')
   t.equal(await colleague.getByText('Add a monitor').count(), 0, 'a viewer sees no create form')
-  await colleague.screenshot({ path: join(SCREENSHOTS, 'team-02-viewer.png'), fullPage: true })
+  await colleague.screenshot({ path: screenshotPath('team-02-viewer'), fullPage: true })
   // A forced POST, as a crafted form would send it, with the page's own CSRF token.
   const forced = await colleague.evaluate(async () => {
     const csrf = (document.querySelector('input[name="_csrf"]') as HTMLInputElement).value
@@ -87,5 +74,5 @@ t.test('an owner invites a colleague, who joins as a viewer, is promoted, and ad
 
   await owner.goto(`${base}/`)
   t.equal(await owner.getByRole('link', { name: 'Made by Grace', exact: true }).count(), 1, 'the owner sees the editor\'s monitor')
-  await owner.screenshot({ path: join(SCREENSHOTS, 'team-03-shared.png'), fullPage: true })
+  await owner.screenshot({ path: screenshotPath('team-03-shared'), fullPage: true })
 })

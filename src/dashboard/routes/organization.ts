@@ -8,10 +8,9 @@ import { CreateInvitationSchema } from '../../organizations/schema.ts'
 import { HttpError } from '../../http/error-catalog.ts'
 import { ROLES, type Role } from '../../domain/vocabulary.ts'
 import { DomainError } from '../../domain/errors.ts'
-import { createEmailSender } from '../../notifications/email-sender.ts'
-import { invitationMail } from '../../organizations/invitation-mail.ts'
+import { invitationMailer } from '../../organizations/invitation-mail.ts'
 import { invitationUrl } from '../../organizations/presenter.ts'
-import { findOrganization, listMembers, listPendingInvitations, revokeInvitation } from '../../organizations/repository.ts'
+import { listMembers, listPendingInvitations, revokeInvitation } from '../../organizations/repository.ts'
 import { acceptInvitation, changeMemberRole, inviteMember, pendingInvitationFor, removeMember } from '../../organizations/service.ts'
 import type { Config } from '../../runtime/config.ts'
 import { switchSessionOrganization } from '../../repositories/sessions.ts'
@@ -29,10 +28,7 @@ const INVALID_INVITATION = 'This invitation is not valid: it has been accepted, 
   'than the one you signed in with.'
 
 const dashboardOrganizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  // The invitation mails' sender, made on first use; none without SMTP_URL.
-  let mailer: ReturnType<typeof createEmailSender> | undefined
-  const sender = () => (mailer === undefined ? (mailer = createEmailSender(config)) : mailer)
-  app.addHook('onClose', async () => { await mailer?.close() })
+  const mailInvitation = invitationMailer(app, config)
 
   app.post('/organization', {
     config: { role: 'viewer' },
@@ -70,13 +66,8 @@ const dashboardOrganizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
       throw err
     }
     const url = invitationUrl(config.PUBLIC_URL, made.token)
-    const mail = sender()
-    if (mail) {
-      const org = await findOrganization(app.db, session.orgId)
-      app.backgroundWrites.track(mail.send(invitationMail({ invitation: made.invitation, orgName: org?.name ?? 'an organization', inviter: session.email, acceptUrl: url }))
-        .then((sent) => { if (!sent.ok) request.log.warn({ invitation: made.invitation.id, error: sent.error }, 'invitation mail not sent') }), 'mail an invitation', request.log)
-    }
-    return renderMembers(request, reply, { created: { email: made.invitation.email, url, mailed: mail !== null } })
+    const mailed = mailInvitation(made.invitation, { inviter: session.email, acceptUrl: url, log: request.log })
+    return renderMembers(request, reply, { created: { email: made.invitation.email, url, mailed } })
   })
 
   app.post(`${MEMBERS_PATH}/invitations/:id/revoke`, {
