@@ -87,8 +87,9 @@ export default [
   layerRule(['src/notifications/repository.ts'], 'src/notifications/repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
     patterns: [{ regex: '^\\./(?!schema\\.ts$)' }],
   }),
+  // The presenter only for the audit log, which compares channels as the API shows them (secrets masked).
   layerRule(['src/notifications/service.ts'], 'src/notifications/service.ts (rows in, rows out)', [...EDGE, 'checker', 'cli'], {
-    patterns: [{ regex: '^\\./(routes|presenter)\\.ts$' }, { regex: '^\\.\\./services/(?!owner-limits\\.ts$)' }],
+    patterns: [{ regex: '^\\./routes\\.ts$' }, { regex: '^\\.\\./services/(?!owner-limits\\.ts$)' }],
   }),
   layerRule(['src/notifications/presenter.ts'], 'src/notifications/presenter.ts', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
     patterns: [{ regex: '^\\./(service|routes)\\.ts$' }],
@@ -140,6 +141,13 @@ export default [
   }),
   layerRule(['src/organizations/presenter.ts'], 'src/organizations/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
     patterns: [{ regex: '^\\./(service|routes)\\.ts$', what: 'src/organizations/{service,routes}.ts' }],
+  }),
+  // The audit log (src/audit/): every service writes through service.ts, which knows no other feature.
+  layerRule(['src/audit/schema.ts'], 'src/audit/schema.ts (domain only)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
+    patterns: [{ regex: '^\\./', what: 'another file of src/audit/' }],
+  }),
+  layerRule(['src/audit/repository.ts', 'src/audit/service.ts'], 'src/audit/{repository,service}.ts (rows and their writer)', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'cli'], {
+    patterns: [{ regex: '^\\./(routes|presenter|schema)\\.ts$', what: 'src/audit/{routes,presenter,schema}.ts' }],
   }),
   layerRule(['src/cli/**'], 'src/cli', ['routes', 'plugins', 'dashboard', 'checker', 'notifications']),
   // The edge: http is a library that the plugins use; plugins know no route; routes use plugins' decorations only.

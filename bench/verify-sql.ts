@@ -1,5 +1,6 @@
 // Checks that the reference server sends the very statements Pingward sends: runs the repository
 // functions of the benchmarked routes (the list whole and paged) through a postgres.js client that records the SQL text it is given.
+import { systemAudit } from '../src/domain/audit.ts'
 import postgres from 'postgres'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import * as schema from '../src/db/schema.ts'
@@ -37,9 +38,9 @@ export async function verifyReferenceSql (url: string, seeded: Seeded): Promise<
     ]
     let createdId = ''
     const inserted = await capture(async () => {
-      createdId = (await createMonitor(db, { keyId: seeded.writeKeyId }, withMonitorDefaults(POST_BODY as CreateMonitor), new Date())).id
+      createdId = (await createMonitor(db, { keyId: seeded.writeKeyId }, withMonitorDefaults(POST_BODY as CreateMonitor), new Date(), systemAudit('bench'))).id
     })
-    await deleteMonitor(db, seeded.writeUserId, createdId, new Date())
+    await deleteMonitor(db, seeded.writeUserId, createdId, new Date(), systemAudit('bench'))
     expected.push(['POST /monitors', INSERT_SQL, inserted])
     for (const [route, reference, statements] of expected) {
       if (!statements.includes(reference)) {

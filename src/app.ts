@@ -16,6 +16,8 @@ import changesPlugin from './plugins/changes.ts'
 import metricsPlugin from './plugins/metrics.ts'
 import errorsPlugin, { clientErrorHandler, frameworkErrors, setNotFoundHandler } from './plugins/errors.ts'
 import organizationRoutes from './organizations/routes.ts'
+import auditRoutes from './audit/routes.ts'
+import { AuditEventSchema } from './audit/schema.ts'
 import {
   AcceptInvitationSchema, CreatedInvitationSchema, CreateInvitationSchema, InvitationSchema, MemberSchema, OrganizationSchema,
   UpdateMemberSchema, UpdateOrganizationSchema,
@@ -63,7 +65,7 @@ export const SHARED_SCHEMAS = [
   NotificationChannelSchema, NotificationChannelWithSecretSchema, DeliverySchema, DeliveryDetailSchema, NotificationEventSchema,
   CreateMonitorSchema, UpdateMonitorSchema, CreateChannelSchema, UpdateChannelSchema, UptimeReportSchema,
   OrganizationSchema, UpdateOrganizationSchema, MemberSchema, UpdateMemberSchema, InvitationSchema, CreatedInvitationSchema,
-  CreateInvitationSchema, AcceptInvitationSchema,
+  CreateInvitationSchema, AcceptInvitationSchema, AuditEventSchema,
 ]
 
 export async function buildApp ({ config, clock = systemClock, database, logger }: BuildAppOptions): Promise<FastifyInstance> {
@@ -131,6 +133,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(uptimeRoutes)
     await api.register(notificationRoutes, { config })
     await api.register(organizationRoutes, { config })
+    await api.register(auditRoutes)
   }, { prefix: '/api/v1' })
   await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, adminEmail: config.ADMIN_EMAIL, config })
   return app

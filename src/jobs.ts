@@ -15,7 +15,7 @@ export function startJobs (options: { config: Config, db: Database, log: Fastify
   const checker = startChecker({ config, db, log, clock, metrics })
   // Every checker process delivers the notifications that checks (and the API's pauses and deletes) write.
   const deliveries = startDeliveryWorker({ config, db, log, clock, metrics })
-  const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS })
+  const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS })
   const stopRollups = startRollups({ db, clock, log })
   log.info({ concurrency: config.CHECK_CONCURRENCY }, 'checker started')
   return {

@@ -1,6 +1,7 @@
 // Test helpers: an app on a fresh database per test file (PGlite, or PostgreSQL when DATABASE_URL is set),
 // small factories for users, keys and monitors, Pingward child processes, temp dirs and waiting for a state.
 // (Local target servers and free ports: test/support/target-server.ts.)
+import { systemAudit } from '../src/domain/audit.ts'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
@@ -24,6 +25,9 @@ import { databaseUrl, pgliteDataDir, pgliteTarball, postgresTemplate } from './s
 export interface Teardown { teardown: (fn: () => unknown) => void }
 
 export const usingPostgres = Boolean(process.env.DATABASE_URL)
+
+/** The audit log's actor of a change a test makes through a service, as a fixture. */
+export const testAudit = systemAudit('test')
 
 /**
  * A fresh, migrated database for this test, copied from the template (support/database-template.ts): an in-memory

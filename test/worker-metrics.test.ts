@@ -5,7 +5,7 @@ import { openMigratedDatabase } from '../src/db/migrate.ts'
 import { createMonitor } from '../src/monitors/service.ts'
 import { createUser } from '../src/repositories/users.ts'
 import { withMonitorDefaults } from '../src/monitors/schema.ts'
-import { childDatabase, outputWaiter, spawnPingward, until } from './helper.ts'
+import { childDatabase, outputWaiter, spawnPingward, testAudit, until } from './helper.ts'
 import { parsePrometheusText, sampleValue } from './support/prometheus-text.ts'
 import { freePort, targetServer } from './support/target-server.ts'
 
@@ -17,7 +17,7 @@ t.test('the worker serves its own metrics on METRICS_PORT, with the token only',
   // The monitor first: the embedded database is the worker's alone once it runs.
   const setup = await openMigratedDatabase({ DATA_DIR: vars.DATA_DIR ?? 'memory://', DATABASE_URL: vars.DATABASE_URL })
   const user = await createUser(setup.db, 'worker-metrics@example.com')
-  await createMonitor(setup.db, { orgId: user.id }, withMonitorDefaults({ name: 'Up', url: `${target.url}/` }), new Date())
+  await createMonitor(setup.db, { orgId: user.id }, withMonitorDefaults({ name: 'Up', url: `${target.url}/` }), new Date(), testAudit)
   await setup.close()
 
   const port = await freePort()

@@ -1,7 +1,9 @@
-// Deletes old checks (CHECK_RETENTION_DAYS) in small batches and expired Idempotency-Keys, in the background.
+// Deletes old checks (CHECK_RETENTION_DAYS) in small batches, expired Idempotency-Keys and old audit events
+// (AUDIT_RETENTION_DAYS), in the background.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
+import { pruneAuditEvents } from '../audit/repository.ts'
 import { deleteExpiredChecks } from '../repositories/checks.ts'
 import { deleteExpiredIdempotencyKeys, IDEMPOTENCY_KEY_TTL_MS } from '../repositories/idempotency-keys.ts'
 
@@ -10,7 +12,7 @@ const EVERY_MS = 10 * 60_000
 
 /** Deletes expired checks, batch after batch; returns how many went. */
 export async function pruneChecks (db: Database, now: Date, retentionDays: number): Promise<number> {
-  const cutoff = new Date(now.getTime() - retentionDays * 86_400_000)
+  const cutoff = daysBefore(now, retentionDays)
   let total = 0
   for (;;) {
     const deleted = await deleteExpiredChecks(db, cutoff, BATCH)
@@ -26,14 +28,20 @@ export async function pruneIdempotencyKeys (db: Database, now: Date): Promise<nu
   return deleteExpiredIdempotencyKeys(db, new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS))
 }
 
-/** Runs pruneChecks and pruneIdempotencyKeys now and every ten minutes until the returned stop function is called. */
-export function startRetention (options: { db: Database, clock: Clock, log: FastifyBaseLogger, retentionDays: number }): () => Promise<void> {
+const daysBefore = (now: Date, days: number) => new Date(now.getTime() - days * 86_400_000)
+
+/** Prunes checks, Idempotency-Keys and audit events now and every ten minutes until the returned stop function is called. */
+export function startRetention (
+  options: { db: Database, clock: Clock, log: FastifyBaseLogger, retentionDays: number, auditRetentionDays: number }
+): () => Promise<void> {
   let current: Promise<unknown> = Promise.resolve()
   const run = () => {
     current = pruneChecks(options.db, options.clock(), options.retentionDays)
       .then((deleted) => { if (deleted > 0) options.log.info({ deleted }, 'retention: old checks deleted') })
       .then(() => pruneIdempotencyKeys(options.db, options.clock()))
       .then((deleted) => { if (deleted > 0) options.log.info({ deleted }, 'retention: expired idempotency keys deleted') })
+      .then(() => pruneAuditEvents(options.db, daysBefore(options.clock(), options.auditRetentionDays)))
+      .then((deleted) => { if (deleted > 0) options.log.info({ deleted }, 'retention: old audit events deleted') })
       .catch((err) => options.log.warn({ err }, 'retention: failed, will retry'))
   }
   const first = setTimeout(run, 5_000)

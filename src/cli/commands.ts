@@ -1,11 +1,13 @@
 // The operator commands that touch the database, run by the CLI or by the server for it; stdout holds what a script takes.
 import type { Database } from '../db/client.ts'
-import { createApiKey, deleteApiKey, listApiKeys } from '../repositories/api-keys.ts'
+import { systemAudit } from '../domain/audit.ts'
+import { listApiKeys } from '../repositories/api-keys.ts'
+import { makeApiKey, revokeApiKey } from '../services/api-keys.ts'
 import type { Role } from '../domain/vocabulary.ts'
 import {
-  findOrganizationBySlug, insertOrganization, listMembers, listOrganizations, memberRole, personalOrgId, soleOwnerships, upsertMember,
+  findOrganizationBySlug, listMembers, listOrganizations, memberRole, personalOrgId, soleOwnerships,
 } from '../organizations/repository.ts'
-import { changeMemberRole, removeMember } from '../organizations/service.ts'
+import { addMember, changeMemberRole, createOrganization, removeMember } from '../organizations/service.ts'
 import { rebuildRollups } from '../repositories/rollups.ts'
 import { deleteSessionsOfUser } from '../repositories/sessions.ts'
 import { createUser, deleteUserByEmail, findUserByEmail, listUsers, setPasswordHash } from '../repositories/users.ts'
@@ -54,7 +56,9 @@ async function organizationOrFail (db: Database, slug: string) {
 }
 
 /** The operator acts as an owner would: the rules of the organization (its last owner) still hold. */
-const operatorIn = (orgId: string) => ({ orgId, role: 'owner' as const })
+// The CLI's operator may do anything, and the audit log names them as the system's CLI.
+const CLI_AUDIT = systemAudit('cli')
+const operatorIn = (orgId: string) => ({ orgId, role: 'owner' as const, audit: CLI_AUDIT })
 
 /** Checks a command's options before any database is touched (a UsageError names the flag); only this loads Ajv. */
 export async function checkOptions (command: CliCommand) {
@@ -100,13 +104,13 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
       if (org && await memberRole(db, org.id, user.id) === undefined) {
         throw new CommandError(`${user.email} is no member of ${org.slug}; add them with: npm run -s cli -- members add ${user.email} --org ${org.slug} --role ROLE`)
       }
-      const { key, record } = await createApiKey(db, {
+      const { key, record } = await makeApiKey(db, {
         userId: user.id,
         orgId: org?.id ?? personalOrgId(user.id),
         name,
         scope,
         expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
-      })
+      }, now, CLI_AUDIT)
       return {
         stdout: `${key}\n`,
         stderr: `Created ${record.scope} key ${record.id} (${record.prefix}...) for ${user.email}` +
@@ -123,7 +127,7 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
       }
     }
     case 'keys delete': {
-      if (!await deleteApiKey(db, command.keyId)) throw new CommandError(`No key with the id ${command.keyId}`)
+      if (!await revokeApiKey(db, command.keyId, { now, audit: CLI_AUDIT })) throw new CommandError(`No key with the id ${command.keyId}`)
       return { stdout: '', stderr: `Deleted key ${command.keyId}: requests with it are refused from now on\n` }
     }
     case 'orgs list': {
@@ -135,7 +139,7 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
     }
     case 'orgs create': {
       const owner = await userOrFail(db, command.owner)
-      const org = await insertOrganization(db, { name: command.orgName, slug: command.slug, ownerId: owner.id, now })
+      const org = await createOrganization(db, { name: command.orgName, slug: command.slug, ownerId: owner.id, now }, CLI_AUDIT)
       return { stdout: `${org.id}\n`, stderr: `Created organization ${org.slug} with ${owner.email} as its owner\n` }
     }
     case 'members list': {
@@ -145,20 +149,19 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
     }
     case 'members add': {
       const [org, user] = [await organizationOrFail(db, command.org), await userOrFail(db, command.email)]
-      if (await memberRole(db, org.id, user.id) !== undefined) {
+      if (!await addMember(db, operatorIn(org.id), user.id, command.role, now)) {
         throw new CommandError(`${user.email} is a member of ${org.slug} already; change the role with: members role`)
       }
-      await upsertMember(db, org.id, user.id, command.role, now)
       return { stdout: '', stderr: `Added ${user.email} to ${org.slug} as ${command.role}\n` }
     }
     case 'members role': {
       const [org, user] = [await organizationOrFail(db, command.org), await userOrFail(db, command.email)]
-      if (!await changeMemberRole(db, operatorIn(org.id), user.id, command.role)) throw new CommandError(`${user.email} is no member of ${org.slug}`)
+      if (!await changeMemberRole(db, operatorIn(org.id), user.id, command.role, now)) throw new CommandError(`${user.email} is no member of ${org.slug}`)
       return { stdout: '', stderr: `${user.email} is ${command.role} in ${org.slug}\n` }
     }
     case 'members remove': {
       const [org, user] = [await organizationOrFail(db, command.org), await userOrFail(db, command.email)]
-      if (!await removeMember(db, operatorIn(org.id), user.id)) throw new CommandError(`${user.email} is no member of ${org.slug}`)
+      if (!await removeMember(db, operatorIn(org.id), user.id, now)) throw new CommandError(`${user.email} is no member of ${org.slug}`)
       return { stdout: '', stderr: `Removed ${user.email} from ${org.slug}, with the keys they made there\n` }
     }
     case 'rollups rebuild': {

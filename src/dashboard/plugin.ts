@@ -19,6 +19,7 @@ import keyRoutes from './routes/keys.ts'
 import monitorRoutes from './routes/monitors.ts'
 import notificationRoutes from './routes/notifications.ts'
 import organizationRoutes from './routes/organization.ts'
+import auditRoutes from './routes/audit-log.ts'
 import sessionPlugin, { CSRF_FIELD } from './session.ts'
 
 declare module 'fastify' {
@@ -96,6 +97,7 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   await app.register(keyRoutes)
   await app.register(notificationRoutes, { config: options.config })
   await app.register(organizationRoutes, { config: options.config })
+  await app.register(auditRoutes)
   await app.register(eventRoutes)
 }
 

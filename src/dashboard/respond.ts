@@ -1,4 +1,5 @@
 // Sending dashboard pages: the page context of a request, HTML replies, safe redirects.
+import type { AuditContext } from '../domain/audit.ts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { SafeHtml } from './html.ts'
 import type { PageContext } from './pages/layout.ts'
@@ -12,6 +13,12 @@ export function pageContext (app: FastifyInstance, request: FastifyRequest, repl
     csrfToken: app.sessions.csrfToken(request, reply),
     now: app.clock(),
   }
+}
+
+/** The audit log's actor of a change made in the dashboard: the signed-in member, and the request. */
+export function sessionAudit (request: FastifyRequest): AuditContext {
+  const session = request.session!
+  return { actor: { type: 'user', id: session.userId, label: session.email }, requestId: request.id, ip: request.ip }
 }
 
 export function sendPage (reply: FastifyReply, body: SafeHtml, status = 200): FastifyReply {

@@ -1,6 +1,6 @@
 // Opens the database: PostgreSQL through postgres.js when DATABASE_URL is set, embedded PGlite otherwise.
 import { sql } from 'drizzle-orm'
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { PgTransaction, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { DatabaseHealth, type AvailabilityListener } from './health.ts'
 import * as schema from './schema.ts'
 import { lockDataDir } from './data-dir-lock.ts'
@@ -12,6 +12,13 @@ import { DatabaseUnavailableError } from './unavailable.ts'
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
 /** A database or an open transaction on it. */
+const isTransaction = (db: Database): boolean => (db as unknown) instanceof PgTransaction
+
+/** Runs `work` in the caller's transaction when `db` is one, else in a new one (no savepoint in between). */
+export function atomically<T> (db: Database, work: (tx: Database) => Promise<T>): Promise<T> {
+  return isTransaction(db) ? work(db) : db.transaction(work)
+}
+
 export type Queryable = Pick<Database, 'select' | 'insert' | 'update'>
 
 /** The pool's use now: its connections, those running a query or a transaction, queries waiting for one. */

@@ -5,7 +5,8 @@ import {
 } from 'drizzle-orm/pg-core'
 import {
   API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
-  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, ROLES, ROLLUP_GRANULARITIES,
+  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, ROLES, ROLLUP_GRANULARITIES, AUDIT_ACTOR_TYPES,
+  type AuditAction, type AuditEntityType,
 } from '../domain/vocabulary.ts'
 import { MONITOR_DEFAULTS } from '../domain/monitor-types.ts'
 
@@ -69,6 +70,27 @@ export const invitations = pgTable('invitations', {
 }, (t) => [
   index('invitations_org_created_idx').on(t.orgId, t.createdAt),
   oneOf('invitations_role_check', t.role, ROLES),
+])
+
+// Who changed what, written in the transaction of each change (api-contract section 12). No foreign key to the
+// actor or the entity: the record outlives both.
+export const auditEvents = pgTable('audit_events', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  orgId: uuid('org_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  occurredAt: ts('occurred_at').notNull(),
+  actorType: text('actor_type', { enum: AUDIT_ACTOR_TYPES }).notNull(),
+  actorId: uuid('actor_id'),
+  actorLabel: text('actor_label').notNull(),
+  action: text('action').$type<AuditAction>().notNull(),
+  entityType: text('entity_type').$type<AuditEntityType>().notNull(),
+  entityId: uuid('entity_id').notNull(),
+  changes: jsonb('changes').$type<Record<string, [unknown, unknown]>>().notNull(),
+  requestId: text('request_id'),
+  ip: text('ip'),
+}, (t) => [
+  index('audit_events_org_occurred_idx').on(t.orgId, t.occurredAt.desc(), t.id.desc()),
+  index('audit_events_occurred_idx').on(t.occurredAt),
+  oneOf('audit_events_actor_type_check', t.actorType, AUDIT_ACTOR_TYPES),
 ])
 
 // Dashboard sign-ins. The id is the SHA-256 of the cookie's token, so a read of this table cannot sign anyone in.

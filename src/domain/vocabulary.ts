@@ -39,6 +39,25 @@ export type ApiKeyScope = typeof API_KEY_SCOPES[number]
 export const ROLES = ['viewer', 'responder', 'editor', 'admin', 'owner'] as const
 export type Role = typeof ROLES[number]
 /** The most a key of each scope may do: a key acts with the lower of this and its maker's role. */
+/** Who made a change the audit log records: a member in the dashboard, an API key, or the server itself (CLI, jobs). */
+export const AUDIT_ACTOR_TYPES = ['user', 'api_key', 'system'] as const
+export type AuditActorType = typeof AUDIT_ACTOR_TYPES[number]
+
+/** What the audit log records, `<entity>.<verb>` (api-contract section 12); the entity is the part before the dot. */
+export const AUDIT_ACTIONS = [
+  'monitor.created', 'monitor.updated', 'monitor.deleted',
+  'notification_channel.created', 'notification_channel.updated', 'notification_channel.deleted',
+  'notification_channel.secret_rotated', 'notification_channel.tested', 'delivery.retried',
+  'api_key.created', 'api_key.deleted',
+  'organization.created', 'organization.updated',
+  'member.added', 'member.role_changed', 'member.removed',
+  'invitation.created', 'invitation.revoked', 'invitation.accepted',
+] as const
+export type AuditAction = typeof AUDIT_ACTIONS[number]
+export type AuditEntityType = AuditAction extends `${infer Entity}.${string}` ? Entity : never
+export const entityTypeOf = (action: AuditAction) => action.split('.')[0] as AuditEntityType
+export const AUDIT_ENTITY_TYPES: readonly AuditEntityType[] = [...new Set(AUDIT_ACTIONS.map(entityTypeOf))]
+
 export const SCOPE_ROLES = { read: 'viewer', write: 'owner' } as const satisfies Record<ApiKeyScope, Role>
 
 /** Where a notification channel sends (api-contract section 8). */

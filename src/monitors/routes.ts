@@ -1,7 +1,7 @@
 // Monitor routes: list, read, create, update and soft-delete the caller's monitors.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { confirmedOrg, keyOwner } from '../plugins/auth.ts'
+import { confirmedOrg, keyOwner, keyAudit } from '../plugins/auth.ts'
 import { ERROR_CATALOG, errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
 import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
@@ -120,6 +120,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     const outcome = await createMonitorOnce(app.db, { orgId: confirmedOrg(request) }, input, {
       now: app.clock(),
       maxMonitors,
+      audit: keyAudit(request),
       key: request.headers['idempotency-key'],
       fingerprint: requestFingerprint(request.method, '/api/v1/monitors', input),
       answer: (created) => {
@@ -148,7 +149,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     config: { role: 'editor' },
   }, async (request) => {
     assertTargetAllowed(request.body.url, allowPrivateTargets)
-    const monitor = await updateMonitor(app.db, confirmedOrg(request), request.params.id, request.body, app.clock())
+    const monitor = await updateMonitor(app.db, confirmedOrg(request), request.params.id, request.body, app.clock(), keyAudit(request))
     if (!monitor) throw monitorNotFound()
     return { data: withAbsolutePingUrl(monitor, publicUrl) }
   })
@@ -164,7 +165,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     },
     config: { role: 'editor' },
   }, async (request, reply) => {
-    const deleted = await deleteMonitor(app.db, confirmedOrg(request), request.params.id, app.clock())
+    const deleted = await deleteMonitor(app.db, confirmedOrg(request), request.params.id, app.clock(), keyAudit(request))
     if (!deleted) throw monitorNotFound()
     return reply.code(204).send(null)
   })

@@ -1,6 +1,8 @@
 // The rules of a monitor's life: a create within the owner's limit and once per Idempotency-Key, an update that
 // pauses, resumes, changes kind and reschedules, a delete; a pause or a delete resolves the open incident and tells of it.
-import type { Database } from '../db/client.ts'
+import { recordChange } from '../audit/service.ts'
+import { atomically, type Database } from '../db/client.ts'
+import type { AuditContext } from '../domain/audit.ts'
 import { assertSecretsGivenAgain, assertSendableRequest, isSecretHeader, originOf } from '../domain/monitor-request.ts'
 import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.ts'
 import { resolveOpenIncident } from '../repositories/incidents.ts'
@@ -16,7 +18,7 @@ import {
   findMonitorRow, insertMonitor, lockOwnedMonitor, setMonitorChannels, softDeleteMonitor, updateMonitorRow,
   type MonitorRow,
 } from './repository.ts'
-import type { Monitor, MonitorWithoutChannels, NewMonitor, UpdateMonitor } from './schema.ts'
+import { UpdateMonitorSchema, type Monitor, type MonitorWithoutChannels, type NewMonitor, type UpdateMonitor } from './schema.ts'
 
 /** The owner's live monitor as the API shows it; undefined when none. */
 export async function findMonitor (db: Database, owner: Owner, id: string): Promise<Monitor | undefined> {
@@ -24,27 +26,36 @@ export async function findMonitor (db: Database, owner: Owner, id: string): Prom
   return row && completeMonitor(row)
 }
 
-/** Creates the owner's monitor (ApiKeyGoneError when the owner's key is gone). */
-export async function createMonitor (db: Database, owner: Owner, input: NewMonitor, now: Date): Promise<Monitor> {
+/** What the audit log compares of a monitor: the fields a caller sets. */
+const AUDITED_FIELDS = Object.keys(UpdateMonitorSchema.properties)
+
+/** Creates the owner's monitor, with its audit event (ApiKeyGoneError when the owner's key is gone). */
+export async function createMonitor (db: Database, owner: Owner, input: NewMonitor, now: Date, audit: AuditContext): Promise<Monitor> {
   if (input.monitor_type === 'site') assertSendableRequest(input)
   const active = input.is_active
   // Due at once; a heartbeat is due when its first ping would be late.
   const nextCheckAt = !active ? null : input.monitor_type === 'heartbeat' ? heartbeatDeadline(now, input.interval_minutes, input.grace_minutes) : now
   const columns = Object.assign(newMonitorColumns(input), { status: active ? 'pending' as const : 'paused' as const, nextCheckAt })
-  if (input.notification_channel_ids.length === 0) return completeMonitor(await insertMonitor(db, owner, columns, now))
-  // The monitor and its opt-ins together, or neither (a channel that is not the organization's).
-  return db.transaction(async (tx) => {
-    const monitor = completeMonitor(await insertMonitor(tx, owner, columns, now))
-    await setMonitorChannels(tx, await ownerOrgId(tx, owner), monitor.id, input.notification_channel_ids)
-    return { ...monitor, notification_channel_ids: await monitorChannelIds(tx, monitor.id) }
+  // The monitor, its opt-ins (a channel that is not the organization's fails them) and its event, or none.
+  return atomically(db, async (tx) => {
+    const inserted = completeMonitor(await insertMonitor(tx, owner, columns, now))
+    const orgId = await ownerOrgId(tx, owner)
+    const monitor = input.notification_channel_ids.length === 0 ? inserted : await withChannels(tx, orgId, inserted, input.notification_channel_ids)
+    await recordChange(tx, audit, { orgId, action: 'monitor.created', entityId: monitor.id, before: null, after: monitor, fields: AUDITED_FIELDS, at: now })
+    return monitor
   })
+}
+
+async function withChannels (tx: Database, orgId: string, monitor: Monitor, channelIds: string[]): Promise<Monitor> {
+  await setMonitorChannels(tx, orgId, monitor.id, channelIds)
+  return { ...monitor, notification_channel_ids: await monitorChannelIds(tx, monitor.id) }
 }
 
 /** Creates the owner's monitor within the `maxMonitors` limit (0: no limit). */
 export function createOwnedMonitor (
-  db: Database, owner: Owner, input: NewMonitor, options: { now: Date, maxMonitors: number }
+  db: Database, owner: Owner, input: NewMonitor, options: { now: Date, maxMonitors: number, audit: AuditContext }
 ): Promise<Monitor> {
-  return withinOwnerLimit(db, owner, 'monitors', options.maxMonitors, (tx, creator) => createMonitor(tx, creator, input, options.now))
+  return withinOwnerLimit(db, owner, 'monitors', options.maxMonitors, (tx, creator) => createMonitor(tx, creator, input, options.now, options.audit))
 }
 
 export type CreateOnceOutcome =
@@ -58,7 +69,7 @@ export type CreateOnceOutcome =
  */
 export async function createMonitorOnce (
   db: Database, owner: Owner, input: NewMonitor,
-  options: { now: Date, maxMonitors: number, key?: string, fingerprint: string, answer: (monitor: Monitor) => StoredResponse }
+  options: { now: Date, maxMonitors: number, audit: AuditContext, key?: string, fingerprint: string, answer: (monitor: Monitor) => StoredResponse }
 ): Promise<CreateOnceOutcome> {
   const create = async (tx: Database) => options.answer(await createOwnedMonitor(tx, owner, input, options))
   if (options.key === undefined) return { kind: 'answer', response: await create(db), replayed: false }
@@ -141,11 +152,11 @@ function scheduleChanges (current: MonitorRow, input: UpdateMonitor, columns: Wr
   return {}
 }
 
-/** Updates the organization's live monitor; undefined when none. An update that changes nothing keeps `updated_at`. */
+/** Updates the organization's live monitor; undefined when none. An update that changes nothing keeps `updated_at`, and has no event. */
 export async function updateMonitor (
-  db: Database, orgId: string, id: string, input: UpdateMonitor, now: Date
+  db: Database, orgId: string, id: string, input: UpdateMonitor, now: Date, audit: AuditContext
 ): Promise<Monitor | undefined> {
-  return db.transaction(async (tx) => {
+  return atomically(db, async (tx) => {
     const current = await lockOwnedMonitor(tx, orgId, id)
     if (!current) return undefined
     // Stored secrets kept without their values being sent again.
@@ -167,7 +178,10 @@ export async function updateMonitor (
     if (channelsChange) await setMonitorChannels(tx, orgId, id, input.notification_channel_ids!)
     const monitor = toMonitor(row)
     if (input.is_active === false && current.isActive) await resolveAndNotify(tx, monitor, orgId, now)
-    return { ...monitor, notification_channel_ids: channelsChange ? await monitorChannelIds(tx, id) : channelIds }
+    const updated = { ...monitor, notification_channel_ids: channelsChange ? await monitorChannelIds(tx, id) : channelIds }
+    const before = { ...toMonitor(current), notification_channel_ids: channelIds }
+    await recordChange(tx, audit, { orgId, action: 'monitor.updated', entityId: id, before, after: updated, fields: AUDITED_FIELDS, at: now })
+    return updated
   })
 }
 
@@ -178,11 +192,14 @@ async function resolveAndNotify (tx: Database, monitor: MonitorWithoutChannels, 
 }
 
 /** Soft-deletes the monitor and resolves its open incident; false when there was nothing to delete. */
-export async function deleteMonitor (db: Database, orgId: string, id: string, now: Date): Promise<boolean> {
-  return db.transaction(async (tx) => {
+export async function deleteMonitor (db: Database, orgId: string, id: string, now: Date, audit: AuditContext): Promise<boolean> {
+  return atomically(db, async (tx) => {
     const deleted = await softDeleteMonitor(tx, orgId, id, now)
     if (!deleted) return false
-    await resolveAndNotify(tx, toMonitor(deleted), orgId, now)
+    const monitor = toMonitor(deleted)
+    await resolveAndNotify(tx, monitor, orgId, now)
+    const before = { ...monitor, notification_channel_ids: await monitorChannelIds(tx, id) }
+    await recordChange(tx, audit, { orgId, action: 'monitor.deleted', entityId: id, before, after: null, fields: AUDITED_FIELDS, at: now })
     return true
   })
 }

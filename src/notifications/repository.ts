@@ -47,9 +47,10 @@ export async function updateChannelRow (db: Database, id: string, changes: Chann
 }
 
 /** Deletes the channel and, by cascade, its deliveries and opt-ins; false when there was none. */
-export async function deleteChannel (db: Database, orgId: string, id: string): Promise<boolean> {
-  const deleted = await db.delete(notificationChannels).where(owned(orgId, id)).returning({ id: notificationChannels.id })
-  return deleted.length > 0
+/** Deletes the organization's channel; the row it was, or undefined when there was none. */
+export async function deleteChannelRow (db: Database, orgId: string, id: string): Promise<ChannelRow | undefined> {
+  const [deleted] = await db.delete(notificationChannels).where(owned(orgId, id)).returning()
+  return deleted
 }
 
 /**

@@ -2,7 +2,7 @@
 // deliveries, one delivery and its retry. The service decides; the presenter shapes the answer.
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { confirmedOrg } from '../plugins/auth.ts'
+import { confirmedOrg, keyAudit } from '../plugins/auth.ts'
 import { errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
 import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { bodyValidator } from '../http/validation.ts'
@@ -111,7 +111,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
   }, async (request, reply) => {
     // Validation applied the schema's defaults (useDefaults): every field is there.
     const row = await createChannel(app.db, confirmedOrg(request), request.body as NewChannel, {
-      allowPrivateTargets, emailConfigured: emailConfigured(config), maxChannels: config.MAX_CHANNELS_PER_OWNER, now: app.clock(),
+      allowPrivateTargets, emailConfigured: emailConfigured(config), maxChannels: config.MAX_CHANNELS_PER_OWNER, now: app.clock(), audit: keyAudit(request),
     })
     reply.code(201).header('location', `/api/v1/notification-channels/${row.id}`)
     return { data: presentChannelWithSecret(row) }
@@ -131,7 +131,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
     config: { role: 'editor' },
   }, async (request) => {
     const row = await updateChannel(app.db, confirmedOrg(request), request.params.id, request.body, {
-      allowPrivateTargets, now: app.clock(), checkConfig,
+      allowPrivateTargets, now: app.clock(), audit: keyAudit(request), checkConfig,
     })
     if (!row) throw channelNotFound()
     return { data: presentChannel(row) }
@@ -149,7 +149,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
     },
     config: { role: 'editor' },
   }, async (request, reply) => {
-    if (!await deleteChannel(app.db, confirmedOrg(request), request.params.id)) throw channelNotFound()
+    if (!await deleteChannel(app.db, confirmedOrg(request), request.params.id, app.clock(), keyAudit(request))) throw channelNotFound()
     return reply.code(204).send(null)
   })
 
@@ -166,7 +166,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
     },
     config: { role: 'editor' },
   }, async (request) => {
-    const delivery = await sendTestEvent(app.db, confirmedOrg(request), request.params.id, app.clock(), testDeliveryOptions())
+    const delivery = await sendTestEvent(app.db, confirmedOrg(request), request.params.id, app.clock(), testDeliveryOptions(), keyAudit(request))
     if (!delivery) throw channelNotFound()
     return { data: presentDeliveryDetail(delivery) }
   })
@@ -183,7 +183,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
     },
     config: { role: 'editor' },
   }, async (request) => {
-    const row = await rotateSecret(app.db, confirmedOrg(request), request.params.id, app.clock())
+    const row = await rotateSecret(app.db, confirmedOrg(request), request.params.id, app.clock(), keyAudit(request))
     if (!row) throw channelNotFound()
     return { data: presentChannelWithSecret(row) }
   })
@@ -246,7 +246,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> =
     },
     config: { role: 'editor' },
   }, async (request, reply) => {
-    const delivery = await retryDelivery(app.db, confirmedOrg(request), request.params.id, app.clock())
+    const delivery = await retryDelivery(app.db, confirmedOrg(request), request.params.id, app.clock(), keyAudit(request))
     if (!delivery) throw deliveryNotFound()
     return reply.code(202).send({ data: presentDeliveryDetail(delivery) })
   })

@@ -2,24 +2,40 @@
 // owner's limit, test events. Rows come and go through the repository; the presenter makes them the API's.
 import { randomBytes } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
-import type { Database } from '../db/client.ts'
+import { recordChange } from '../audit/service.ts'
+import { atomically, type Database } from '../db/client.ts'
+import type { AuditContext } from '../domain/audit.ts'
 import { InvalidInputError } from '../domain/errors.ts'
-import type { ChannelType } from '../domain/vocabulary.ts'
+import type { AuditAction, ChannelType } from '../domain/vocabulary.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { enqueueEvent } from '../repositories/notification-outbox.ts'
 import { maskSecret } from '../schemas/common.ts'
 import { withinOwnerLimit } from '../services/owner-limits.ts'
 import { attemptDelivery, type DeliveryOptions } from './deliver.ts'
+import { presentChannel } from './presenter.ts'
 import {
-  deliveryIdOf, findChannelRow, findDelivery, insertChannel, replaceSecret, updateChannelRow,
+  deleteChannelRow, deliveryIdOf, findChannelRow, findDelivery, insertChannel, replaceSecret, retryDelivery as retryDeliveryRow, updateChannelRow,
   type ChannelChanges, type ChannelRow, type DeliveryDetailRow,
 } from './repository.ts'
 import { secretFields, urlFields, type NewChannel, type UpdateChannel } from './schema.ts'
 
-// The reads, the delete and a delivery's retry: no rule adds to the repository's statements.
+// The reads: no rule adds to the repository's statements.
 export {
-  attemptLogs, deleteChannel, findChannelRow as findChannel, findDelivery, listChannelDeliveries, listChannels, retryDelivery,
+  attemptLogs, findChannelRow as findChannel, findDelivery, listChannelDeliveries, listChannels,
 } from './repository.ts'
+
+/** What the audit log compares of a channel, as the API shows it (secrets masked). */
+const AUDITED_FIELDS = ['name', 'type', 'config', 'events', 'all_monitors', 'is_active']
+
+/** The audit event of a change to the organization's channel, in the change's transaction. */
+function recordChannelChange (
+  tx: Database, audit: AuditContext, change: { orgId: string, action: AuditAction, id: string, before: ChannelRow | null, after: ChannelRow | null, at: Date }
+): Promise<void> {
+  const shown = (row: ChannelRow | null) => row && presentChannel(row)
+  return recordChange(tx, audit, {
+    orgId: change.orgId, action: change.action, entityId: change.id, before: shown(change.before), after: shown(change.after), fields: AUDITED_FIELDS, at: change.at,
+  })
+}
 
 /** How long the replaced secret still signs, so receivers can switch without losing a message. */
 const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000
@@ -65,27 +81,32 @@ function assertSecretsGivenForNewOrigin (
 /** Creates the organization's channel, a webhook's with a new signing secret. `maxChannels` 0 means no limit. */
 export async function createChannel (
   db: Database, orgId: string, input: NewChannel,
-  options: { allowPrivateTargets: boolean, emailConfigured: boolean, maxChannels: number, now: Date }
+  options: { allowPrivateTargets: boolean, emailConfigured: boolean, maxChannels: number, now: Date, audit: AuditContext }
 ): Promise<ChannelRow> {
   if (input.type === 'email' && !options.emailConfigured) {
     throw new InvalidInputError('type', 'type: email channels need a mail server, and this server has none (its operator sets SMTP_URL)')
   }
   assertConfigTargets(input.type, input.config, options.allowPrivateTargets)
   const secret = input.type === 'webhook' ? newWebhookSecret() : null
-  return withinOwnerLimit(db, { orgId }, 'channels', options.maxChannels, (tx) => insertChannel(tx, orgId, {
-    name: input.name.trim(),
-    type: input.type,
-    config: input.config,
-    events: input.events,
-    allMonitors: input.all_monitors,
-    isActive: input.is_active,
-    secret,
-  }, options.now))
+  return withinOwnerLimit(db, { orgId }, 'channels', options.maxChannels, (limited) => atomically(limited, async (tx) => {
+    const row = await insertChannel(tx, orgId, {
+      name: input.name.trim(),
+      type: input.type,
+      config: input.config,
+      events: input.events,
+      allMonitors: input.all_monitors,
+      isActive: input.is_active,
+      secret,
+    }, options.now)
+    await recordChannelChange(tx, options.audit, { orgId, action: 'notification_channel.created', id: row.id, before: null, after: row, at: options.now })
+    return row
+  }))
 }
 
 export interface UpdateOptions {
   allowPrivateTargets: boolean
   now: Date
+  audit: AuditContext
   /** The edge's schema validator for the merged config, passed in so that this layer knows no HTTP. */
   checkConfig: (type: ChannelType, config: Record<string, unknown>) => void
 }
@@ -94,7 +115,7 @@ export interface UpdateOptions {
 export async function updateChannel (
   db: Database, orgId: string, id: string, input: UpdateChannel, options: UpdateOptions
 ): Promise<ChannelRow | undefined> {
-  return db.transaction(async (tx) => {
+  return atomically(db, async (tx) => {
     const current = await findChannelRow(tx, orgId, id, true)
     if (!current) return undefined
     const changes: ChannelChanges = {
@@ -114,7 +135,9 @@ export async function updateChannel (
     if (input.is_active === true) changes.disabledReason = null
     // Nothing differs from the row: nothing is written, so `updated_at` stays.
     if (!changesAnything(current, changes)) return current
-    return updateChannelRow(tx, id, changes, options.now)
+    const updated = await updateChannelRow(tx, id, changes, options.now)
+    await recordChannelChange(tx, options.audit, { orgId, action: 'notification_channel.updated', id, before: current, after: updated, at: options.now })
+    return updated
   })
 }
 
@@ -131,28 +154,65 @@ function changesAnything (current: ChannelRow, changes: ChannelChanges): boolean
 }
 
 /** A new signing secret for the organization's webhook channel; the old one still signs for PREVIOUS_SECRET_MS. */
-export async function rotateSecret (db: Database, orgId: string, id: string, now: Date): Promise<ChannelRow | undefined> {
-  const channel = await findChannelRow(db, orgId, id)
-  if (!channel) return undefined
-  if (channel.type !== 'webhook') {
-    throw new InvalidInputError('id', `id must be a webhook channel: a ${channel.type} channel has no signing secret`)
-  }
-  return replaceSecret(db, orgId, id, newWebhookSecret(), new Date(now.getTime() + PREVIOUS_SECRET_MS), now)
+export async function rotateSecret (db: Database, orgId: string, id: string, now: Date, audit: AuditContext): Promise<ChannelRow | undefined> {
+  return atomically(db, async (tx) => {
+    const channel = await findChannelRow(tx, orgId, id)
+    if (!channel) return undefined
+    if (channel.type !== 'webhook') {
+      throw new InvalidInputError('id', `id must be a webhook channel: a ${channel.type} channel has no signing secret`)
+    }
+    const rotated = await replaceSecret(tx, orgId, id, newWebhookSecret(), new Date(now.getTime() + PREVIOUS_SECRET_MS), now)
+    if (!rotated) return undefined
+    const secretOf = (row: ChannelRow) => ({ secret: row.secret && maskSecret(row.secret) })
+    await recordChange(tx, audit, {
+      orgId, action: 'notification_channel.secret_rotated', entityId: id, before: secretOf(channel), after: secretOf(rotated), fields: ['secret'], at: now,
+    })
+    return rotated
+  })
+}
+
+/** Deletes the organization's channel; false when there is none. */
+export async function deleteChannel (db: Database, orgId: string, id: string, now: Date, audit: AuditContext): Promise<boolean> {
+  return atomically(db, async (tx) => {
+    const deleted = await deleteChannelRow(tx, orgId, id)
+    if (deleted) await recordChannelChange(tx, audit, { orgId, action: 'notification_channel.deleted', id, before: deleted, after: null, at: now })
+    return deleted !== undefined
+  })
+}
+
+/** Sends the organization's delivery again at once; undefined when there is none. */
+export async function retryDelivery (db: Database, orgId: string, id: string, now: Date, audit: AuditContext): Promise<DeliveryDetailRow | undefined> {
+  return atomically(db, async (tx) => {
+    const before = await findDelivery(tx, orgId, id)
+    if (!before) return undefined
+    const retried = await retryDeliveryRow(tx, orgId, id, now)
+    if (retried) {
+      await recordChange(tx, audit, {
+        orgId, action: 'delivery.retried', entityId: id, before: { status: before.status }, after: { status: retried.status }, fields: ['status'], at: now,
+      })
+    }
+    return retried
+  })
 }
 
 /** Sends a `test` event through the outbox to this channel alone, attempts it at once and returns the delivery. */
 export async function sendTestEvent (
-  db: Database, orgId: string, channelId: string, now: Date, deliveryOptions: DeliveryOptions
+  db: Database, orgId: string, channelId: string, now: Date, deliveryOptions: DeliveryOptions, audit: AuditContext
 ): Promise<DeliveryDetailRow | undefined> {
-  if (!await findChannelRow(db, orgId, channelId)) return undefined
-  const { eventId, deliveries } = await enqueueEvent(db, {
-    orgId,
-    monitorId: null,
-    incidentId: null,
-    channelId,
-    at: now,
-    payload: { type: 'test', timestamp: now.toISOString(), data: { monitor: null, incident: null, check: null } },
+  const queued = await atomically(db, async (tx) => {
+    if (!await findChannelRow(tx, orgId, channelId)) return undefined
+    await recordChange(tx, audit, { orgId, action: 'notification_channel.tested', entityId: channelId, before: null, after: null, fields: [], at: now })
+    return enqueueEvent(tx, {
+      orgId,
+      monitorId: null,
+      incidentId: null,
+      channelId,
+      at: now,
+      payload: { type: 'test', timestamp: now.toISOString(), data: { monitor: null, incident: null, check: null } },
+    })
   })
+  if (!queued) return undefined
+  const { eventId, deliveries } = queued
   // No delivery: the channel was deleted meanwhile.
   const deliveryId = deliveries === 0 ? undefined : await deliveryIdOf(db, channelId, eventId)
   if (deliveryId === undefined) return undefined

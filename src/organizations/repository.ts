@@ -124,11 +124,11 @@ export async function listPendingInvitations (db: Database, orgId: string, now: 
   return db.select().from(invitations).where(and(eq(invitations.orgId, orgId), pending(now))).orderBy(desc(invitations.createdAt))
 }
 
-/** Revokes a pending invitation of the organization; false when there is none such. */
-export async function revokeInvitation (db: Database, orgId: string, id: string, now: Date): Promise<boolean> {
-  const rows = await db.update(invitations).set({ revokedAt: now })
-    .where(and(eq(invitations.id, id), eq(invitations.orgId, orgId), pending(now))).returning({ id: invitations.id })
-  return rows.length > 0
+/** Revokes a pending invitation of the organization; undefined when there is none such. */
+export async function revokeInvitation (db: Database, orgId: string, id: string, now: Date): Promise<InvitationRow | undefined> {
+  const [row] = await db.update(invitations).set({ revokedAt: now })
+    .where(and(eq(invitations.id, id), eq(invitations.orgId, orgId), pending(now))).returning()
+  return row
 }
 
 /** The pending invitation of this token for this email, with its organization's name; undefined otherwise. */

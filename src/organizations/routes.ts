@@ -1,19 +1,20 @@
 // The organization API, HTTP only: the caller's organization and its members (api-contract section 12). The
 // service decides what a role may change; the presenter shapes the answer.
 import { Type } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { confirmedKeyOf } from '../plugins/auth.ts'
+import { confirmedKeyOf, keyAudit } from '../plugins/auth.ts'
 import { errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
 import type { Config } from '../runtime/config.ts'
 import { findUserById } from '../repositories/users.ts'
 import { invitationMailer } from './invitation-mail.ts'
 import { invitationUrl, presentInvitation, presentMember, presentOrganization } from './presenter.ts'
-import { findOrganization, listMembers, listPendingInvitations, revokeInvitation, updateOrganization } from './repository.ts'
+import { findOrganization, listMembers, listPendingInvitations } from './repository.ts'
 import {
   AcceptedInvitationEnvelope, AcceptInvitationSchema, CreatedInvitationEnvelope, CreateInvitationSchema, InvitationListEnvelope,
   InvitationParams, MemberEnvelope, MemberListEnvelope, MemberParams, OrganizationEnvelope, UpdateMemberSchema, UpdateOrganizationSchema,
 } from './schema.ts'
-import { acceptInvitation, changeMemberRole, inviteMember, removeMember } from './service.ts'
+import { acceptInvitation, changeMemberRole, changeOrganization, inviteMember, removeMember, revokeInvitation, type Actor } from './service.ts'
 
 const MEMBER_NOT_FOUND = 'Member not found'
 const memberNotFound = () => new HttpError(404, MEMBER_NOT_FOUND)
@@ -26,6 +27,12 @@ function memberErrors (...statuses: Parameters<typeof errorResponses>) {
 }
 
 const INVITATION_NOT_FOUND = 'Invitation not found'
+
+/** The key's maker as the organization's rules and its audit log see them. */
+function actorOf (request: FastifyRequest): Actor & { userId: string } {
+  const key = confirmedKeyOf(request)
+  return { orgId: key.orgId, role: key.role, userId: key.userId, audit: keyAudit(request) }
+}
 
 const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const mailInvitation = invitationMailer(app, config)
@@ -67,7 +74,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
     config: { role: 'admin' },
   }, async (request) => {
     const key = confirmedKeyOf(request)
-    const row = await updateOrganization(app.db, key.orgId, request.body)
+    const row = await changeOrganization(app.db, actorOf(request), request.body, app.clock())
     if (!row) throw new HttpError(401)
     return { data: presentOrganization(row, key.role) }
   })
@@ -96,7 +103,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
     },
     config: { role: 'admin' },
   }, async (request) => {
-    const member = await changeMemberRole(app.db, confirmedKeyOf(request), request.params.user_id, request.body.role)
+    const member = await changeMemberRole(app.db, actorOf(request), request.params.user_id, request.body.role, app.clock())
     if (!member) throw memberNotFound()
     return { data: presentMember(member) }
   })
@@ -117,7 +124,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
     },
     config: { role: 'admin' },
   }, async (request, reply) => {
-    if (!await removeMember(app.db, confirmedKeyOf(request), request.params.user_id)) throw memberNotFound()
+    if (!await removeMember(app.db, actorOf(request), request.params.user_id, app.clock())) throw memberNotFound()
     return reply.code(204).send(null)
   })
 
@@ -143,7 +150,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
     config: { role: 'admin' },
   }, async (request, reply) => {
     const key = confirmedKeyOf(request)
-    const { invitation, token } = await inviteMember(app.db, key, request.body, app.clock())
+    const { invitation, token } = await inviteMember(app.db, actorOf(request), request.body, app.clock())
     const acceptUrl = invitationUrl(config.PUBLIC_URL, token)
     const inviter = await findUserById(app.db, key.userId)
     mailInvitation(invitation, { inviter: inviter?.email ?? 'Someone', acceptUrl, log: request.log })
@@ -177,7 +184,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
     },
     config: { role: 'admin' },
   }, async (request, reply) => {
-    if (!await revokeInvitation(app.db, confirmedKeyOf(request).orgId, request.params.id, app.clock())) throw new HttpError(404, INVITATION_NOT_FOUND)
+    if (!await revokeInvitation(app.db, actorOf(request), request.params.id, app.clock())) throw new HttpError(404, INVITATION_NOT_FOUND)
     return reply.code(204).send(null)
   })
 
@@ -199,7 +206,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
   }, async (request) => {
     const key = confirmedKeyOf(request)
     const user = await findUserById(app.db, key.userId)
-    const accepted = user && await acceptInvitation(app.db, user, request.body.token, app.clock())
+    const accepted = user && await acceptInvitation(app.db, user, request.body.token, app.clock(), keyAudit(request))
     if (!accepted) throw new HttpError(404, INVITATION_NOT_FOUND)
     return { data: { organization_id: accepted.orgId, role: accepted.role } }
   })

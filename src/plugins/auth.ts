@@ -3,6 +3,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest, RouteOptions } from 'fastify'
 import { LRUCache } from 'lru-cache'
+import type { AuditContext } from '../domain/audit.ts'
 import { ApiKeyGoneError } from '../domain/errors.ts'
 import { includesRole } from '../domain/roles.ts'
 import type { Role } from '../domain/vocabulary.ts'
@@ -152,6 +153,12 @@ export function confirmedKeyOf<Config> (request: RouteRequest<Config> & NotOnKey
     throw new Error(`confirmedOrg() on ${request.routeOptions.method} ${request.routeOptions.url}, whose key is not confirmed`)
   }
   return key
+}
+
+/** The audit log's actor of a change made with the request's confirmed key, and the request. */
+export function keyAudit<Config> (request: RouteRequest<Config> & NotOnKeyCheckedRoutes<Config>): AuditContext {
+  const key = confirmedKeyOf(request)
+  return { actor: { type: 'api_key', id: key.keyId, label: key.label }, requestId: request.id, ip: request.ip }
 }
 
 /**

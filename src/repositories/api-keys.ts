@@ -17,6 +17,8 @@ export interface ApiKeyPrincipal {
   scope: ApiKeyScope
   /** What the key may do now: the lower of its scope and its maker's role in its organization. */
   role: Role
+  /** How the audit log names the key: its name and prefix. */
+  label: string
   lastUsedAt: Date | null
   /** Fixed at creation: a key never changes, it is only deleted. */
   expiresAt: Date | null
@@ -43,6 +45,9 @@ export async function createApiKey (
   return { key, record }
 }
 
+/** A key as people tell it apart: its name and the prefix its list shows. */
+export const keyLabel = (key: { name: string, prefix: string }): string => `${key.name} (${key.prefix}…)`
+
 // Every API request looks its key up, with its maker's membership: a key whose maker left is not found.
 const findKeyStatement = preparedPerDatabase((db) => db.select({
   keyId: apiKeys.id,
@@ -50,6 +55,8 @@ const findKeyStatement = preparedPerDatabase((db) => db.select({
   orgId: apiKeys.orgId,
   scope: apiKeys.scope,
   makerRole: memberships.role,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
   lastUsedAt: apiKeys.lastUsedAt,
   expiresAt: apiKeys.expiresAt,
 }).from(apiKeys)
@@ -61,8 +68,8 @@ const findKeyStatement = preparedPerDatabase((db) => db.select({
 export async function findActiveKey (db: Database, key: string, now: Date): Promise<ApiKeyPrincipal | undefined> {
   const [row] = await findKeyStatement(db).execute({ hash: hashApiKey(key), now: now.toISOString() })
   if (!row) return undefined
-  const { makerRole, ...principal } = row
-  return { ...principal, role: lowerRole(SCOPE_ROLES[row.scope], makerRole) }
+  const { makerRole, name, prefix, ...principal } = row
+  return { ...principal, role: lowerRole(SCOPE_ROLES[row.scope], makerRole), label: keyLabel({ name, prefix }) }
 }
 
 export function lastUseIsStale (principal: ApiKeyPrincipal, now: Date): boolean {
@@ -92,14 +99,10 @@ export async function listApiKeys (db: Database, userId: string, orgId?: string)
     .orderBy(asc(apiKeys.createdAt))
 }
 
-/** Revokes the key at once; false when there was no such key. */
-export async function deleteApiKey (db: Database, keyId: string): Promise<boolean> {
-  const rows = await db.delete(apiKeys).where(eq(apiKeys.id, keyId)).returning({ id: apiKeys.id })
-  return rows.length > 0
-}
-
-/** Revokes the key only when it belongs to the user (the dashboard); false otherwise, as if it did not exist. */
-export async function deleteApiKeyOfUser (db: Database, userId: string, keyId: string): Promise<boolean> {
-  const rows = await db.delete(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId))).returning({ id: apiKeys.id })
-  return rows.length > 0
+/** Revokes the key at once, only the user's when `userId` is given; the key it was, or undefined when there was none. */
+export async function deleteApiKey (db: Database, keyId: string, userId?: string): Promise<ApiKeyRecord | undefined> {
+  const [row] = await db.delete(apiKeys).where(and(eq(apiKeys.id, keyId), userId === undefined ? undefined : eq(apiKeys.userId, userId))).returning()
+  if (!row) return undefined
+  const { keyHash: _hash, ...record } = row
+  return record
 }

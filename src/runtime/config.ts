@@ -36,6 +36,7 @@ export const ConfigSchema = Type.Object({
   DELIVERY_OWNER_SHARE: Int(1, 100, 25, 'Percent of DELIVERY_CONCURRENCY that one owner\'s channels may take at once (at least one channel), so that one owner\'s hanging receivers cannot delay everyone\'s alerts'),
   CHECK_CONFIRM_DELAY: Int(1, 3600, 30, 'Seconds before re-checking a failing monitor whose failures are below its threshold'),
   CHECK_RETENTION_DAYS: Int(1, 3650, 30, 'Days of check history kept (each monitor always keeps its newest 100)'),
+  AUDIT_RETENTION_DAYS: Int(1, 36500, 400, 'Days the audit log keeps who changed what'),
   REQUEST_TIMEOUT_MS: Int(100, 600_000, 30_000, 'Milliseconds a client has to send a whole request (headers and body); slower ones get 408 and are cut off'),
   ADMIN_EMAIL: Type.String({ minLength: 3, default: 'admin@localhost', description: 'Email of the first user created on an empty database' }),
   PUBLIC_URL: HttpUrl('The dashboard\'s address as people reach it, for the links in notifications; http://localhost:PORT when unset'),

@@ -1,16 +1,18 @@
 // First start on an empty database: create the first user and print one write key, once; and while that
 // user has no dashboard password, a one-time link to set it.
 import type { Database } from '../db/client.ts'
-import { createApiKey } from '../repositories/api-keys.ts'
+import { systemAudit } from '../domain/audit.ts'
 import { personalOrgId } from '../organizations/repository.ts'
 import { createFirstUser, findUserByEmail } from '../repositories/users.ts'
+import { makeApiKey } from './api-keys.ts'
 import { issueSetupToken } from './setup-links.ts'
 
 /** Returns the new key, or undefined when the database already had a user. */
 export async function bootstrapFirstUser (db: Database, email: string): Promise<string | undefined> {
   const user = await createFirstUser(db, email)
   if (!user) return undefined
-  const { key } = await createApiKey(db, { userId: user.id, orgId: personalOrgId(user.id), name: 'first key', scope: 'write' })
+  const input = { userId: user.id, orgId: personalOrgId(user.id), name: 'first key', scope: 'write' } as const
+  const { key } = await makeApiKey(db, input, new Date(), systemAudit('first start'))
   return key
 }
 

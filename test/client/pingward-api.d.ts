@@ -630,6 +630,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Who changed what in the organization, newest first: every change of a monitor, channel, key, member, invitation or the organization, with its fields before and after (secrets masked). Kept AUDIT_RETENTION_DAYS days.
+         *
+         *     Needs the `admin` role or a higher one; a `read` key acts as a `viewer`.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List audit events (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["listAuditEventsHead"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     notificationEvent: {
@@ -1810,6 +1836,78 @@ export interface components {
              * @example b2Z0ZW4tYS1yYW5kb20tdG9rZW4tb2YtNDMtY2hhcnM
              */
             token: string;
+        };
+        /** AuditEvent */
+        AuditEvent: {
+            /**
+             * Format: uuid
+             * @description Id of the event
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            occurred_at: string;
+            /** @description Who made the change */
+            actor: {
+                /**
+                 * @description A member in the dashboard (`user`), an API key, or the server itself (`system`: the CLI)
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "system";
+                /**
+                 * Format: uuid
+                 * @description The user's or the key's id; null for `system`
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string | null;
+                /**
+                 * @description The user's email, the key's name and prefix, or what the system was
+                 * @example ci deploys (sk_live_Ab3d…)
+                 */
+                label: string;
+            };
+            /**
+             * @description `<entity>.<verb>`
+             * @example monitor.updated
+             * @enum {string}
+             */
+            action: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted";
+            /**
+             * @description What was changed: the part of `action` before the dot
+             * @example monitor
+             * @enum {string}
+             */
+            entity_type: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation";
+            /**
+             * Format: uuid
+             * @description Id of what was changed (a member's user id)
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            entity_id: string;
+            /**
+             * @description `{field: [before, after]}` for each field that changed, as the API shows it: a secret masked (`"…abcd"`), never whole; null before a creation and after a deletion
+             * @example {
+             *       "interval_minutes": [
+             *         5,
+             *         1
+             *       ],
+             *       "is_active": [
+             *         true,
+             *         false
+             *       ]
+             *     }
+             */
+            changes: {
+                [key: string]: unknown[];
+            };
+            /** @description The request's `X-Request-Id`; null outside a request (the CLI) */
+            request_id: string | null;
+            /** @description The address the request came from (after TRUST_PROXY); null outside a request */
+            ip: string | null;
         };
         /** CreateSiteMonitor */
         CreateSiteMonitor: {
@@ -9751,6 +9849,310 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ApiError"];
                 };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Only this action */
+                action?: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted";
+                /** @description Only changes of this kind of entity */
+                entity_type?: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation";
+                /**
+                 * @description Only changes of this entity
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                entity_id?: string;
+                /**
+                 * @description Only changes by this user or key
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                actor_id?: string;
+                /** @description Most events to return */
+                limit?: number;
+                /** @description Where the page starts: taken from the previous page's `Link: rel="next"` header */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Audit events, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description When more events follow: `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
+                    Link?: string;
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEvent"][];
+                    };
+                };
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The API key may not do this: a `read` key on a change, or its maker's role is below the one the operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    listAuditEventsHead: {
+        parameters: {
+            query?: {
+                /** @description Only this action */
+                action?: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted";
+                /** @description Only changes of this kind of entity */
+                entity_type?: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation";
+                /**
+                 * @description Only changes of this entity
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                entity_id?: string;
+                /**
+                 * @description Only changes by this user or key
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                actor_id?: string;
+                /** @description Most events to return */
+                limit?: number;
+                /** @description Where the page starts: taken from the previous page's `Link: rel="next"` header */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Audit events, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description When more events follow: `<url of the next page>; rel="next"` (a path from the server's root, with this request's parameters) */
+                    Link?: string;
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key may not do this: a `read` key on a change, or its maker's role is below the one the operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -3,7 +3,7 @@ import t from 'tap'
 import { localPath } from '../../src/dashboard/respond.ts'
 import { createMonitor } from '../../src/monitors/service.ts'
 import { withMonitorDefaults } from '../../src/monitors/schema.ts'
-import { buildTestApp } from '../helper.ts'
+import { buildTestApp, testAudit } from '../helper.ts'
 import { signedIn } from './dashboard-helper.ts'
 
 // Characters a Location header cannot carry as they are: outside Latin-1, DEL, the line and paragraph
@@ -27,7 +27,7 @@ t.test('localPath gives a Location of printable ASCII only, or the fallback', as
 t.test('a signed-in sign-in page and a row action redirect safely whatever next/back hold', async (t) => {
   const { app } = await buildTestApp(t)
   const browser = await signedIn(app)
-  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Target', url: 'https://example.com' }), new Date())
+  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Target', url: 'https://example.com' }), new Date(), testAudit)
   for (const value of HOSTILE) {
     const page = await browser.get(`/sign-in?${new URLSearchParams({ next: value })}`)
     t.equal(page.statusCode, 303, `next=${named(value)}`)

@@ -6,7 +6,7 @@ import t from 'tap'
 import type { Page } from 'playwright-core'
 import { withMonitorDefaults } from '../../src/monitors/schema.ts'
 import { createMonitor } from '../../src/monitors/service.ts'
-import { buildTestApp, makeUser } from '../helper.ts'
+import { buildTestApp, makeUser, testAudit } from '../helper.ts'
 import { chromiumMissing as skip, launchChromium } from '../support/chromium.ts'
 import { makeDashboardUser, PASSWORD } from '../dashboard/dashboard-helper.ts'
 
@@ -32,7 +32,7 @@ t.test('Swagger UI and the dashboard report no CSP violation and no console erro
   await app.listen({ host: '127.0.0.1', port: 0 })
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
   const { user } = await makeUser(app)
-  await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com' }), new Date())
+  await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com' }), new Date(), testAudit)
   const person = await makeDashboardUser(app)
 
   const { page } = await launchChromium(t)

@@ -11,7 +11,7 @@ import { TYPE_SPECIFIC_FIELDS } from '../../src/domain/monitor-types.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { rowsOf } from '../../src/db/client.ts'
 import { sql } from 'drizzle-orm'
-import { buildTestApp, makeKey, makeMember, makeMonitor, makeUser, request } from '../helper.ts'
+import { buildTestApp, makeKey, makeMember, makeMonitor, makeUser, request, testAudit } from '../helper.ts'
 import { inviteMember } from '../../src/organizations/service.ts'
 import { ajv, documentAjv, openapiDocument as doc } from '../support/response-validators.ts'
 import { targetServer } from '../support/target-server.ts'
@@ -205,7 +205,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
   /** A member of the user's organization (a viewer) to change and remove (never the user, whose keys the fuzzer uses), and an invitation to revoke. */
   const memberOf = async (user: typeof alice) => (await makeMember(app, user.orgId, 'viewer')).user.id
   const invitationOf = async (user: typeof alice) =>
-    (await inviteMember(app.db, { orgId: user.orgId, role: 'owner', userId: user.user.id }, { email: `invited-${randomUUID()}@example.com`, role: 'viewer' }, new Date())).invitation.id
+    (await inviteMember(app.db, { orgId: user.orgId, role: 'owner', userId: user.user.id, audit: testAudit }, { email: `invited-${randomUUID()}@example.com`, role: 'viewer' }, new Date())).invitation.id
   const ids: Record<'alice' | 'bob', Record<Resource, string[]>> = {
     alice: {
       monitors: aliceIds,

@@ -55,6 +55,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'DELETE /api/v1/notification-channels/{id}',
     'DELETE /api/v1/organization/invitations/{id}',
     'DELETE /api/v1/organization/members/{user_id}',
+    'GET /api/v1/audit-events',
     'GET /api/v1/deliveries/{id}',
     'GET /api/v1/monitors',
     'GET /api/v1/monitors/{id}',
@@ -147,7 +148,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   t.same(current.security, [{ bearerAuth: [] }])
   t.match(current.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer' })
   t.same(Object.keys(current.components?.schemas ?? {}).sort(), [
-    'AcceptInvitationRequest', 'ApiError', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor', 'CreateEmailChannel', 'CreateHeartbeatMonitor',
+    'AcceptInvitationRequest', 'ApiError', 'AuditEvent', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor', 'CreateEmailChannel', 'CreateHeartbeatMonitor',
     'CreateInvitationRequest', 'CreateMonitorRequest', 'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor', 'CreateSlackChannel',
     'CreateTcpMonitor', 'CreateTeamsChannel', 'CreateTelegramChannel',
     'CreateWebhookChannel', 'CreatedInvitation', 'Delivery', 'DeliveryDetail', 'Incident', 'Invitation', 'Member', 'Monitor', 'MonitorListItem', 'NotificationChannel',

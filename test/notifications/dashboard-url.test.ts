@@ -12,7 +12,7 @@ import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts'
 import type { ToldEvent } from '../../src/notifications/channels/types.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import type { NotificationEvent } from '../../src/schemas/notification-event.ts'
-import { buildTestApp, testConfig } from '../helper.ts'
+import { buildTestApp, testAudit, testConfig } from '../helper.ts'
 import { signedIn } from '../dashboard/dashboard-helper.ts'
 import { deref } from '../fuzz/schema-arbitrary.ts'
 import { ajv, openapiDocument as doc } from '../support/response-validators.ts'
@@ -49,7 +49,7 @@ for (const { name, env, base } of CASES) {
     const { app } = await buildTestApp(t, { env: ENV })
     const browser = await signedIn(app)
     const userId = browser.user.id
-    const monitor = await createMonitor(app.db, { orgId: userId }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health' }), new Date())
+    const monitor = await createMonitor(app.db, { orgId: userId }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health' }), new Date(), testAudit)
     const secret = newSecret()
     const receiver = await webhookReceiver(t, { verifyWith: () => [secret] })
     const [channel] = await app.db.insert(notificationChannels).values({

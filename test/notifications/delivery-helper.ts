@@ -1,5 +1,6 @@
 // Shared setup of the delivery tests: a database with a user, a monitor, webhook channels and receivers,
 // events written through the real outbox (recordCheck or enqueueEvent), and the delivery rows to assert on.
+import { testAudit } from '../helper.ts'
 import { randomBytes } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
 import { recordCheck } from '../../src/checks/record-check.ts'
@@ -35,7 +36,7 @@ let users = 0
 export async function deliverySetup (db: Database) {
   const user = await createUser(db, `deliveries${++users}-${randomBytes(3).toString('hex')}@example.com`)
   const monitor = await createMonitor(db, { orgId: user.id },
-    withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health', failure_threshold: 1 }), new Date())
+    withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health', failure_threshold: 1 }), new Date(), testAudit)
 
   async function channel (url: string, values: {
     type?: ChannelType,

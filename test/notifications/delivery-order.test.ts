@@ -7,7 +7,7 @@ import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts'
 import { createMonitor } from '../../src/monitors/service.ts'
 import { retryDelivery } from '../../src/notifications/repository.ts'
 import { withMonitorDefaults } from '../../src/monitors/schema.ts'
-import { createTestDatabase } from '../helper.ts'
+import { createTestDatabase, testAudit } from '../helper.ts'
 import { webhookReceiver, type Answer } from '../support/webhook-receiver.ts'
 import { deliveryRows, deliverySetup, newSecret, testDeliveryOptions } from './delivery-helper.ts'
 
@@ -25,7 +25,7 @@ async function twoMonitors (t: Parameters<typeof testDeliveryOptions>[0], answer
   const { handle: { db } } = await createTestDatabase(t)
   const setup = await deliverySetup(db)
   const blog = await createMonitor(db, { orgId: setup.user.id },
-    withMonitorDefaults({ name: 'Blog', url: 'https://blog.example.com/health', failure_threshold: 1 }), new Date())
+    withMonitorDefaults({ name: 'Blog', url: 'https://blog.example.com/health', failure_threshold: 1 }), new Date(), testAudit)
   const secret = newSecret()
   const receiver = await webhookReceiver(t, { verifyWith: () => [secret], answer: (_r, i) => answer(i) })
   const channel = await setup.channel(receiver.url, { secret })

@@ -19,6 +19,7 @@ const DEFAULTS = {
   DELIVERY_OWNER_SHARE: 25,
   CHECK_CONFIRM_DELAY: 30,
   CHECK_RETENTION_DAYS: 30,
+  AUDIT_RETENTION_DAYS: 400,
   REQUEST_TIMEOUT_MS: 30_000,
   REDIS_PREFIX: 'pingward-rl:',
   ADMIN_EMAIL: 'admin@localhost',
@@ -73,6 +74,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     DELIVERY_OWNER_SHARE: '50',
     CHECK_CONFIRM_DELAY: '10',
     CHECK_RETENTION_DAYS: '90',
+    AUDIT_RETENTION_DAYS: '730',
     REQUEST_TIMEOUT_MS: '5000',
     REDIS_PREFIX: 'pingward-prod:',
     ADMIN_EMAIL: 'ops@example.com',
@@ -108,6 +110,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     DELIVERY_OWNER_SHARE: 50,
     CHECK_CONFIRM_DELAY: 10,
     CHECK_RETENTION_DAYS: 90,
+    AUDIT_RETENTION_DAYS: 730,
     REQUEST_TIMEOUT_MS: 5000,
     REDIS_PREFIX: 'pingward-prod:',
     ADMIN_EMAIL: 'ops@example.com',
@@ -146,7 +149,7 @@ t.test('integers: surrounding spaces and the bounds', async (t) => {
   t.equal(loadConfig({ RATE_LIMIT_MAX: '1' }).RATE_LIMIT_MAX, 1)
   for (const [name, value] of [
     ['PORT', '65536'], ['PORT', '-1'], ['PORT', '80.5'], ['PORT', '1e3'], ['PORT', 'http'],
-    ['RATE_LIMIT_MAX', '0'], ['CHECK_CONCURRENCY', '10001'], ['DELIVERY_CONCURRENCY', '0'], ['DELIVERY_OWNER_SHARE', '101'], ['CHECK_CONFIRM_DELAY', '3601'], ['CHECK_RETENTION_DAYS', '0'],
+    ['RATE_LIMIT_MAX', '0'], ['CHECK_CONCURRENCY', '10001'], ['DELIVERY_CONCURRENCY', '0'], ['DELIVERY_OWNER_SHARE', '101'], ['CHECK_CONFIRM_DELAY', '3601'], ['CHECK_RETENTION_DAYS', '0'], ['AUDIT_RETENTION_DAYS', '0'],
     ['REQUEST_TIMEOUT_MS', '99'], ['REQUEST_TIMEOUT_MS', '600001'], ['PING_RATE_LIMIT', '0'], ['PING_RATE_LIMIT', '100001'], ['MAX_MONITORS_PER_OWNER', '-1'], ['MAX_CHANNELS_PER_OWNER', '1000001'],
   ]) {
     t.match(configError({ [name]: value }), new RegExp(`^Invalid configuration:\\n  ${name}=`), `${name}=${value}`)

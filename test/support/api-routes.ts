@@ -9,7 +9,7 @@ import { insertChecks } from '../../src/repositories/checks.ts'
 import { openIncident } from '../../src/repositories/incidents.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { createUser } from '../../src/repositories/users.ts'
-import { makeMonitor, request, type makeUser } from '../helper.ts'
+import { makeMonitor, type makeUser, request, testAudit } from '../helper.ts'
 import { routeTable, type Route } from './route-table.ts'
 
 // The API routes that need no key; every other route under /api/v1 needs one.
@@ -38,7 +38,7 @@ export function exampleBody (doc: OpenApi, route: Route): unknown {
  */
 export async function bodyFor (app: FastifyInstance, doc: OpenApi, route: Route, owner: Owner, callerEmail: string): Promise<object | undefined> {
   if (route.method === 'POST' && route.path === '/api/v1/invitations/accept') {
-    const { token } = await inviteMember(app.db, { orgId: owner.orgId, role: 'owner', userId: owner.user.id }, { email: callerEmail, role: 'viewer' }, new Date())
+    const { token } = await inviteMember(app.db, { orgId: owner.orgId, role: 'owner', userId: owner.user.id, audit: testAudit }, { email: callerEmail, role: 'viewer' }, new Date())
     return { token }
   }
   return exampleBody(doc, route) as object | undefined
@@ -63,8 +63,10 @@ export async function makeTarget (app: FastifyInstance, owner: Owner, route: Rou
     await openIncident(app.db, id, { cause: 'expected status 200, got 500', statusCode: 500, startedAt: new Date() })
     return id
   }
+  // A change, so that the log has an event to read.
+  if (route.path === '/api/v1/audit-events') return (await makeMonitor(app, owner.auth)).id
   if (route.path.startsWith('/api/v1/organization/invitations')) {
-    const { invitation } = await inviteMember(app.db, { orgId: owner.orgId, role: 'owner', userId: owner.user.id }, { email: `invited${++members}@example.com`, role: 'viewer' }, new Date())
+    const { invitation } = await inviteMember(app.db, { orgId: owner.orgId, role: 'owner', userId: owner.user.id, audit: testAudit }, { email: `invited${++members}@example.com`, role: 'viewer' }, new Date())
     return invitation.id
   }
   if (route.path.startsWith('/api/v1/organization') || route.path.startsWith('/api/v1/invitations')) {

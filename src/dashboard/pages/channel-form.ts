@@ -107,11 +107,11 @@ ${checkboxField({ ...common, name: 'is_active', label: COMMON_LABELS.is_active, 
 </form>`
 }
 
-const crumbs = html`${settingsNav('notifications')}<p class="crumbs"><a href="/settings/notifications">Notifications</a> /</p>`
+const crumbs = (context: PageContext) => html`${settingsNav('notifications', context)}<p class="crumbs"><a href="/settings/notifications">Notifications</a> /</p>`
 
 export function newChannelPage (context: PageContext, options: { type: ChannelType, values: FormFields, error: FieldError | null }): SafeHtml {
   const title = `New ${typeName(options.type)} channel`
-  const body = html`${crumbs}
+  const body = html`${crumbs(context)}
 <h1>${title}</h1>
 ${channelForm({ id: 'new-channel', action: '/settings/notifications', submit: 'Create channel', csrfToken: context.csrfToken, ...options })}
 <p><a href="/settings/notifications">Cancel</a></p>`
@@ -120,7 +120,7 @@ ${channelForm({ id: 'new-channel', action: '/settings/notifications', submit: 'C
 
 export function editChannelPage (context: PageContext, options: { channel: NotificationChannel, values: FormFields, error: FieldError | null }): SafeHtml {
   const { channel: c } = options
-  const body = html`${crumbs}
+  const body = html`${crumbs(context)}
 <h1>Edit ${c.name}</h1>
 ${channelForm({
   id: 'edit-channel',

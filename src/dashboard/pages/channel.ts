@@ -90,7 +90,7 @@ export function channelPage (context: PageContext, options: {
   const filter = (value: DeliveryStatus | undefined, label: string) =>
     html`<li><a href="${value ? `${base}?status=${value}` : base}"${status === value ? html` aria-current="page"` : ''}>${label}</a></li>`
   const query = (before: string) => `${base}?${new URLSearchParams({ ...(status ? { status } : {}), before })}`
-  const body = html`${settingsNav('notifications')}<p class="crumbs"><a href="/settings/notifications">Notifications</a> /</p>
+  const body = html`${settingsNav('notifications', context)}<p class="crumbs"><a href="/settings/notifications">Notifications</a> /</p>
 <div id="channel-state" data-live="channel:${c.id}"><div class="title-row"><h1>${c.name}</h1> ${channelBadge(c)}</div>
 ${c.disabled_reason && html`<p class="warning">Turned off by Pingward: ${c.disabled_reason}. Edit it and tick Active to send again.</p>`}</div>
 ${options.secret && secretPanel(options.secret)}

@@ -41,7 +41,7 @@ ${channelActions(c)}`}</td></tr>
 }
 
 export function channelsPage (context: PageContext, options: { channels: NotificationChannel[], emailReady: boolean, notice?: string }): SafeHtml {
-  const body = html`${settingsNav('notifications')}
+  const body = html`${settingsNav('notifications', context)}
 <h1>Notifications</h1>
 <p>Channels tell people (or programs) when a monitor goes down and when it is up again. Each message is kept,
 retried until it arrives for about two days, and listed in the channel's delivery log.</p>

@@ -50,7 +50,7 @@ export function keysPage (context: PageContext, options: {
 }): SafeHtml {
   const { values, error } = options
   const common = { form: 'new-key-form', error }
-  const body = html`${settingsNav('api-keys')}
+  const body = html`${settingsNav('api-keys', context)}
 <h1>API Keys</h1>
 <p>Keys let programs use the <a href="/docs">API</a> as you, in this organization: send one as <code>Authorization: Bearer sk_…</code>.
 A read key may only read; a write key may do what your role here allows, and no more when your role changes.</p>

@@ -63,13 +63,15 @@ function navLink (href: string, label: string, current: boolean): SafeHtml {
   return html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a></li>`
 }
 
+// Each settings page with the least role that may open it.
 const SETTINGS_PAGES = [
-  ['api-keys', '/settings/api-keys', 'API Keys'], ['notifications', '/settings/notifications', 'Notifications'], ['members', '/settings/members', 'Members'],
+  ['api-keys', '/settings/api-keys', 'API Keys', 'viewer'], ['notifications', '/settings/notifications', 'Notifications', 'viewer'],
+  ['members', '/settings/members', 'Members', 'viewer'], ['audit-log', '/settings/audit-log', 'Audit log', 'admin'],
 ] as const
 
-export function settingsNav (current: typeof SETTINGS_PAGES[number][0]): SafeHtml {
+export function settingsNav (current: typeof SETTINGS_PAGES[number][0], context: PageContext): SafeHtml {
   return html`<nav class="subnav" aria-label="Settings"><ul>
-${SETTINGS_PAGES.map(([name, href, label]) => navLink(href, label, name === current))}
+${SETTINGS_PAGES.filter(([, , , role]) => may(context, role)).map(([name, href, label]) => navLink(href, label, name === current))}
 </ul></nav>`
 }
 

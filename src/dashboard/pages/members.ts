@@ -55,7 +55,7 @@ export function membersPage (context: PageContext, options: {
   error?: string
   notice?: string
 }): SafeHtml {
-  const body = html`${settingsNav('members')}
+  const body = html`${settingsNav('members', context)}
 <h1>Members</h1>
 <p>Everyone in this organization. Each role includes the ones above it:</p>
 <ul>${ROLES.map((role) => html`<li><strong>${role}</strong>: ${ROLE_POWERS[role]}</li>`)}</ul>

@@ -6,10 +6,11 @@ import { HttpError } from '../../http/error-catalog.ts'
 import { parseCreateKey, type FormFields } from '../form-input.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { keysPage } from '../pages/keys.ts'
-import { pageContext, seeOther, sendPage } from '../respond.ts'
+import { pageContext, seeOther, sendPage, sessionAudit } from '../respond.ts'
 import { isWellFormedKey, keyPrefix } from '../../auth/keys.ts'
 import { COOKIE_OPTIONS } from '../session.ts'
-import { createApiKey, deleteApiKeyOfUser, listApiKeys } from '../../repositories/api-keys.ts'
+import { listApiKeys } from '../../repositories/api-keys.ts'
+import { makeApiKey, revokeApiKey } from '../../services/api-keys.ts'
 import { Uuid } from '../../schemas/common.ts'
 
 const KeyIdParams = Type.Object({ id: Uuid('Id of the API key') }, { additionalProperties: false })
@@ -54,20 +55,20 @@ const dashboardKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!result.ok) return render(request, reply, { values: request.body, error: result.error, status: 400 })
     const { name, scope, expires_in_days: days } = result.value
     const now = app.clock()
-    const created = await createApiKey(app.db, {
+    const created = await makeApiKey(app.db, {
       userId: request.session!.userId,
       orgId: request.session!.orgId,
       name,
       scope,
       expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
-    })
+    }, now, sessionAudit(request))
     // Post/redirect/get, so a reload makes no second key: the key rides in a short-lived cookie; only its hash is stored.
     reply.setCookie(NEW_KEY_COOKIE, `${created.record.id}.${created.key}`, { ...NEW_KEY_OPTIONS, maxAge: 300 })
     return seeOther(reply, KEYS_PATH)
   })
 
   app.post('/settings/api-keys/:id/delete', { config: { role: 'viewer' }, schema: { hide: true, params: KeyIdParams, body: Form } }, async (request, reply) => {
-    if (!await deleteApiKeyOfUser(app.db, request.session!.userId, request.params.id)) {
+    if (!await revokeApiKey(app.db, request.params.id, { userId: request.session!.userId, now: app.clock(), audit: sessionAudit(request) })) {
       throw new HttpError(404, 'There is no such API key, or it is not yours.')
     }
     return seeOther(reply, '/settings/api-keys?notice=key-deleted')

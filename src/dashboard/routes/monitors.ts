@@ -9,7 +9,7 @@ import { parseCreateMonitor, parseUpdateMonitor, type FormFields } from '../form
 import { defaultMonitorValues, monitorValues, valuesSentAgain } from '../pages/monitor-form.ts'
 import { editMonitorPage, monitorPage } from '../pages/monitor.ts'
 import { monitorsPage } from '../pages/monitors.ts'
-import { localPath, pageContext, seeOther, sendPage } from '../respond.ts'
+import { localPath, pageContext, seeOther, sendPage, sessionAudit } from '../respond.ts'
 import { failingRuns, recentChecksByMonitor } from '../../repositories/check-stats.ts'
 import { monitorUptimeView } from '../uptime-windows.ts'
 import { listChecks, MAX_CHECKS_PER_PAGE } from '../../repositories/checks.ts'
@@ -90,7 +90,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     if (!result.ok) return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: result.error })
     let monitor
     try {
-      monitor = await createOwnedMonitor(app.db, { orgId: orgOf(request) }, result.value, { now: app.clock(), maxMonitors })
+      monitor = await createOwnedMonitor(app.db, { orgId: orgOf(request) }, result.value, { now: app.clock(), maxMonitors, audit: sessionAudit(request) })
     } catch (err) {
       const code = err instanceof LimitReachedError ? 409 : 400
       return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: refusal(err), code })
@@ -135,7 +135,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     if (!result.ok) return renderEdit(request, reply, request.params.id, request.body, result.error)
     let monitor
     try {
-      monitor = await updateMonitor(app.db, orgId, request.params.id, result.value, app.clock())
+      monitor = await updateMonitor(app.db, orgId, request.params.id, result.value, app.clock(), sessionAudit(request))
     } catch (err) {
       return renderEdit(request, reply, request.params.id, request.body, refusal(err))
     }
@@ -145,7 +145,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
 
   for (const [action, isActive] of [['pause', false], ['resume', true]] as const) {
     app.post(`/monitors/:id/${action}`, { config: { role: 'editor' }, schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
-      const monitor = await updateMonitor(app.db, orgOf(request), request.params.id, { is_active: isActive }, app.clock())
+      const monitor = await updateMonitor(app.db, orgOf(request), request.params.id, { is_active: isActive }, app.clock(), sessionAudit(request))
       if (!monitor) throw notFound()
       const back = localPath(request.body.back)
       return seeOther(reply, `${back}${back.includes('?') ? '&' : '?'}notice=monitor-${action}d`)
@@ -153,7 +153,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
   }
 
   app.post('/monitors/:id/delete', { config: { role: 'editor' }, schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
-    if (!await deleteMonitor(app.db, orgOf(request), request.params.id, app.clock())) throw notFound()
+    if (!await deleteMonitor(app.db, orgOf(request), request.params.id, app.clock(), sessionAudit(request))) throw notFound()
     return seeOther(reply, '/?notice=monitor-deleted')
   })
 }

@@ -20,7 +20,7 @@ import type { FormFields } from '../form-input.ts'
 import { channelPage } from '../pages/channel.ts'
 import { editChannelPage, newChannelPage, newChannelValues } from '../pages/channel-form.ts'
 import { channelsPage } from '../pages/channels.ts'
-import { pageContext, seeOther, sendPage } from '../respond.ts'
+import { pageContext, seeOther, sendPage, sessionAudit } from '../respond.ts'
 import { COOKIE_OPTIONS } from '../session.ts'
 
 const PATH = '/settings/notifications'
@@ -92,7 +92,7 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     let row
     try {
       row = await createChannel(app.db, orgOf(request), result.value, {
-        allowPrivateTargets, emailConfigured: emailConfigured(config), maxChannels: config.MAX_CHANNELS_PER_OWNER, now: app.clock(),
+        allowPrivateTargets, emailConfigured: emailConfigured(config), maxChannels: config.MAX_CHANNELS_PER_OWNER, now: app.clock(), audit: sessionAudit(request),
       })
     } catch (err) {
       return renderNew(request, reply, type, request.body, asFieldError(err), err instanceof LimitReachedError ? 409 : 400)
@@ -139,7 +139,7 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     let updated
     try {
       updated = await updateChannel(app.db, orgOf(request), channel.id, result.value, {
-        allowPrivateTargets, now: app.clock(), checkConfig: channelConfigCheck(allowPrivateTargets),
+        allowPrivateTargets, now: app.clock(), audit: sessionAudit(request), checkConfig: channelConfigCheck(allowPrivateTargets),
       })
     } catch (err) {
       return renderEdit(request, reply, channel, request.body, asFieldError(err))
@@ -149,24 +149,24 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
   })
 
   app.post(`${PATH}/:id/test`, { config: { role: 'editor' }, schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
-    const delivery = await sendTestEvent(app.db, orgOf(request), request.params.id, app.clock(), testDeliveryOptions())
+    const delivery = await sendTestEvent(app.db, orgOf(request), request.params.id, app.clock(), testDeliveryOptions(), sessionAudit(request))
     if (!delivery) throw notFound()
     return seeOther(reply, `${PATH}/${request.params.id}?tested=${delivery.id}#test-result`)
   })
 
   app.post(`${PATH}/:id/rotate-secret`, { config: { role: 'editor' }, schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
-    const row = await rotateSecret(app.db, orgOf(request), request.params.id, app.clock())
+    const row = await rotateSecret(app.db, orgOf(request), request.params.id, app.clock(), sessionAudit(request))
     if (!row) throw notFound()
     return showSecret(reply, presentChannelWithSecret(row), `${PATH}/${row.id}`)
   })
 
   app.post(`${PATH}/:id/delete`, { config: { role: 'editor' }, schema: { hide: true, params: ChannelIdParams, body: Form } }, async (request, reply) => {
-    if (!await deleteChannel(app.db, orgOf(request), request.params.id)) throw notFound()
+    if (!await deleteChannel(app.db, orgOf(request), request.params.id, app.clock(), sessionAudit(request))) throw notFound()
     return seeOther(reply, `${PATH}?notice=channel-deleted`)
   })
 
   app.post(`${PATH}/deliveries/:id/retry`, { config: { role: 'editor' }, schema: { hide: true, params: DeliveryIdParams, body: Form } }, async (request, reply) => {
-    const delivery = await retryDelivery(app.db, orgOf(request), request.params.id, app.clock())
+    const delivery = await retryDelivery(app.db, orgOf(request), request.params.id, app.clock(), sessionAudit(request))
     if (!delivery) throw new HttpError(404, 'There is no such delivery, or it is not yours.')
     return seeOther(reply, `${PATH}/${delivery.channelId}?notice=delivery-retried#delivery-${delivery.id}`)
   })

@@ -10,13 +10,13 @@ import { ROLES, type Role } from '../../domain/vocabulary.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { invitationMailer } from '../../organizations/invitation-mail.ts'
 import { invitationUrl } from '../../organizations/presenter.ts'
-import { listMembers, listPendingInvitations, revokeInvitation } from '../../organizations/repository.ts'
-import { acceptInvitation, changeMemberRole, inviteMember, pendingInvitationFor, removeMember } from '../../organizations/service.ts'
+import { listMembers, listPendingInvitations } from '../../organizations/repository.ts'
+import { acceptInvitation, changeMemberRole, inviteMember, pendingInvitationFor, removeMember, revokeInvitation, type Actor } from '../../organizations/service.ts'
 import type { Config } from '../../runtime/config.ts'
 import { switchSessionOrganization } from '../../repositories/sessions.ts'
 import { StringEnum, Uuid } from '../../schemas/common.ts'
 import { invitationPage, membersPage } from '../pages/members.ts'
-import { pageContext, seeOther, sendPage } from '../respond.ts'
+import { pageContext, seeOther, sendPage, sessionAudit } from '../respond.ts'
 
 const MemberParams = Type.Object({ user_id: Uuid('Id of the member\'s user') }, { additionalProperties: false })
 const Form = Type.Record(Type.String(), Type.String())
@@ -26,6 +26,11 @@ const checkInvitation = bodyValidator<{ email: string, role: Role }>(CreateInvit
 const TokenParams = Type.Object({ token: Type.String({ pattern: '^[\\w-]{43}$' }) }, { additionalProperties: false })
 const INVALID_INVITATION = 'This invitation is not valid: it has been accepted, revoked or has expired, or it was sent to another email ' +
   'than the one you signed in with.'
+
+/** The signed-in member as the organization's rules and its audit log see them. */
+function actorOf (request: FastifyRequest): Actor {
+  return { orgId: request.session!.orgId, role: request.session!.role, audit: sessionAudit(request) }
+}
 
 const dashboardOrganizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const mailInvitation = invitationMailer(app, config)
@@ -60,7 +65,7 @@ const dashboardOrganizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     if (!input.ok) return renderMembers(request, reply, { error: `The invitation was not made: ${input.error.message.replace(/^body\//, '')}.`, status: 400 })
     let made
     try {
-      made = await inviteMember(app.db, { orgId: session.orgId, role: session.role, userId: session.userId }, input.value, app.clock())
+      made = await inviteMember(app.db, { ...actorOf(request), userId: session.userId }, input.value, app.clock())
     } catch (err) {
       if (err instanceof DomainError) return renderMembers(request, reply, { error: 'Only an owner may invite an owner.', status: 403 })
       throw err
@@ -73,7 +78,7 @@ const dashboardOrganizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
   app.post(`${MEMBERS_PATH}/invitations/:id/revoke`, {
     config: { role: 'admin' }, schema: { hide: true, params: Type.Object({ id: Uuid('Id of the invitation') }), body: Form },
   }, async (request, reply) => {
-    if (!await revokeInvitation(app.db, request.session!.orgId, request.params.id, app.clock())) throw new HttpError(404, 'There is no such invitation waiting.')
+    if (!await revokeInvitation(app.db, actorOf(request), request.params.id, app.clock())) throw new HttpError(404, 'There is no such invitation waiting.')
     return seeOther(reply, `${MEMBERS_PATH}?notice=invitation-revoked`)
   })
 
@@ -86,24 +91,22 @@ const dashboardOrganizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
 
   app.post('/invitations/:token', { config: { role: 'viewer', secretInPath: true }, schema: { hide: true, params: TokenParams, body: Form } }, async (request, reply) => {
     const session = request.session!
-    const accepted = await acceptInvitation(app.db, { id: session.userId, email: session.email }, request.params.token, app.clock())
+    const accepted = await acceptInvitation(app.db, { id: session.userId, email: session.email }, request.params.token, app.clock(), sessionAudit(request))
     if (!accepted) throw new HttpError(404, INVALID_INVITATION)
     await switchSessionOrganization(app.db, session.id, accepted.orgId)
     return seeOther(reply, '/?notice=invitation-accepted')
   })
 
-  const actor = (session: { orgId: string, role: Role }) => ({ orgId: session.orgId, role: session.role })
-
   app.post(`${MEMBERS_PATH}/:user_id/role`, {
     config: { role: 'admin' },
     schema: { hide: true, params: MemberParams, body: Type.Object({ role: StringEnum(ROLES), _csrf: Type.String() }) },
   }, async (request, reply) => {
-    if (!await changeMemberRole(app.db, actor(request.session!), request.params.user_id, request.body.role)) throw new HttpError(404, 'There is no such member.')
+    if (!await changeMemberRole(app.db, actorOf(request), request.params.user_id, request.body.role, app.clock())) throw new HttpError(404, 'There is no such member.')
     return seeOther(reply, `${MEMBERS_PATH}?notice=member-saved`)
   })
 
   app.post(`${MEMBERS_PATH}/:user_id/remove`, { config: { role: 'admin' }, schema: { hide: true, params: MemberParams, body: Form } }, async (request, reply) => {
-    if (!await removeMember(app.db, actor(request.session!), request.params.user_id)) throw new HttpError(404, 'There is no such member.')
+    if (!await removeMember(app.db, actorOf(request), request.params.user_id, app.clock())) throw new HttpError(404, 'There is no such member.')
     return seeOther(reply, `${MEMBERS_PATH}?notice=member-removed`)
   })
 }

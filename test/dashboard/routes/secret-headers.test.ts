@@ -1,5 +1,6 @@
 // Secrets in the dashboard's forms: a header marked secret is masked on the monitor page and in the edit form,
 // and a masked secret sent back with a url (or an ntfy server) of another origin is refused next to its field.
+import { testAudit } from '../../helper.ts'
 import t from 'tap'
 import { notificationChannels } from '../../../src/db/schema.ts'
 import { createMonitor } from '../../../src/monitors/service.ts'
@@ -48,7 +49,7 @@ t.test('a monitor made with marks is shown with them; an ntfy token left blank d
   const browser = await signedIn(app)
   const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({
     name: 'Marked', url: 'https://example.com/', request_headers: { 'X-Plain': 'visible-1', 'X-Hidden': 'hidden-value-5678' }, secret_headers: ['x-hidden'],
-  }), new Date())
+  }), new Date(), testAudit)
   t.same(monitor.request_headers, { 'X-Plain': 'visible-1', 'X-Hidden': '…5678' })
   t.match((await browser.get(`/monitors/${monitor.id}`)).body, '<li>X-Hidden: …5678</li>')
 
