@@ -10,6 +10,8 @@ import { deleteExpiredIdempotencyKeys, IDEMPOTENCY_KEY_TTL_MS } from '../reposit
 const BATCH = 1000
 const EVERY_MS = 10 * 60_000
 
+const daysBefore = (now: Date, days: number) => new Date(now.getTime() - days * 86_400_000)
+
 /** Deletes expired checks, batch after batch; returns how many went. */
 export async function pruneChecks (db: Database, now: Date, retentionDays: number): Promise<number> {
   const cutoff = daysBefore(now, retentionDays)
@@ -28,21 +30,24 @@ export async function pruneIdempotencyKeys (db: Database, now: Date): Promise<nu
   return deleteExpiredIdempotencyKeys(db, new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS))
 }
 
-const daysBefore = (now: Date, days: number) => new Date(now.getTime() - days * 86_400_000)
+interface RetentionOptions { db: Database, clock: Clock, log: FastifyBaseLogger, retentionDays: number, auditRetentionDays: number }
 
-/** Prunes checks, Idempotency-Keys and audit events now and every ten minutes until the returned stop function is called. */
-export function startRetention (
-  options: { db: Database, clock: Clock, log: FastifyBaseLogger, retentionDays: number, auditRetentionDays: number }
-): () => Promise<void> {
+/** Prunes checks, Idempotency-Keys and audit events once, logging what went. */
+export async function pruneExpired (options: RetentionOptions): Promise<void> {
+  const { db, clock, log } = options
+  const checksDeleted = await pruneChecks(db, clock(), options.retentionDays)
+  if (checksDeleted > 0) log.info({ deleted: checksDeleted }, 'retention: old checks deleted')
+  const keysDeleted = await pruneIdempotencyKeys(db, clock())
+  if (keysDeleted > 0) log.info({ deleted: keysDeleted }, 'retention: expired idempotency keys deleted')
+  const eventsDeleted = await pruneAuditEvents(db, daysBefore(clock(), options.auditRetentionDays))
+  if (eventsDeleted > 0) log.info({ deleted: eventsDeleted }, 'retention: old audit events deleted')
+}
+
+/** Runs pruneExpired now and every ten minutes until the returned stop function is called. */
+export function startRetention (options: RetentionOptions): () => Promise<void> {
   let current: Promise<unknown> = Promise.resolve()
   const run = () => {
-    current = pruneChecks(options.db, options.clock(), options.retentionDays)
-      .then((deleted) => { if (deleted > 0) options.log.info({ deleted }, 'retention: old checks deleted') })
-      .then(() => pruneIdempotencyKeys(options.db, options.clock()))
-      .then((deleted) => { if (deleted > 0) options.log.info({ deleted }, 'retention: expired idempotency keys deleted') })
-      .then(() => pruneAuditEvents(options.db, daysBefore(options.clock(), options.auditRetentionDays)))
-      .then((deleted) => { if (deleted > 0) options.log.info({ deleted }, 'retention: old audit events deleted') })
-      .catch((err) => options.log.warn({ err }, 'retention: failed, will retry'))
+    current = pruneExpired(options).catch((err) => options.log.warn({ err }, 'retention: failed, will retry'))
   }
   const first = setTimeout(run, 5_000)
   const timer = setInterval(run, EVERY_MS)

@@ -1,10 +1,12 @@
 // Retention: old checks go in batches, each monitor always keeps its newest 100.
 import t from 'tap'
 import { count, eq } from 'drizzle-orm'
-import { checks } from '../../src/db/schema.ts'
-import { pruneChecks } from '../../src/checker/retention.ts'
+import { randomUUID } from 'node:crypto'
+import { recordChange } from '../../src/audit/service.ts'
+import { auditEvents, checks } from '../../src/db/schema.ts'
+import { pruneChecks, pruneExpired } from '../../src/checker/retention.ts'
 import { insertChecks } from '../../src/repositories/checks.ts'
-import { buildTestApp, makeMonitor, makeUser } from '../helper.ts'
+import { buildTestApp, makeMonitor, makeUser, testAudit } from '../helper.ts'
 
 t.test('checks older than the retention period are deleted, except each monitor\'s newest 100', async (t) => {
   const now = new Date('2026-11-21T10:00:00.000Z')
@@ -33,4 +35,17 @@ t.test('checks older than the retention period are deleted, except each monitor\
   t.equal(await countOf(mixed), 120, 'every recent check stays')
   t.equal(await countOf(mostlyRecent), 100)
   t.equal(await pruneChecks(app.db, now, 30), 0, 'a second run finds nothing: storage stops growing')
+})
+
+t.test('audit events older than AUDIT_RETENTION_DAYS go; newer ones stay', async (t) => {
+  const { app } = await buildTestApp(t)
+  const user = await makeUser(app)
+  const old = new Date(Date.now() - 401 * 86_400_000)
+  const recent = new Date(Date.now() - 399 * 86_400_000)
+  for (const [name, at] of [['old', old], ['recent', recent]] as const) {
+    await recordChange(app.db, testAudit, { orgId: user.orgId, action: 'monitor.created', entityId: randomUUID(), before: null, after: { name }, fields: ['name'], at })
+  }
+  await pruneExpired({ db: app.db, clock: () => new Date(), log: app.log, retentionDays: 30, auditRetentionDays: 400 })
+  const kept = await app.db.select({ occurredAt: auditEvents.occurredAt }).from(auditEvents).where(eq(auditEvents.orgId, user.orgId))
+  t.same(kept.map((e) => e.occurredAt.getTime()), [recent.getTime()])
 })

@@ -1,6 +1,6 @@
 // A team in real headless Chromium: an owner invites a second user from Settings, then Members, the second user
 // accepts the link as a viewer (no edit controls, a forced POST refused), is promoted to editor, and creates a
-// monitor the owner then sees. Screenshots go to test-output/screenshots/ (git-ignored).
+// monitor the owner then sees, and finds in the audit log. Screenshots go to test-output/screenshots/ (git-ignored).
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import type { BrowserContext, Page } from 'playwright-core'
@@ -75,4 +75,13 @@ t.test('an owner invites a colleague, who joins as a viewer, is promoted, and ad
   await owner.goto(`${base}/`)
   t.equal(await owner.getByRole('link', { name: 'Made by Grace', exact: true }).count(), 1, 'the owner sees the editor\'s monitor')
   await owner.screenshot({ path: screenshotPath('team-03-shared'), fullPage: true })
+
+  // Settings, then Audit log: Grace's monitor, by Grace, newest first.
+  await owner.getByRole('link', { name: 'Settings' }).click()
+  await owner.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Audit log' }).click()
+  const newest = owner.locator('table.audit tbody tr').first()
+  t.match(await newest.textContent(), new RegExp(`${grace.email.replace(/[.]/g, '\\.')} \\(user\\)\\s*monitor\\.created`))
+  t.match(await newest.textContent(), 'Made by Grace')
+  t.match(await owner.locator('table.audit').textContent(), 'member.role_changed', 'and the promotion before it')
+  await owner.screenshot({ path: screenshotPath('team-04-audit-log'), fullPage: true })
 })
