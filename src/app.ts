@@ -135,7 +135,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(organizationRoutes, { config })
     await api.register(auditRoutes)
   }, { prefix: '/api/v1' })
-  await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, adminEmail: config.ADMIN_EMAIL, config })
+  await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, config })
   return app
 }
 

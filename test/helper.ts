@@ -17,7 +17,7 @@ import type { Clock } from '../src/runtime/clock.ts'
 import { openDatabase, type DatabaseHandle } from '../src/db/client.ts'
 import { createApiKey } from '../src/repositories/api-keys.ts'
 import type { ApiKeyScope, Role } from '../src/domain/vocabulary.ts'
-import { personalOrgId, upsertMember } from '../src/organizations/repository.ts'
+import { insertOrganization, personalOrgId, upsertMember } from '../src/organizations/repository.ts'
 import { createUser } from '../src/repositories/users.ts'
 import { databaseUrl, pgliteDataDir, pgliteTarball, postgresTemplate } from './support/database-template.ts'
 
@@ -100,6 +100,14 @@ export async function makeUser (app: FastifyInstance, scope: ApiKeyScope = 'writ
   const orgId = personalOrgId(user.id)
   const { key, record } = await createApiKey(app.db, { userId: user.id, orgId, name: 'test', scope })
   return { user, orgId, key, keyId: record.id, auth: { authorization: `Bearer ${key}` } }
+}
+
+/** A new user who owns a new organization besides their personal one, and a key of theirs there. */
+export async function makeTeam (app: FastifyInstance) {
+  const founder = await makeUser(app)
+  const org = await insertOrganization(app.db, { name: 'Team', slug: `team-${randomBytes(4).toString('hex')}`, ownerId: founder.user.id, now: new Date() })
+  const { key, record } = await createApiKey(app.db, { userId: founder.user.id, orgId: org.id, name: 'team', scope: 'write' })
+  return { user: founder.user, orgId: org.id, key, keyId: record.id, auth: { authorization: `Bearer ${key}` } }
 }
 
 /** A new user who is a member of the organization with `role`, and a key of theirs there. */

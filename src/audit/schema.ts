@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES, AUDIT_ENTITY_TYPES } from '../domain/vocabulary.ts'
 import { Envelope, Nullable, StringEnum, Timestamp, Uuid } from '../schemas/common.ts'
 
-export const AuditActorSchema = Type.Object({
+const AuditActorSchema = Type.Object({
   type: StringEnum(AUDIT_ACTOR_TYPES, { description: 'A member in the dashboard (`user`), an API key, or the server itself (`system`: the CLI)' }),
   id: Nullable(Uuid('The user\'s or the key\'s id; null for `system`')),
   label: Type.String({ description: 'The user\'s email, the key\'s name and prefix, or what the system was', examples: ['ci deploys (sk_live_Ab3d…)'] }),
@@ -34,6 +34,7 @@ export const AuditEventQuery = Type.Object({
   actor_id: Type.Optional(Uuid('Only changes by this user or key')),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Most events to return' })),
   cursor: Type.Optional(Type.String({
+    maxLength: 200,
     pattern: '^[A-Za-z0-9_-]{1,200}$',
     'x-error-message': 'must be the cursor of a `Link: rel="next"` header',
     description: 'Where the page starts: taken from the previous page\'s `Link: rel="next"` header',

@@ -21,7 +21,7 @@ export interface Change {
 }
 
 /** `{field: [before, after]}` for each of `fields` that differs; a missing side is null. */
-export function fieldChanges (before: Shown | null, after: Shown | null, fields: readonly string[]): Record<string, [unknown, unknown]> {
+function fieldChanges (before: Shown | null, after: Shown | null, fields: readonly string[]): Record<string, [unknown, unknown]> {
   const changes: Record<string, [unknown, unknown]> = {}
   for (const field of fields) {
     const [was, is] = [before?.[field] ?? null, after?.[field] ?? null]

@@ -50,6 +50,11 @@ const SPECS: Record<string, Spec> = {
     help: 'creates an organization with its first owner; prints its id (name: the slug by default)',
     options: { owner: { type: 'string' }, name: { type: 'string' } },
   },
+  'orgs delete': {
+    usage: 'orgs delete SLUG',
+    takes: 'SLUG',
+    help: 'deletes the organization with its monitors, history, channels, keys, members and audit log (not a personal one)',
+  },
   'members list': { usage: 'members list --org SLUG', help: 'user id, email, role, joined (tab-separated)', options: { org: { type: 'string' } } },
   'members add': {
     usage: 'members add EMAIL --org SLUG --role ROLE',
@@ -177,6 +182,7 @@ export function parseCommand (argv: string[]): Parsed {
       const created = slug(first, 'a SLUG')
       return { kind: 'run', command: { name, slug: created, owner, orgName: orgName ?? created } }
     }
+    case 'orgs delete': return { kind: 'run', command: { name, org: slug(first, 'a SLUG') } }
     case 'members list': return { kind: 'run', command: { name, org: org() } }
     case 'members add':
     case 'members role': return { kind: 'run', command: { name, email: email(), org: org(), role: role() } }

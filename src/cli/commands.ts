@@ -7,7 +7,7 @@ import type { Role } from '../domain/vocabulary.ts'
 import {
   findOrganizationBySlug, listMembers, listOrganizations, memberRole, personalOrgId, soleOwnerships,
 } from '../organizations/repository.ts'
-import { addMember, changeMemberRole, createOrganization, removeMember } from '../organizations/service.ts'
+import { addMember, changeMemberRole, createOrganization, deleteOrganization, removeMember } from '../organizations/service.ts'
 import { rebuildRollups } from '../repositories/rollups.ts'
 import { deleteSessionsOfUser } from '../repositories/sessions.ts'
 import { createUser, deleteUserByEmail, findUserByEmail, listUsers, setPasswordHash } from '../repositories/users.ts'
@@ -23,6 +23,7 @@ export type CliCommand =
   | { name: 'keys delete', keyId: string }
   | { name: 'orgs list' }
   | { name: 'orgs create', slug: string, owner: string, orgName: string }
+  | { name: 'orgs delete', org: string }
   | { name: 'members list', org: string }
   | { name: 'members add' | 'members role', email: string, org: string, role: Role }
   | { name: 'members remove', email: string, org: string }
@@ -32,7 +33,7 @@ export type CliCommand =
 
 export const DATABASE_COMMANDS: ReadonlyArray<CliCommand['name']> = [
   'users create', 'users password', 'users list', 'users delete', 'keys create', 'keys list', 'keys delete',
-  'orgs list', 'orgs create', 'members list', 'members add', 'members role', 'members remove', 'migrate', 'rollups rebuild',
+  'orgs list', 'orgs create', 'orgs delete', 'members list', 'members add', 'members role', 'members remove', 'migrate', 'rollups rebuild',
 ]
 
 export interface CommandOutput { stdout: string, stderr: string }
@@ -141,6 +142,11 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
       const owner = await userOrFail(db, command.owner)
       const org = await createOrganization(db, { name: command.orgName, slug: command.slug, ownerId: owner.id, now }, CLI_AUDIT)
       return { stdout: `${org.id}\n`, stderr: `Created organization ${org.slug} with ${owner.email} as its owner\n` }
+    }
+    case 'orgs delete': {
+      const org = await organizationOrFail(db, command.org)
+      await deleteOrganization(db, operatorIn(org.id))
+      return { stdout: '', stderr: `Deleted organization ${org.slug} with its monitors, channels, keys, members and audit log\n` }
     }
     case 'members list': {
       const org = await organizationOrFail(db, command.org)

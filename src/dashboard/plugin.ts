@@ -31,7 +31,6 @@ declare module 'fastify' {
 
 interface DashboardOptions {
   allowPrivateTargets: boolean
-  adminEmail: string
   /** For notifications: whether email channels can be made, and how Send test sends. */
   config: Config
 }
@@ -90,7 +89,7 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   app.get('/favicon.ico', { schema: { hide: true }, config: { dashboardPublic: true, rateLimit: false } }, async (_request, reply) =>
     sendAsset(reply, ASSETS.get('favicon.ico')!, 'public, max-age=86400'))
 
-  await app.register(authRoutes, { adminEmail: options.adminEmail })
+  await app.register(authRoutes, { config: options.config })
   await app.register(monitorRoutes, {
     allowPrivateTargets: options.allowPrivateTargets, publicUrl: options.config.PUBLIC_URL, maxMonitors: options.config.MAX_MONITORS_PER_OWNER,
   })

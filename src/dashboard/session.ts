@@ -42,7 +42,8 @@ interface SessionManager {
   /** Sets request.session from the cookie (null when absent, unknown or expired). */
   load: (request: FastifyRequest) => Promise<void>
   /** Signs the user in: a new session (never a reused id) and its cookie. */
-  start: (reply: FastifyReply, userId: string) => Promise<void>
+  /** Signs the user in, showing `orgId` (one of theirs) or else their personal organization. */
+  start: (reply: FastifyReply, userId: string, orgId?: string) => Promise<void>
   end: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
   /** The CSRF token to put in a form: the session's, or before sign-in one bound to a cookie. */
   csrfToken: (request: FastifyRequest, reply: FastifyReply) => string
@@ -79,12 +80,12 @@ export default fp(async (app) => {
       }
     },
 
-    async start (reply, userId) {
+    async start (reply, userId, orgId) {
       const now = app.clock()
       await deleteExpiredSessions(app.db, now)
       const raw = token()
       const expiresAt = new Date(now.getTime() + SESSION_TTL_MS)
-      await createSession(app.db, { id: sha256(raw), userId, csrfToken: token(), now, expiresAt })
+      await createSession(app.db, { id: sha256(raw), userId, orgId, csrfToken: token(), now, expiresAt })
       reply.setCookie(SESSION_COOKIE, raw, { ...COOKIE_OPTIONS, maxAge: SESSION_TTL_MS / 1000 })
       reply.clearCookie(ANONYMOUS_CSRF_COOKIE, COOKIE_OPTIONS)
     },

@@ -64,6 +64,12 @@ export async function updateOrganization (
   }
 }
 
+/** Deletes the organization and, by the foreign keys, everything it holds; the row it was, or undefined. */
+export async function deleteOrganizationRow (tx: Database, orgId: string): Promise<OrganizationRow | undefined> {
+  const [row] = await tx.delete(organizations).where(eq(organizations.id, orgId)).returning()
+  return row
+}
+
 const memberColumns = { userId: memberships.userId, email: users.email, role: memberships.role, joinedAt: memberships.createdAt }
 
 export async function listMembers (db: Database, orgId: string): Promise<MemberRow[]> {

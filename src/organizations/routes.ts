@@ -14,7 +14,7 @@ import {
   AcceptedInvitationEnvelope, AcceptInvitationSchema, CreatedInvitationEnvelope, CreateInvitationSchema, InvitationListEnvelope,
   InvitationParams, MemberEnvelope, MemberListEnvelope, MemberParams, OrganizationEnvelope, UpdateMemberSchema, UpdateOrganizationSchema,
 } from './schema.ts'
-import { acceptInvitation, changeMemberRole, changeOrganization, inviteMember, removeMember, revokeInvitation, type Actor } from './service.ts'
+import { acceptInvitation, changeMemberRole, changeOrganization, deleteOrganization, inviteMember, removeMember, revokeInvitation, type Actor } from './service.ts'
 
 const MEMBER_NOT_FOUND = 'Member not found'
 const memberNotFound = () => new HttpError(404, MEMBER_NOT_FOUND)
@@ -77,6 +77,30 @@ const organizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async 
     const row = await changeOrganization(app.db, actorOf(request), request.body, app.clock())
     if (!row) throw new HttpError(401)
     return { data: presentOrganization(row, key.role) }
+  })
+
+  app.delete('/organization', {
+    schema: {
+      tags: ['organization'],
+      summary: 'Delete the organization',
+      description: 'Deletes the organization with everything it holds: monitors and their history, channels and deliveries, ' +
+        'API keys (this one too), members, invitations and its audit log. Members keep their users and other organizations. ' +
+        'A personal organization goes only with its user (409).',
+      operationId: 'deleteOrganization',
+      response: {
+        204: Type.Null({ description: 'Deleted; no body' }),
+        ...errorResponses(403, 413, 415),
+        409: errorResponse(409, 'A personal organization', 'A personal organization goes with its user: delete the user instead (npm run -s cli -- users delete EMAIL)'),
+      },
+    },
+    config: { role: 'owner' },
+  }, async (request, reply) => {
+    const actor = actorOf(request)
+    const deleted = await deleteOrganization(app.db, actor)
+    if (!deleted) throw new HttpError(401)
+    // Its audit log goes with it: the server's log keeps who deleted it.
+    request.log.info({ org: deleted.id, slug: deleted.slug, actor: actor.audit.actor }, 'organization deleted')
+    return reply.code(204).send(null)
   })
 
   app.get('/organization/members', {

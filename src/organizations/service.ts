@@ -7,7 +7,7 @@ import type { AuditContext } from '../domain/audit.ts'
 import { ConflictError, RoleTooLowError } from '../domain/errors.ts'
 import type { Role } from '../domain/vocabulary.ts'
 import {
-  addMemberIfNew, deleteMember, findOrganization, findPendingInvitation, insertInvitation, insertOrganization, lockMembers, memberRole,
+  addMemberIfNew, deleteMember, deleteOrganizationRow, findOrganization, findPendingInvitation, insertInvitation, insertOrganization, lockMembers, memberRole,
   revokeInvitation as revokeInvitationRow, setMemberRole, takeInvitation, updateOrganization, upsertMember,
   type InvitationRow, type MemberRow, type OrganizationRow,
 } from './repository.ts'
@@ -37,6 +37,24 @@ export async function changeOrganization (
       await recordChange(tx, actor.audit, { orgId: actor.orgId, action: 'organization.updated', entityId: actor.orgId, before: shown(before), after: shown(after), fields: ['name', 'slug'], at: now })
     }
     return after
+  })
+}
+
+class PersonalOrganizationError extends ConflictError {
+  constructor () { super('A personal organization goes with its user: delete the user instead (npm run -s cli -- users delete EMAIL)') }
+}
+
+/**
+ * Deletes the organization with everything it holds (monitors and their history, channels, keys, members,
+ * invitations, its audit log); only an owner may, and not a personal one. The deleted row, or undefined.
+ */
+export async function deleteOrganization (db: Database, actor: Actor): Promise<OrganizationRow | undefined> {
+  if (actor.role !== 'owner') throw new RoleTooLowError('Only an owner may delete the organization')
+  return atomically(db, async (tx) => {
+    const org = await findOrganization(tx, actor.orgId)
+    if (!org) return undefined
+    if (org.personalUserId !== null) throw new PersonalOrganizationError()
+    return deleteOrganizationRow(tx, actor.orgId)
   })
 }
 

@@ -46,7 +46,7 @@ export async function createApiKey (
 }
 
 /** A key as people tell it apart: its name and the prefix its list shows. */
-export const keyLabel = (key: { name: string, prefix: string }): string => `${key.name} (${key.prefix}…)`
+const keyLabel = (key: { name: string, prefix: string }): string => `${key.name} (${key.prefix}…)`
 
 // Every API request looks its key up, with its maker's membership: a key whose maker left is not found.
 const findKeyStatement = preparedPerDatabase((db) => db.select({

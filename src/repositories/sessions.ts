@@ -19,11 +19,12 @@ export interface SessionRecord {
 }
 
 export async function createSession (
-  db: Database, input: { id: string, userId: string, csrfToken: string, now: Date, expiresAt: Date }
+  db: Database, input: { id: string, userId: string, orgId?: string, csrfToken: string, now: Date, expiresAt: Date }
 ): Promise<void> {
   await db.insert(sessions).values({
     id: input.id,
     userId: input.userId,
+    orgId: input.orgId ?? null,
     csrfToken: input.csrfToken,
     createdAt: input.now,
     lastSeenAt: input.now,

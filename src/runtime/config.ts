@@ -4,6 +4,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { isIPv4, isIPv6 } from 'node:net'
 import { ConfigError, DEFAULT_DATA_DIR } from './config-basics.ts'
+import { ROLES, type Role } from '../domain/vocabulary.ts'
 
 const Int = (min: number, max: number, dflt: number, description: string) =>
   Type.Integer({ minimum: min, maximum: max, default: dflt, description })
@@ -11,6 +12,9 @@ const Int = (min: number, max: number, dflt: number, description: string) =>
 // An http(s) URL with a host; a path is allowed (a dashboard behind a prefix), a trailing slash is dropped.
 const HttpUrl = (description: string, dflt?: string) =>
   Type.String({ pattern: '^https?://[^\\s/?#]+', description, ...(dflt === undefined ? {} : { default: dflt }) })
+
+// One `claim value=role` of OIDC_ROLE_MAP.
+const ROLE_PAIR = `[^=,\\s][^=,]*=(${ROLES.join('|')})`
 
 export const ConfigSchema = Type.Object({
   PORT: Int(0, 65535, 3000, 'TCP port of the HTTP server'),
@@ -57,6 +61,17 @@ export const ConfigSchema = Type.Object({
     pattern: '^\\s*https?://[^\\s,/]+(\\s*,\\s*https?://[^\\s,/]+)*\\s*$',
     description: 'Browser origins allowed to call the API from another site, comma-separated ("https://app.example.com"); unset: none (CORS off)',
   })),
+  OIDC_ISSUER_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/?#]+', description: 'OpenID Connect provider of dashboard sign-in (its discovery document is at /.well-known/openid-configuration); unset: passwords only' })),
+  OIDC_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, description: 'Pingward\'s client id at the OpenID provider; required with OIDC_ISSUER_URL' })),
+  OIDC_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'Pingward\'s client secret at the OpenID provider; required with OIDC_ISSUER_URL' })),
+  OIDC_ORGANIZATION: Type.Optional(Type.String({ minLength: 1, description: 'Slug of the organization whose roles OIDC_ROLE_MAP gives; required with OIDC_ISSUER_URL' })),
+  OIDC_ROLE_CLAIM: Type.String({ minLength: 1, default: 'groups', description: 'The ID token claim (a string or a list) whose values OIDC_ROLE_MAP maps to roles' }),
+  OIDC_ROLE_MAP: Type.Optional(Type.String({
+    pattern: `^\\s*${ROLE_PAIR}(\\s*,\\s*${ROLE_PAIR})*\\s*$`,
+    description: 'Claim values and the role each gives, "pingward-admins=admin, oncall=responder"; the highest wins, none: no sign-in. Required with OIDC_ISSUER_URL',
+  })),
+  OIDC_PROVIDER_NAME: Type.String({ minLength: 1, maxLength: 60, default: 'single sign-on', description: 'How the sign-in button names the provider ("Sign in with ...")' }),
+  PASSWORD_SIGN_IN: Type.Boolean({ default: true, description: 'Whether the dashboard takes passwords; false needs OIDC_ISSUER_URL' }),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'Bearer token of GET /metrics (Prometheus); unset: /metrics is off (404)' })),
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Port of the worker\'s own GET /metrics (`npm run worker` only, on HOST; requires METRICS_TOKEN); unset: the worker serves none' })),
 })
@@ -95,6 +110,13 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   if (withDefaults.SMTP_URL !== undefined && withDefaults.SMTP_FROM === undefined) {
     lines.push('  SMTP_FROM=undefined: required when SMTP_URL is set (e.g. "Pingward <alerts@example.com>")')
   }
+  if (withDefaults.OIDC_ISSUER_URL !== undefined) {
+    for (const key of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ORGANIZATION', 'OIDC_ROLE_MAP'] as const) {
+      if (withDefaults[key] === undefined) lines.push(`  ${key}=undefined: required when OIDC_ISSUER_URL is set`)
+    }
+  } else if (!withDefaults.PASSWORD_SIGN_IN) {
+    lines.push('  PASSWORD_SIGN_IN=false: needs OIDC_ISSUER_URL, or nobody could sign in to the dashboard')
+  }
   if (withDefaults.METRICS_PORT !== undefined && withDefaults.METRICS_TOKEN === undefined) {
     lines.push('  METRICS_TOKEN=undefined: required when METRICS_PORT is set (the metrics are never served without one)')
   }
@@ -111,6 +133,14 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   // Paths are appended to these (`${PUBLIC_URL}/monitors/...`), so a trailing slash would double.
   for (const key of ['PUBLIC_URL', 'TELEGRAM_API_URL', 'NTFY_URL'] as const) withDefaults[key] = withDefaults[key].replace(/\/+$/, '')
   return withDefaults
+}
+
+/** OIDC_ROLE_MAP as claim value -> role. */
+export function oidcRoleMap (text: string): Map<string, Role> {
+  return new Map(text.split(',').map((pair) => {
+    const at = pair.lastIndexOf('=')
+    return [pair.slice(0, at).trim(), pair.slice(at + 1).trim() as Role]
+  }))
 }
 
 /** Whether email channels can be used: an SMTP server is configured (SMTP_FROM comes with it). */

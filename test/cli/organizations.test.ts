@@ -46,6 +46,13 @@ t.test('an organization made, its members and a key in it', async (t) => {
   t.equal((await run(`members remove ${bob.user.email} --org acme`)).stderr, `Removed ${bob.user.email} from acme, with the keys they made there\n`)
   t.equal((await request(app, auth, { url: '/api/v1/monitors' })).statusCode, 401, 'the removed member\'s key is refused')
   await t.rejects(run('members list --org nope'), { message: 'No organization with the slug nope; see: npm run -s cli -- orgs list' })
+
+  const adaKey = (await run(`keys create ${ada.user.email} --org acme`)).stdout.trim()
+  await t.rejects(run(`orgs delete ${(await request(app, ada.auth, { url: '/api/v1/organization' })).json().data.slug}`), { message: /^A personal organization goes with its user/ })
+  t.equal((await run('orgs delete acme')).stderr, 'Deleted organization acme with its monitors, channels, keys, members and audit log\n')
+  t.equal((await request(app, { authorization: `Bearer ${adaKey}` }, { url: '/api/v1/monitors' })).statusCode, 401, 'its keys go with it')
+  t.notMatch((await run('orgs list')).stdout, '\tacme\t')
+  t.equal((await request(app, ada.auth, { url: '/api/v1/organization' })).statusCode, 200, 'ada keeps her personal organization')
 })
 
 t.test('usage errors name the flag', async (t) => {

@@ -53,6 +53,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   t.same(ops.map((o) => o.name).filter((name) => !heads.includes(name)).sort(), [
     'DELETE /api/v1/monitors/{id}',
     'DELETE /api/v1/notification-channels/{id}',
+    'DELETE /api/v1/organization',
     'DELETE /api/v1/organization/invitations/{id}',
     'DELETE /api/v1/organization/members/{user_id}',
     'GET /api/v1/audit-events',
@@ -93,6 +94,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'DELETE /api/v1/monitors/{id}': '204',
     'POST /api/v1/notification-channels': '201',
     'DELETE /api/v1/notification-channels/{id}': '204',
+    'DELETE /api/v1/organization': '204',
     'DELETE /api/v1/organization/members/{user_id}': '204',
     'DELETE /api/v1/organization/invitations/{id}': '204',
     'POST /api/v1/organization/invitations': '201',

@@ -3,9 +3,10 @@
 // on every instance at once.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { openDatabase } from '../../src/db/client.ts'
+import { sql } from 'drizzle-orm'
+import { openDatabase, rowsOf } from '../../src/db/client.ts'
 import { buildApp } from '../../src/app.ts'
-import { buildTestApp, createTestDatabase, limiterStore, makeMember, makeMonitor, makeUser, request, testConfig, validMonitor } from '../helper.ts'
+import { buildTestApp, createTestDatabase, limiterStore, makeMember, makeMonitor, makeTeam, makeUser, request, testConfig, validMonitor } from '../helper.ts'
 
 const FORBIDDEN = { error: 'API key does not have access to this resource' }
 const LAST_OWNER = { error: 'An organization keeps at least one owner: make another member an owner first' }
@@ -119,4 +120,27 @@ t.test('a membership change holds on every instance at once', async (t) => {
     t.equal((await request(app, member.auth, { url: `/api/v1/monitors/${monitor.id}` })).statusCode, 401, `removed: a read on instance ${i + 1} is a 401`)
     t.equal((await request(app, member.auth, { method: 'DELETE', url: `/api/v1/monitors/${monitor.id}` })).statusCode, 401, `removed: a change on instance ${i + 1} is a 401`)
   }
+})
+
+t.test('DELETE /organization: an owner deletes a team with everything it holds; a personal one goes only with its user', async (t) => {
+  const { app } = await buildTestApp(t)
+  const team = await makeTeam(app)
+  const admin = await makeMember(app, team.orgId, 'admin')
+  const monitor = await makeMonitor(app, team.auth, { name: 'team shop' })
+  const refused = await request(app, admin.auth, { method: 'DELETE', url: '/api/v1/organization' })
+  t.equal(refused.statusCode, 403, 'an admin may not')
+  t.same(refused.json(), FORBIDDEN)
+
+  const deleted = await request(app, team.auth, { method: 'DELETE', url: '/api/v1/organization' })
+  t.equal(deleted.statusCode, 204)
+  t.equal((await request(app, admin.auth, { url: '/api/v1/monitors' })).statusCode, 401, 'its members\' keys go with it')
+  const rows = async (table: string, column: string, id: string) =>
+    rowsOf<{ n: number }>(await app.db.execute(sql.raw(`select count(*)::int as n from ${table} where ${column} = '${id}'`)))[0]
+  t.same(await rows('monitors', 'id', monitor.id), { n: 0 }, 'its monitors too')
+  t.same(await rows('memberships', 'org_id', team.orgId), { n: 0 })
+  t.same(await rows('users', 'id', admin.user.id), { n: 1 }, 'its members keep their users')
+  const personal = (await makeUser(app))
+  const own = await request(app, personal.auth, { method: 'DELETE', url: '/api/v1/organization' })
+  t.equal(own.statusCode, 409)
+  t.match(own.json().error, /^A personal organization goes with its user/)
 })

@@ -1,6 +1,6 @@
 // Configuration from the environment: defaults, parsing of every variable, one error naming every bad one, window forms.
 import t from 'tap'
-import { ConfigSchema, dnsServers, emailConfigured, loadConfig, parseWindowMs } from '../../src/runtime/config.ts'
+import { ConfigSchema, dnsServers, emailConfigured, loadConfig, oidcRoleMap, parseWindowMs } from '../../src/runtime/config.ts'
 
 const DEFAULTS = {
   PORT: 3000,
@@ -27,6 +27,9 @@ const DEFAULTS = {
   TELEGRAM_API_URL: 'https://api.telegram.org',
   PAGERDUTY_EVENTS_URL: 'https://events.pagerduty.com/v2/enqueue',
   NTFY_URL: 'https://ntfy.sh',
+  OIDC_ROLE_CLAIM: 'groups',
+  OIDC_PROVIDER_NAME: 'single sign-on',
+  PASSWORD_SIGN_IN: true,
 }
 
 /** The message of the error loadConfig throws, or a failure when it does not throw. */
@@ -89,6 +92,14 @@ t.test('every variable is read and converted to its type', async (t) => {
     METRICS_TOKEN: 'prometheus-scrape-token-0123456789',
     METRICS_PORT: '9464',
     DNS_SERVERS: '1.1.1.1, 9.9.9.9:53',
+    OIDC_ISSUER_URL: 'https://keycloak.example.com/realms/acme',
+    OIDC_CLIENT_ID: 'pingward',
+    OIDC_CLIENT_SECRET: 'client-secret',
+    OIDC_ORGANIZATION: 'acme',
+    OIDC_ROLE_CLAIM: 'roles',
+    OIDC_ROLE_MAP: 'pingward-admins=admin, sre team=editor',
+    OIDC_PROVIDER_NAME: 'Acme SSO',
+    PASSWORD_SIGN_IN: 'false',
   }
   t.same(Object.keys(env).sort(), Object.keys(ConfigSchema.properties).sort(), 'the test covers every variable of the schema')
   t.strictSame(loadConfig(env), {
@@ -125,7 +136,23 @@ t.test('every variable is read and converted to its type', async (t) => {
     METRICS_TOKEN: 'prometheus-scrape-token-0123456789',
     METRICS_PORT: 9464,
     DNS_SERVERS: '1.1.1.1, 9.9.9.9:53',
+    OIDC_ISSUER_URL: 'https://keycloak.example.com/realms/acme',
+    OIDC_CLIENT_ID: 'pingward',
+    OIDC_CLIENT_SECRET: 'client-secret',
+    OIDC_ORGANIZATION: 'acme',
+    OIDC_ROLE_CLAIM: 'roles',
+    OIDC_ROLE_MAP: 'pingward-admins=admin, sre team=editor',
+    OIDC_PROVIDER_NAME: 'Acme SSO',
+    PASSWORD_SIGN_IN: false,
   })
+})
+
+t.test('OpenID Connect needs its client, organization and role map; passwords off need it', async (t) => {
+  const message = configError({ OIDC_ISSUER_URL: 'https://idp.example.com' })
+  for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ORGANIZATION', 'OIDC_ROLE_MAP']) t.match(message, `${name}=undefined: required when OIDC_ISSUER_URL is set`)
+  t.match(configError({ PASSWORD_SIGN_IN: 'false' }), 'PASSWORD_SIGN_IN=false: needs OIDC_ISSUER_URL')
+  t.match(configError({ OIDC_ROLE_MAP: 'ops=superuser' }), /OIDC_ROLE_MAP="ops=superuser"/, 'only roles there are')
+  t.same([...oidcRoleMap(' pingward-admins=admin,sre team = editor ')], [['pingward-admins', 'admin'], ['sre team', 'editor']])
 })
 
 t.test('DNS_SERVERS: IP addresses with an optional port, comma-separated; unset: the system\'s resolvers', async (t) => {

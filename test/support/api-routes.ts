@@ -48,6 +48,11 @@ export async function bodyFor (app: FastifyInstance, doc: OpenApi, route: Route,
 export const keyedRoutes = (app: FastifyInstance): Route[] =>
   routeTable(app).filter((r) => r.path.startsWith('/api/v1/') && !PUBLIC.has(`${r.method} ${r.path}`))
 
+/** The routes in their order, but DELETE /organization, which takes everything with it, last. */
+export const deletingTheOrganizationLast = (routes: Route[]): Route[] =>
+  [...routes].sort((a, b) => Number(isOrganizationDelete(a)) - Number(isOrganizationDelete(b)))
+export const isOrganizationDelete = (route: Route) => route.method === 'DELETE' && route.path === '/api/v1/organization'
+
 let members = 0
 
 /**

@@ -6,7 +6,7 @@ import type { Test } from 'tap'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { tempDir } from '../helper.ts'
 
-export const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM = '/usr/bin/chromium'
 const SCREENSHOTS = fileURLToPath(new URL('../../test-output/screenshots/', import.meta.url))
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--no-proxy-server',
   '--disable-background-networking', '--disable-component-update', '--disable-sync']

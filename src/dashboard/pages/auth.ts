@@ -12,20 +12,25 @@ export function signInPage (context: PageContext, options: {
   notice?: string
   /** Set when no user has a password yet: how to set the first one (for this email). */
   firstRunEmail?: string
+  /** Whether passwords are taken, and the OpenID provider's name when there is one. */
+  passwords: boolean
+  provider?: string
 }): SafeHtml {
+  const single = options.provider && html`<p class="actions"><a class="button primary" href="/sign-in/oidc?next=${encodeURIComponent(options.next)}">Sign in with ${options.provider}</a></p>`
   const body = html`<div class="narrow">
 <h1>Sign in to Pingward</h1>
 ${options.firstRunEmail && html`<div class="panel info"><h2>No password is set yet</h2>
 <p>Open the setup link that the server printed when it started, or set a password on the command line:</p>
 <pre><code>npm run -s cli -- users password ${options.firstRunEmail}</code></pre></div>`}
-<form method="post" action="/sign-in" novalidate>
+${single}
+${options.passwords && html`${single && html`<p class="muted">Or with a password:</p>`}<form method="post" action="/sign-in" novalidate>
 ${options.error && html`<div class="error-summary" role="alert"><p>${options.error}</p></div>`}
 ${csrfField(context.csrfToken)}
 <input type="hidden" name="next" value="${options.next}">
 ${inputField({ name: 'email', label: 'Email', type: 'email', value: options.email, autocomplete: 'username', required: true })}
 ${inputField({ name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', required: true })}
-<p class="actions"><button type="submit" class="primary">Sign in</button></p>
-</form></div>`
+<p class="actions"><button type="submit" class="${single ? '' : 'primary'}">Sign in</button></p>
+</form>`}</div>`
   return page({ title: 'Sign in', context, notice: options.notice, body })
 }
 

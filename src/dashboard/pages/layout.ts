@@ -51,6 +51,7 @@ const NOTICES: Record<string, string> = {
   'member-removed': 'Member removed, with the keys they made here.',
   'invitation-revoked': 'Invitation revoked: its link no longer works.',
   'invitation-accepted': 'Welcome: you are a member now, and this is the organization you joined.',
+  'organization-deleted': 'The organization is deleted, with everything it held. This is your own organization.',
   'signed-out': 'You have signed out.',
   'password-set': 'Your password is set and you are signed in.',
 }

@@ -1,6 +1,6 @@
 // Settings, then Members: who is in the organization and their roles; an admin changes a role or removes a member.
 import { ROLES, type Role } from '../../domain/vocabulary.ts'
-import type { InvitationRow, MemberRow } from '../../organizations/repository.ts'
+import type { InvitationRow, MemberRow, OrganizationRow } from '../../organizations/repository.ts'
 import { timeTag } from '../format.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { csrfField, may, page, settingsNav, type PageContext } from './layout.ts'
@@ -51,6 +51,8 @@ export function membersPage (context: PageContext, options: {
   members: MemberRow[]
   userId: string
   invitations: InvitationRow[]
+  organization: OrganizationRow
+  deleteError?: string
   created?: { email: string, url: string, mailed: boolean }
   error?: string
   notice?: string
@@ -64,8 +66,20 @@ export function membersPage (context: PageContext, options: {
 <div class="table-wrap"><table class="members"><caption class="vh">Members</caption>
 <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Joined</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
 <tbody>${options.members.map((m) => memberRow(m, context, options.userId))}</tbody></table></div>
-${may(context, 'admin') && invitePanel(context, options.invitations, options.created, options.error)}`
+${may(context, 'admin') && invitePanel(context, options.invitations, options.created, options.error)}
+${may(context, 'owner') && options.organization.personalUserId === null && deletePanel(context, options.organization, options.deleteError)}`
   return page({ title: 'Members', context, section: 'settings', notice: options.notice, body })
+}
+
+function deletePanel (context: PageContext, organization: OrganizationRow, error: string | undefined): SafeHtml {
+  return html`<section class="panel danger-zone" aria-labelledby="delete-title"><h2 id="delete-title">Delete this organization</h2>
+<p>Deletes ${organization.name} with everything it holds: monitors and their history, channels, API keys, members, invitations
+and the audit log. Members keep their accounts. This cannot be undone.</p>
+${error && html`<p class="error" role="alert">${error}</p>`}
+<form method="post" action="/settings/members/delete-organization" class="inline">${csrfField(context.csrfToken)}
+<label for="confirm-delete">Type <code>${organization.slug}</code> to confirm</label>
+<input id="confirm-delete" name="confirm" type="text" autocomplete="off" spellcheck="false">
+<button type="submit" class="danger">Delete organization</button></form></section>`
 }
 
 /** An invitation to accept: which organization, which role, and the button. */

@@ -10,8 +10,8 @@ import { ROLES, type Role } from '../../domain/vocabulary.ts'
 import { DomainError } from '../../domain/errors.ts'
 import { invitationMailer } from '../../organizations/invitation-mail.ts'
 import { invitationUrl } from '../../organizations/presenter.ts'
-import { listMembers, listPendingInvitations } from '../../organizations/repository.ts'
-import { acceptInvitation, changeMemberRole, inviteMember, pendingInvitationFor, removeMember, revokeInvitation, type Actor } from '../../organizations/service.ts'
+import { findOrganization, listMembers, listPendingInvitations } from '../../organizations/repository.ts'
+import { acceptInvitation, changeMemberRole, deleteOrganization, inviteMember, pendingInvitationFor, removeMember, revokeInvitation, type Actor } from '../../organizations/service.ts'
 import type { Config } from '../../runtime/config.ts'
 import { switchSessionOrganization } from '../../repositories/sessions.ts'
 import { StringEnum, Uuid } from '../../schemas/common.ts'
@@ -45,13 +45,15 @@ const dashboardOrganizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
     return seeOther(reply, '/')
   })
 
-  async function renderMembers (request: FastifyRequest, reply: FastifyReply, options: { notice?: string, created?: { email: string, url: string, mailed: boolean }, error?: string, status?: number }) {
+  async function renderMembers (request: FastifyRequest, reply: FastifyReply, options: { notice?: string, created?: { email: string, url: string, mailed: boolean }, error?: string, deleteError?: string, status?: number }) {
     const session = request.session!
-    const [members, invitations] = await Promise.all([
+    const [members, invitations, organization] = await Promise.all([
       listMembers(app.db, session.orgId),
       includesRole(session.role, 'admin') ? listPendingInvitations(app.db, session.orgId, app.clock()) : [],
+      findOrganization(app.db, session.orgId),
     ])
-    return sendPage(reply, membersPage(pageContext(app, request, reply), { members, invitations, userId: session.userId, ...options }), options.status)
+    const page = membersPage(pageContext(app, request, reply), { members, invitations, organization: organization!, userId: session.userId, ...options })
+    return sendPage(reply, page, options.status)
   }
 
   app.get(MEMBERS_PATH, {
@@ -103,6 +105,21 @@ const dashboardOrganizationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
   }, async (request, reply) => {
     if (!await changeMemberRole(app.db, actorOf(request), request.params.user_id, request.body.role, app.clock())) throw new HttpError(404, 'There is no such member.')
     return seeOther(reply, `${MEMBERS_PATH}?notice=member-saved`)
+  })
+
+  app.post(`${MEMBERS_PATH}/delete-organization`, { config: { role: 'owner' }, schema: { hide: true, body: Form } }, async (request, reply) => {
+    const organization = await findOrganization(app.db, request.session!.orgId)
+    if (request.body.confirm?.trim() !== organization?.slug) {
+      return renderMembers(request, reply, { deleteError: 'Type the organization\'s slug to delete it.', status: 400 })
+    }
+    try {
+      await deleteOrganization(app.db, actorOf(request))
+    } catch (err) {
+      if (err instanceof DomainError) return renderMembers(request, reply, { deleteError: err.message, status: 409 })
+      throw err
+    }
+    request.log.info({ org: organization.id, slug: organization.slug, actor: sessionAudit(request).actor }, 'organization deleted')
+    return seeOther(reply, '/?notice=organization-deleted')
   })
 
   app.post(`${MEMBERS_PATH}/:user_id/remove`, { config: { role: 'admin' }, schema: { hide: true, params: MemberParams, body: Form } }, async (request, reply) => {

@@ -2,7 +2,7 @@
 // changes refused by role (a forced POST too), and Settings, then Members.
 import t from 'tap'
 import { insertOrganization, upsertMember } from '../../../src/organizations/repository.ts'
-import { buildTestApp, makeKey, makeMember, makeMonitor, makeUser } from '../../helper.ts'
+import { buildTestApp, makeKey, makeMember, makeMonitor, makeUser, request } from '../../helper.ts'
 import { signedIn } from '../dashboard-helper.ts'
 
 t.test('a viewer sees no edit controls and is refused a change; the switcher shows the other organization', async (t) => {
@@ -101,4 +101,34 @@ t.test('an invitation made on Settings, then Members, accepted in the dashboard 
   const id = /formaction="\/settings\/members\/invitations\/([0-9a-f-]{36})\/revoke"/.exec((await admin.get('/settings/members')).body)![1]
   t.equal((await admin.post(`/settings/members/invitations/${id}/revoke`)).headers.location, '/settings/members?notice=invitation-revoked')
   t.ok(again)
+})
+
+t.test('an owner deletes a team after typing its slug; an admin is not offered it, nor is a personal organization', async (t) => {
+  const { app } = await buildTestApp(t)
+  const browser = await signedIn(app)
+  const acme = await insertOrganization(app.db, { name: 'Acme', slug: 'acme', ownerId: browser.user.id, now: new Date() })
+  const colleague = await makeMember(app, acme.id, 'admin')
+  await makeMonitor(app, colleague.auth, { name: 'Acme shop' })
+  t.notMatch((await browser.get('/settings/members')).body, 'Delete this organization', 'not the personal one')
+  await browser.post('/organization', { org_id: acme.id })
+  const page = await browser.get('/settings/members')
+  t.match(page.body, 'Type <code>acme</code> to confirm')
+
+  const mistyped = await browser.post('/settings/members/delete-organization', { confirm: 'acme-typo' })
+  t.equal(mistyped.statusCode, 400)
+  t.match(mistyped.body, 'Type the organization&#39;s slug to delete it.')
+  const deleted = await browser.post('/settings/members/delete-organization', { confirm: 'acme' })
+  t.equal(deleted.statusCode, 303)
+  t.equal(deleted.headers.location, '/?notice=organization-deleted')
+  const home = await browser.get('/?notice=organization-deleted')
+  t.match(home.body, 'The organization is deleted')
+  t.notMatch(home.body, 'Acme shop', 'back in the personal organization')
+  t.equal((await request(app, colleague.auth, { url: '/api/v1/monitors' })).statusCode, 401, 'its keys went with it')
+
+  const other = await signedIn(app)
+  const beta = await insertOrganization(app.db, { name: 'Beta', slug: 'beta', ownerId: colleague.user.id, now: new Date() })
+  await upsertMember(app.db, beta.id, other.user.id, 'admin', new Date())
+  await other.post('/organization', { org_id: beta.id })
+  t.notMatch((await other.get('/settings/members')).body, 'Delete this organization', 'not for an admin')
+  t.equal((await other.post('/settings/members/delete-organization', { confirm: 'beta' })).statusCode, 403)
 })
