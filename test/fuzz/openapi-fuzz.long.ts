@@ -19,8 +19,8 @@ import { anyJson, badUuid, deref, invalidValue, oddString, validValue, type Sche
 import { encodePart, type FuzzCase, type Operation, rawBodies } from './fuzz-cases.ts'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121)
-const RUNS = Number(process.env.FUZZ_RUNS ?? 5000)
-// 5,000 requests take 15-45 s (PGlite or PostgreSQL, on a busy machine): more room than the suite's 180 s.
+const RUNS = Number(process.env.FUZZ_RUNS ?? 8000)
+// 8,000 requests take 25-70 s (PGlite or PostgreSQL, on a busy machine): more room than the suite's 180 s.
 t.setTimeout(600_000)
 
 // GET /metrics is Prometheus text behind its own token, off unless METRICS_TOKEN is set: test/plugins/metrics.test.ts.
@@ -164,8 +164,9 @@ const readUrl = (resource: Resource, id: string): string => ({
   members: '/api/v1/organization/members',
   invitations: '/api/v1/organization/invitations',
 })[resource]
-// A token only its link carries: no fuzzed body accepts an invitation (test/routes/invitations.test.ts does).
-const NEVER_SUCCEEDS = new Set(['POST /api/v1/invitations/accept'])
+// A token only its link carries: no fuzzed body accepts an invitation (test/routes/invitations.test.ts does). The
+// fuzzed organizations are personal ones, which go only with their users (test/routes/organization.test.ts).
+const NEVER_SUCCEEDS = new Set(['POST /api/v1/invitations/accept', 'DELETE /api/v1/organization'])
 
 t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} runs)`, async (t) => {
   t.comment(`FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} (set them to replay or to run longer)`)
