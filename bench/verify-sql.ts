@@ -16,13 +16,22 @@ import type { Seeded } from './seed.ts'
 export async function verifyReferenceSql (url: string, seeded: Seeded): Promise<void> {
   const client = postgres(url, { max: 1, onnotice: () => {} })
   let sent: string[] = []
-  // Every statement reaches postgres.js through unsafe(), drizzle's prepared hot reads too.
-  const recording = new Proxy(client, {
-    get: (target, property, receiver) => property === 'unsafe'
-      ? (query: string, ...rest: unknown[]) => { sent.push(query); return (target.unsafe as (...a: unknown[]) => unknown)(query, ...rest) }
-      : Reflect.get(target, property, receiver),
+  // Every statement reaches postgres.js through unsafe(), drizzle's prepared hot reads too; a transaction's
+  // through the unsafe() of the client that begin() hands its callback.
+  const recording = <T extends object>(sqlClient: T): T => new Proxy(sqlClient, {
+    get: (target, property, receiver) => {
+      const value = Reflect.get(target, property, receiver) as (...a: unknown[]) => unknown
+      if (property === 'unsafe') return (query: string, ...rest: unknown[]) => { sent.push(query); return value.call(target, query, ...rest) }
+      if (property === 'begin') {
+        return (...args: unknown[]) => {
+          const work = args.pop() as (tx: object) => unknown
+          return value.call(target, ...args, (tx: object) => work(recording(tx)))
+        }
+      }
+      return value
+    },
   })
-  const db = drizzle({ client: recording, schema }) as unknown as Database
+  const db = drizzle({ client: recording(client), schema }) as unknown as Database
   const capture = async (run: () => Promise<unknown>) => {
     sent = []
     await run()

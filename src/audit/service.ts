@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Database } from '../db/client.ts'
 import type { AuditContext } from '../domain/audit.ts'
 import { entityTypeOf, type AuditAction } from '../domain/vocabulary.ts'
-import { insertAuditEvent } from './repository.ts'
+import { insertAuditEvent, type NewAuditEvent } from './repository.ts'
 
 type Shown = Record<string, unknown>
 
@@ -31,7 +31,12 @@ function fieldChanges (before: Shown | null, after: Shown | null, fields: readon
 }
 
 export async function recordChange (tx: Database, audit: AuditContext, change: Change): Promise<void> {
-  await insertAuditEvent(tx, {
+  await insertAuditEvent(tx, auditEvent(audit, change))
+}
+
+/** The row of a change's event, for a statement that writes it with the change itself. */
+export function auditEvent (audit: AuditContext, change: Change): NewAuditEvent {
+  return {
     orgId: change.orgId,
     occurredAt: change.at,
     actorType: audit.actor.type,
@@ -43,5 +48,5 @@ export async function recordChange (tx: Database, audit: AuditContext, change: C
     changes: fieldChanges(change.before, change.after, change.fields),
     requestId: audit.requestId,
     ip: audit.ip,
-  })
+  }
 }

@@ -1,10 +1,12 @@
 // Monitor rows: the owner's list, a read, an insert, an update and a soft delete, the locks of the record path's
 // whole rows, and the channels a monitor opted into. It reads and writes; the rules are the service's.
 import { and, eq, getTableColumns, inArray, isNull, notInArray, sql, type SQL } from 'drizzle-orm'
+import type { PgTable } from 'drizzle-orm/pg-core'
 import { rowsOf, type Database } from '../db/client.ts'
 import { isoTime } from '../db/timestamps.ts'
 import { preparedSql, selectList, type PreparedSql } from '../db/prepared.ts'
-import { monitorNotificationChannels, monitors, notificationChannels } from '../db/schema.ts'
+import { auditEvents, monitorNotificationChannels, monitors, notificationChannels } from '../db/schema.ts'
+import type { AuditAction } from '../domain/vocabulary.ts'
 import { InvalidInputError } from '../domain/errors.ts'
 import {
   assertOwnerFound, foundRows, ownedMonitorRow, ownerRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
@@ -238,20 +240,40 @@ type MonitorInsert = typeof monitors.$inferInsert
 const INSERTED_COLUMNS = [...WRITABLE_COLUMNS, 'pingToken', 'status', 'nextCheckAt'] as const
 export type NewMonitorColumns = { [K in (typeof INSERTED_COLUMNS)[number]]?: MonitorInsert[K] }
 
-// Inserts from the owner row, so a deleted key inserts nothing in the same statement. An INSERT ... SELECT
-// types its values by their casts, not by the columns, so each placeholder carries its column's type.
+const CREATED = 'monitor.created' satisfies AuditAction
+
+/** The audit event of a monitor's creation, but for what the insert gives it (organization, entity id). */
+export type CreationEvent = Pick<typeof auditEvents.$inferInsert,
+  'occurredAt' | 'actorType' | 'actorId' | 'actorLabel' | 'action' | 'changes' | 'requestId' | 'ip'>
+
+// Inserts from the owner row, so a deleted key inserts nothing in the same statement, and the creation's audit
+// event with it: one statement, so the monitor and its event commit together without a transaction. An
+// INSERT ... SELECT types its values by their casts, not by the columns, so each placeholder carries its column's type.
 function insertMonitorQuery (kind: OwnerKind): SQL {
+  const typedOf = <T extends PgTable>(table: T) => {
+    const columns = getTableColumns(table) as Record<string, { name: string, getSQLType: () => string }>
+    return (placeholder: string, column: string) => sql`${ph(placeholder)}::${sql.raw(columns[column].getSQLType())}`
+  }
   const columns = getTableColumns(monitors)
-  const typed = (placeholder: string, column: keyof typeof columns) => sql`${ph(placeholder)}::${sql.raw(columns[column].getSQLType())}`
+  const typed = typedOf(monitors)
   const names = ['orgId', ...INSERTED_COLUMNS, 'createdAt', 'updatedAt'].map((column) => columns[column as keyof typeof columns].name)
   const values = [sql`o.org_id`, ...INSERTED_COLUMNS.map((column) => typed(column, column)), typed('now', 'createdAt'), typed('now', 'updatedAt')]
-  return sql`insert into ${monitors} as m (${sql.raw(names.join(', '))}) select ${sql.join(values, sql`, `)} from ${ownerRow(kind)}
-    returning ${selectList('m', monitors, MONITOR_FIELDS, { notification_channel_ids: '\'[]\'::json', ping_url: 'm.ping_token' })}`
+  const event = typedOf(auditEvents)
+  const eventColumns = getTableColumns(auditEvents)
+  const eventNames = ['orgId', 'occurredAt', 'actorType', 'actorId', 'actorLabel', 'action', 'entityType', 'entityId', 'changes', 'requestId', 'ip']
+    .map((column) => eventColumns[column as keyof typeof eventColumns].name)
+  const eventValues = [sql`m.org_id`, event('occurredAt', 'occurredAt'), event('actorType', 'actorType'), event('actorId', 'actorId'),
+    event('actorLabel', 'actorLabel'), event('action', 'action'), sql.raw(`'${CREATED.split('.')[0]}'`), sql`m.id`, event('changes', 'changes'),
+    event('requestId', 'requestId'), event('ip', 'ip')]
+  return sql`with m as (insert into ${monitors} as m (${sql.raw(names.join(', '))}) select ${sql.join(values, sql`, `)} from ${ownerRow(kind)}
+    returning ${selectList('m', monitors, MONITOR_FIELDS, { notification_channel_ids: '\'[]\'::json', ping_url: 'm.ping_token' })}, m.org_id),
+  e as (insert into ${auditEvents} (${sql.raw(eventNames.join(', '))}) select ${sql.join(eventValues, sql`, `)} from m)
+  select ${sql.raw(MONITOR_FIELDS.join(', '))} from m`
 }
 const insertStatement = perOwnerKind((kind) => preparedSql(`insert_monitor_${kind}`, () => insertMonitorQuery(kind)))
 
-/** Inserts the owner's monitor (ApiKeyGoneError when the owner's key is gone); the row as findMonitorRow gives it. */
-export async function insertMonitor (db: Database, owner: Owner, columns: NewMonitorColumns, now: Date): Promise<Monitor> {
+/** Inserts the owner's monitor and its creation's event (ApiKeyGoneError when the owner's key is gone); the row as findMonitorRow gives it. */
+export async function insertMonitor (db: Database, owner: Owner, columns: NewMonitorColumns, now: Date, event: CreationEvent): Promise<Monitor> {
   // Assigned into the columns' own object: a spread is the costliest step of a create.
   const values = Object.assign(columns as Record<string, unknown>, {
     requestHeaders: JSON.stringify(columns.requestHeaders),
@@ -259,6 +281,14 @@ export async function insertMonitor (db: Database, owner: Owner, columns: NewMon
     nextCheckAt: columns.nextCheckAt?.toISOString() ?? null,
     now: now.toISOString(),
     owner: ownerValue(owner),
+    occurredAt: event.occurredAt.toISOString(),
+    actorType: event.actorType,
+    actorId: event.actorId,
+    actorLabel: event.actorLabel,
+    action: event.action,
+    changes: JSON.stringify(event.changes),
+    requestId: event.requestId,
+    ip: event.ip,
   })
   const rows = rowsOf<Monitor>(await insertStatement(owner)(db).execute(values))
   assertOwnerFound(owner, rows)

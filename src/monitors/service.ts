@@ -1,6 +1,6 @@
 // The rules of a monitor's life: a create within the owner's limit and once per Idempotency-Key, an update that
 // pauses, resumes, changes kind and reschedules, a delete; a pause or a delete resolves the open incident and tells of it.
-import { recordChange } from '../audit/service.ts'
+import { auditEvent, recordChange } from '../audit/service.ts'
 import { atomically, type Database } from '../db/client.ts'
 import type { AuditContext } from '../domain/audit.ts'
 import { assertSecretsGivenAgain, assertSendableRequest, isSecretHeader, originOf } from '../domain/monitor-request.ts'
@@ -36,14 +36,13 @@ export async function createMonitor (db: Database, owner: Owner, input: NewMonit
   // Due at once; a heartbeat is due when its first ping would be late.
   const nextCheckAt = !active ? null : input.monitor_type === 'heartbeat' ? heartbeatDeadline(now, input.interval_minutes, input.grace_minutes) : now
   const columns = Object.assign(newMonitorColumns(input), { status: active ? 'pending' as const : 'paused' as const, nextCheckAt })
-  // The monitor, its opt-ins (a channel that is not the organization's fails them) and its event, or none.
-  return atomically(db, async (tx) => {
-    const inserted = completeMonitor(await insertMonitor(tx, owner, columns, now))
-    const orgId = await ownerOrgId(tx, owner)
-    const monitor = input.notification_channel_ids.length === 0 ? inserted : await withChannels(tx, orgId, inserted, input.notification_channel_ids)
-    await recordChange(tx, audit, { orgId, action: 'monitor.created', entityId: monitor.id, before: null, after: monitor, fields: AUDITED_FIELDS, at: now })
-    return monitor
-  })
+  // Its event is computed before the insert (the statement writes both): the monitor as the API will show it.
+  const shown = { ...toMonitor(columns as MonitorRow), notification_channel_ids: input.notification_channel_ids }
+  const event = auditEvent(audit, { orgId: '', action: 'monitor.created', entityId: '', before: null, after: shown, fields: AUDITED_FIELDS, at: now })
+  const insert = async (tx: Database) => completeMonitor(await insertMonitor(tx, owner, columns, now, event))
+  if (input.notification_channel_ids.length === 0) return insert(db)
+  // The monitor and its opt-ins together, or neither (a channel that is not the organization's).
+  return atomically(db, async (tx) => withChannels(tx, await ownerOrgId(tx, owner), await insert(tx), input.notification_channel_ids))
 }
 
 async function withChannels (tx: Database, orgId: string, monitor: Monitor, channelIds: string[]): Promise<Monitor> {
