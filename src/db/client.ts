@@ -11,14 +11,12 @@ import { madeAgainIfFailedUnsent } from './driver-workarounds/replayed-errors.ts
 import { DatabaseUnavailableError } from './unavailable.ts'
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>
-/** A database or an open transaction on it. */
-const isTransaction = (db: Database): boolean => (db as unknown) instanceof PgTransaction
-
 /** Runs `work` in the caller's transaction when `db` is one, else in a new one (no savepoint in between). */
 export function atomically<T> (db: Database, work: (tx: Database) => Promise<T>): Promise<T> {
-  return isTransaction(db) ? work(db) : db.transaction(work)
+  return (db as unknown) instanceof PgTransaction ? work(db) : db.transaction(work)
 }
 
+/** A database or an open transaction on it. */
 export type Queryable = Pick<Database, 'select' | 'insert' | 'update'>
 
 /** The pool's use now: its connections, those running a query or a transaction, queries waiting for one. */

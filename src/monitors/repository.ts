@@ -6,7 +6,6 @@ import { rowsOf, type Database } from '../db/client.ts'
 import { isoTime } from '../db/timestamps.ts'
 import { preparedSql, selectList, type PreparedSql } from '../db/prepared.ts'
 import { auditEvents, monitorNotificationChannels, monitors, notificationChannels } from '../db/schema.ts'
-import type { AuditAction } from '../domain/vocabulary.ts'
 import { InvalidInputError } from '../domain/errors.ts'
 import {
   assertOwnerFound, foundRows, ownedMonitorRow, ownerRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
@@ -240,31 +239,28 @@ type MonitorInsert = typeof monitors.$inferInsert
 const INSERTED_COLUMNS = [...WRITABLE_COLUMNS, 'pingToken', 'status', 'nextCheckAt'] as const
 export type NewMonitorColumns = { [K in (typeof INSERTED_COLUMNS)[number]]?: MonitorInsert[K] }
 
-const CREATED = 'monitor.created' satisfies AuditAction
-
 /** The audit event of a monitor's creation, but for what the insert gives it (organization, entity id). */
-export type CreationEvent = Pick<typeof auditEvents.$inferInsert,
-  'occurredAt' | 'actorType' | 'actorId' | 'actorLabel' | 'action' | 'changes' | 'requestId' | 'ip'>
+export type CreationEvent = Omit<typeof auditEvents.$inferInsert, 'id' | 'orgId' | 'entityId'>
+// The event's columns, in the statement's order; the insert gives the first two.
+const EVENT_COLUMNS = ['orgId', 'entityId', 'occurredAt', 'actorType', 'actorId', 'actorLabel', 'action', 'entityType', 'changes', 'requestId', 'ip'] as const
+
+/** `$name::type` of a column of `table`: an INSERT ... SELECT types its values by their casts, not by the columns. */
+function typedPlaceholder (table: PgTable) {
+  const columns = getTableColumns(table)
+  return (placeholder: string, column: string) => sql`${ph(placeholder)}::${sql.raw(columns[column].getSQLType())}`
+}
 
 // Inserts from the owner row, so a deleted key inserts nothing in the same statement, and the creation's audit
-// event with it: one statement, so the monitor and its event commit together without a transaction. An
-// INSERT ... SELECT types its values by their casts, not by the columns, so each placeholder carries its column's type.
+// event with it: one statement, so the monitor and its event commit together without a transaction.
 function insertMonitorQuery (kind: OwnerKind): SQL {
-  const typedOf = <T extends PgTable>(table: T) => {
-    const columns = getTableColumns(table) as Record<string, { name: string, getSQLType: () => string }>
-    return (placeholder: string, column: string) => sql`${ph(placeholder)}::${sql.raw(columns[column].getSQLType())}`
-  }
   const columns = getTableColumns(monitors)
-  const typed = typedOf(monitors)
+  const typed = typedPlaceholder(monitors)
   const names = ['orgId', ...INSERTED_COLUMNS, 'createdAt', 'updatedAt'].map((column) => columns[column as keyof typeof columns].name)
   const values = [sql`o.org_id`, ...INSERTED_COLUMNS.map((column) => typed(column, column)), typed('now', 'createdAt'), typed('now', 'updatedAt')]
-  const event = typedOf(auditEvents)
   const eventColumns = getTableColumns(auditEvents)
-  const eventNames = ['orgId', 'occurredAt', 'actorType', 'actorId', 'actorLabel', 'action', 'entityType', 'entityId', 'changes', 'requestId', 'ip']
-    .map((column) => eventColumns[column as keyof typeof eventColumns].name)
-  const eventValues = [sql`m.org_id`, event('occurredAt', 'occurredAt'), event('actorType', 'actorType'), event('actorId', 'actorId'),
-    event('actorLabel', 'actorLabel'), event('action', 'action'), sql.raw(`'${CREATED.split('.')[0]}'`), sql`m.id`, event('changes', 'changes'),
-    event('requestId', 'requestId'), event('ip', 'ip')]
+  const event = typedPlaceholder(auditEvents)
+  const eventNames = EVENT_COLUMNS.map((column) => eventColumns[column].name)
+  const eventValues = [sql`m.org_id`, sql`m.id`, ...EVENT_COLUMNS.slice(2).map((column) => event(column, column))]
   return sql`with m as (insert into ${monitors} as m (${sql.raw(names.join(', '))}) select ${sql.join(values, sql`, `)} from ${ownerRow(kind)}
     returning ${selectList('m', monitors, MONITOR_FIELDS, { notification_channel_ids: '\'[]\'::json', ping_url: 'm.ping_token' })}, m.org_id),
   e as (insert into ${auditEvents} (${sql.raw(eventNames.join(', '))}) select ${sql.join(eventValues, sql`, `)} from m)
@@ -281,15 +277,7 @@ export async function insertMonitor (db: Database, owner: Owner, columns: NewMon
     nextCheckAt: columns.nextCheckAt?.toISOString() ?? null,
     now: now.toISOString(),
     owner: ownerValue(owner),
-    occurredAt: event.occurredAt.toISOString(),
-    actorType: event.actorType,
-    actorId: event.actorId,
-    actorLabel: event.actorLabel,
-    action: event.action,
-    changes: JSON.stringify(event.changes),
-    requestId: event.requestId,
-    ip: event.ip,
-  })
+  }, event, { occurredAt: event.occurredAt.toISOString(), changes: JSON.stringify(event.changes) })
   const rows = rowsOf<Monitor>(await insertStatement(owner)(db).execute(values))
   assertOwnerFound(owner, rows)
   return rows[0]
