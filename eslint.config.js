@@ -73,7 +73,7 @@ export default [
   }),
   layerRule(['src/db/**'], 'src/db', [...EDGE, ...ORCHESTRATION, 'repositories', 'cli']),
   layerRule(['src/runtime/**'], 'src/runtime', [...EDGE, ...ORCHESTRATION, 'repositories', 'cli'], { fastify: LOGGER }),
-  layerRule(['src/repositories/**'], 'src/repositories', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'cli']),
+  layerRule(['src/repositories/**'], 'src/repositories', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'incidents', 'cli']),
   layerRule(['src/checks/**'], 'src/checks', [...EDGE, 'services', 'checker', 'notifications', 'cli']),
   // The checker and the delivery worker run side by side (src/jobs.ts); neither knows the other.
   layerRule(['src/checker/**'], 'src/checker', [...EDGE, 'services', 'notifications', 'cli'], { fastify: LOGGER }),
@@ -142,11 +142,25 @@ export default [
   layerRule(['src/organizations/presenter.ts'], 'src/organizations/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
     patterns: [{ regex: '^\\./(service|routes)\\.ts$', what: 'src/organizations/{service,routes}.ts' }],
   }),
+  // Answering incidents (src/incidents/): schema shapes alone, repository rows alone, service the rules of
+  // acknowledging and noting, presenter the API's shape (the timeline), routes.ts the edge's (ROUTES).
+  layerRule(['src/incidents/schema.ts'], 'src/incidents/schema.ts (shapes only)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
+    patterns: [{ regex: '^\\./', what: 'another file of src/incidents/' }],
+  }),
+  layerRule(['src/incidents/repository.ts'], 'src/incidents/repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
+    patterns: [{ regex: '^\\./(?!schema\\.ts$)', what: 'src/incidents/ but its schema' }],
+  }),
+  layerRule(['src/incidents/service.ts'], 'src/incidents/service.ts (the rules)', [...EDGE, 'checker', 'notifications', 'cli'], {
+    patterns: [{ regex: '^\\./(routes|presenter)\\.ts$', what: 'src/incidents/{routes,presenter}.ts' }],
+  }),
+  layerRule(['src/incidents/presenter.ts'], 'src/incidents/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
+    patterns: [{ regex: '^\\./(service|routes)\\.ts$', what: 'src/incidents/{service,routes}.ts' }],
+  }),
   // The audit log (src/audit/): every service writes through service.ts, which knows no other feature.
   layerRule(['src/audit/schema.ts'], 'src/audit/schema.ts (domain only)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
     patterns: [{ regex: '^\\./', what: 'another file of src/audit/' }],
   }),
-  layerRule(['src/audit/repository.ts', 'src/audit/service.ts'], 'src/audit/{repository,service}.ts (rows and their writer)', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'cli'], {
+  layerRule(['src/audit/repository.ts', 'src/audit/service.ts'], 'src/audit/{repository,service}.ts (rows and their writer)', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'incidents', 'cli'], {
     patterns: [{ regex: '^\\./(routes|presenter|schema)\\.ts$', what: 'src/audit/{routes,presenter,schema}.ts' }],
   }),
   layerRule(['src/cli/**'], 'src/cli', ['routes', 'plugins', 'dashboard', 'checker', 'notifications']),

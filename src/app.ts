@@ -33,13 +33,14 @@ import pingRoutes from './routes/pings.ts'
 import metricsRoutes from './routes/metrics.ts'
 import monitorRoutes from './monitors/routes.ts'
 import checkRoutes from './routes/checks.ts'
-import incidentRoutes from './routes/incidents.ts'
+import incidentRoutes from './incidents/routes.ts'
 import uptimeRoutes from './routes/uptime.ts'
 import notificationRoutes from './notifications/routes.ts'
 import dashboardPlugin from './dashboard/plugin.ts'
 import { ErrorSchema } from './schemas/common.ts'
 import { CheckSchema } from './schemas/check.ts'
 import { IncidentSchema } from './schemas/incident.ts'
+import { AcknowledgeSchema, CreateNoteSchema, IncidentDetailSchema, IncidentNoteSchema } from './incidents/schema.ts'
 import { UptimeReportSchema } from './schemas/uptime.ts'
 import { NotificationEventSchema } from './schemas/notification-event.ts'
 import { CreateMonitorSchema, MonitorListItemSchema, MonitorSchema, UpdateMonitorSchema } from './monitors/schema.ts'
@@ -65,7 +66,7 @@ export const SHARED_SCHEMAS = [
   NotificationChannelSchema, NotificationChannelWithSecretSchema, DeliverySchema, DeliveryDetailSchema, NotificationEventSchema,
   CreateMonitorSchema, UpdateMonitorSchema, CreateChannelSchema, UpdateChannelSchema, UptimeReportSchema,
   OrganizationSchema, UpdateOrganizationSchema, MemberSchema, UpdateMemberSchema, InvitationSchema, CreatedInvitationSchema,
-  CreateInvitationSchema, AcceptInvitationSchema, AuditEventSchema,
+  CreateInvitationSchema, AcceptInvitationSchema, AuditEventSchema, IncidentDetailSchema, IncidentNoteSchema, AcknowledgeSchema, CreateNoteSchema,
 ]
 
 export async function buildApp ({ config, clock = systemClock, database, logger }: BuildAppOptions): Promise<FastifyInstance> {

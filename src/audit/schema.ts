@@ -1,18 +1,12 @@
 // The audit log's shapes (api-contract section 12): an event and the list's filters.
 import { Type } from '@sinclair/typebox'
-import { AUDIT_ACTIONS, AUDIT_ACTOR_TYPES, AUDIT_ENTITY_TYPES } from '../domain/vocabulary.ts'
-import { Envelope, Nullable, StringEnum, Timestamp, Uuid } from '../schemas/common.ts'
-
-const AuditActorSchema = Type.Object({
-  type: StringEnum(AUDIT_ACTOR_TYPES, { description: 'A member in the dashboard (`user`), an API key, or the server itself (`system`: the CLI)' }),
-  id: Nullable(Uuid('The user\'s or the key\'s id; null for `system`')),
-  label: Type.String({ description: 'The user\'s email, the key\'s name and prefix, or what the system was', examples: ['ci deploys (sk_live_Ab3d…)'] }),
-}, { additionalProperties: false, description: 'Who made the change' })
+import { AUDIT_ACTIONS, AUDIT_ENTITY_TYPES } from '../domain/vocabulary.ts'
+import { ActorSchema, Envelope, Nullable, StringEnum, Timestamp, Uuid } from '../schemas/common.ts'
 
 export const AuditEventSchema = Type.Object({
   id: Uuid('Id of the event'),
   occurred_at: Timestamp('When the change was made'),
-  actor: AuditActorSchema,
+  actor: ActorSchema('Who made the change'),
   action: StringEnum(AUDIT_ACTIONS, { description: '`<entity>.<verb>`', examples: ['monitor.updated'] }),
   entity_type: StringEnum(AUDIT_ENTITY_TYPES, { description: 'What was changed: the part of `action` before the dot', examples: ['monitor'] }),
   entity_id: Uuid('Id of what was changed (a member\'s user id)'),

@@ -20,6 +20,7 @@ import monitorRoutes from './routes/monitors.ts'
 import notificationRoutes from './routes/notifications.ts'
 import organizationRoutes from './routes/organization.ts'
 import auditRoutes from './routes/audit-log.ts'
+import incidentRoutes from './routes/incidents.ts'
 import sessionPlugin, { CSRF_FIELD } from './session.ts'
 
 declare module 'fastify' {
@@ -97,6 +98,7 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   await app.register(notificationRoutes, { config: options.config })
   await app.register(organizationRoutes, { config: options.config })
   await app.register(auditRoutes)
+  await app.register(incidentRoutes)
   await app.register(eventRoutes)
 }
 

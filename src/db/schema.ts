@@ -9,6 +9,7 @@ import {
   type AuditAction, type AuditEntityType,
 } from '../domain/vocabulary.ts'
 import { MONITOR_DEFAULTS } from '../domain/monitor-types.ts'
+import type { AuditActor } from '../domain/audit.ts'
 
 // Millisecond precision, so a timestamp read back as JSON can be sent again as a `before` cursor.
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 })
@@ -247,13 +248,32 @@ export const incidents = pgTable('incidents', {
   statusCode: smallint('status_code'),
   startedAt: ts('started_at').notNull(),
   resolvedAt: ts('resolved_at'),
+  acknowledgedAt: ts('acknowledged_at'),
+  // Who acknowledged it, as the audit log names actors; null until acknowledged.
+  acknowledgedBy: jsonb('acknowledged_by').$type<AuditActor>(),
+  duringMaintenance: boolean('during_maintenance').notNull().default(false),
+  // The open incident of a monitor it depends on, while that one was down when it opened.
+  suppressedBy: uuid('suppressed_by').references((): PgColumn => incidents.id, { onDelete: 'set null' }),
 }, (t) => [
   index('incidents_monitor_started_idx').on(t.monitorId, t.startedAt, t.id),
   uniqueIndex('incidents_one_open_idx').on(t.monitorId).where(sql`${t.status} = 'open'`),
   // The incidents that overlap an hour being rolled up (src/repositories/rollups.ts): resolved since its start.
   index('incidents_resolved_idx').on(t.resolvedAt),
+  // Deleting an incident (retention, a monitor's delete) looks up the incidents it suppressed.
+  index('incidents_suppressed_by_idx').on(t.suppressedBy).where(sql`${t.suppressedBy} is not null`),
   oneOf('incidents_status_check', t.status, INCIDENT_STATUSES),
   oneOf('incidents_kind_check', t.kind, INCIDENT_KINDS),
+])
+
+// What people wrote on an incident (api-contract section 13), an acknowledgement's note among them.
+export const incidentNotes = pgTable('incident_notes', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  incidentId: uuid('incident_id').notNull().references(() => incidents.id, { onDelete: 'cascade' }),
+  createdAt: ts('created_at').notNull(),
+  actor: jsonb('actor').$type<AuditActor>().notNull(),
+  body: text('body').notNull(),
+}, (t) => [
+  index('incident_notes_incident_idx').on(t.incidentId, t.createdAt),
 ])
 
 // `config` holds secrets in clear (they are needed to send); the API masks them. After a rotation the previous

@@ -1,7 +1,7 @@
 // Who asks for a change, as the audit log records it: each edge (API, dashboard, CLI) says it; services pass it on.
 import type { AuditActorType } from './vocabulary.ts'
 
-interface AuditActor { type: AuditActorType, id: string | null, label: string }
+export interface AuditActor { type: AuditActorType, id: string | null, label: string }
 
 /** The actor, and the request the change came in (null outside one: the CLI). */
 export interface AuditContext { actor: AuditActor, requestId: string | null, ip: string | null }

@@ -52,6 +52,7 @@ export const AUDIT_ACTIONS = [
   'organization.created', 'organization.updated',
   'member.added', 'member.role_changed', 'member.removed',
   'invitation.created', 'invitation.revoked', 'invitation.accepted',
+  'incident.acknowledged', 'incident.note_added',
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 export type AuditEntityType = AuditAction extends `${infer Entity}.${string}` ? Entity : never
@@ -65,7 +66,7 @@ export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'teams', 'telegram'
 export type ChannelType = typeof CHANNEL_TYPES[number]
 
 /** `tls.expiring`: 14, 7 or 1 days before a certificate's expiry; `test`: sent only by the channel's test route. */
-export const NOTIFICATION_EVENT_TYPES = ['incident.opened', 'incident.resolved', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring', 'test'] as const
+export const NOTIFICATION_EVENT_TYPES = ['incident.opened', 'incident.resolved', 'incident.acknowledged', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring', 'test'] as const
 export type NotificationEventType = typeof NOTIFICATION_EVENT_TYPES[number]
 
 /** A delivery is `pending` until its first attempt, `failed` while it will be retried, `dead` once given up. */

@@ -72,6 +72,14 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
   }
   const { monitor, incident } = parts
   const link = { url: monitorUrl(context, monitor.id), label: 'Open in Pingward' }
+  if (told.event.type === 'incident.acknowledged') {
+    const facts = [
+      { label: incidentKind(incident) === 'down' ? 'What failed' : 'What is slow', value: incident.cause },
+      { label: 'Since', value: utcTime(incident.started_at) },
+      { label: 'Acknowledged', value: utcTime(incident.acknowledged_at ?? told.event.timestamp) },
+    ]
+    return { tone: 'info', title: acknowledgedHeadline(monitor, incident), facts, items: [], link }
+  }
   if (incidentKind(incident) === 'degraded') return degradedText(told, message.kind === 'flap', monitor, incident, context)
   if (told.event.type === 'heartbeat.missed') {
     const facts = [
@@ -140,6 +148,10 @@ export function openingHeadline (monitor: Pick<Monitor, 'name'>, incident: Incid
   return `${monitor.name} is degraded: ${truncate(incident.cause, 160)}`
 }
 
+/** Who is on it: the actor's label (an email, a key's name) says who answered. */
+const acknowledgedHeadline = (monitor: Pick<Monitor, 'name'>, incident: Incident) =>
+  `${monitor.name}: ${incident.acknowledged_by?.label ?? 'someone'} acknowledged the ${incidentKind(incident)} incident`
+
 /** The last ping is `last_checked_at`; a heartbeat never pinged has waited since the missed check less interval and grace. */
 function missedHeadline (told: ToldEvent, monitor: Monitor): string {
   const grace = monitor.grace_minutes ?? 0
@@ -179,6 +191,7 @@ function digestText (told: ToldEvent[], context: SendContext): HumanText {
     if (!parts) return { tone: 'info' as Tone, line: 'Test notification', url: null }
     const { monitor, incident } = parts
     const url = monitorUrl(context, monitor.id)
+    if (one.event.type === 'incident.acknowledged') return { tone: 'info' as Tone, line: acknowledgedHeadline(monitor, incident), url }
     if (incidentKind(incident) === 'degraded') return { ...degradedLine(one, monitor, incident), url }
     if (one.event.type === 'heartbeat.missed') return { tone: 'down' as Tone, line: missedHeadline(one, monitor), url }
     if (one.event.type === 'incident.opened') {

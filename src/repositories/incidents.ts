@@ -19,6 +19,10 @@ export function toIncident (row: IncidentRow): Incident {
     started_at: row.startedAt.toISOString(),
     resolved_at: row.resolvedAt?.toISOString() ?? null,
     duration_seconds: row.resolvedAt ? Math.round((row.resolvedAt.getTime() - row.startedAt.getTime()) / 1000) : null,
+    acknowledged_at: row.acknowledgedAt?.toISOString() ?? null,
+    acknowledged_by: row.acknowledgedBy,
+    during_maintenance: row.duringMaintenance,
+    suppressed_by: row.suppressedBy,
   }
 }
 

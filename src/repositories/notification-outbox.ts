@@ -55,19 +55,23 @@ export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{
 const withChannels = async (tx: Database, monitor: MonitorWithoutChannels) =>
   ({ ...monitor, notification_channel_ids: await monitorChannelIds(tx, monitor.id) })
 
-/** Queues an incident change; `monitor.degraded` covers both edges so a channel takes or leaves slowness whole. */
+/**
+ * Queues an incident change: its opening or resolution (`monitor.degraded` covers both edges so a channel takes or
+ * leaves slowness whole), or with `acknowledged`, that someone is on it.
+ */
 export async function enqueueIncidentEvent (
-  tx: Database, change: { orgId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check | null, at: Date }
+  tx: Database, change: { orgId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check | null, at: Date, acknowledged?: true }
 ): Promise<void> {
   const monitor = await withChannels(tx, change.monitor)
   const { kind, status } = change.incident
+  const edge = kind === 'degraded' ? 'monitor.degraded' : status === 'open' ? 'incident.opened' : 'incident.resolved'
   await enqueueEvent(tx, {
     orgId: change.orgId,
     monitorId: change.monitor.id,
     incidentId: change.incident.id,
     at: change.at,
     payload: {
-      type: kind === 'degraded' ? 'monitor.degraded' : status === 'open' ? 'incident.opened' : 'incident.resolved',
+      type: change.acknowledged ? 'incident.acknowledged' : edge,
       timestamp: change.at.toISOString(),
       data: { monitor, incident: toIncident(change.incident), check: change.check },
     },

@@ -1,5 +1,6 @@
 // Shared schema pieces: ids, timestamps, the error body, the paging query and the success envelope.
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { AUDIT_ACTOR_TYPES } from '../domain/vocabulary.ts'
 
 export const Uuid = (description: string) =>
   Type.String({ format: 'uuid', maxLength: 36, description, examples: ['3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d'] })
@@ -21,6 +22,13 @@ export function Nullable<T extends TSchema> (schema: T) {
 export const ErrorSchema = Type.Object({
   error: Type.String({ description: 'What went wrong, in one line', examples: ['Monitor not found'] }),
 }, { $id: 'ApiError', title: 'ApiError', description: 'The body of every error answer', additionalProperties: false })
+
+/** Who did something: a member in the dashboard, an API key, or the server itself (the audit log's actor). */
+export const ActorSchema = (description: string) => Type.Object({
+  type: StringEnum(AUDIT_ACTOR_TYPES, { description: 'A member in the dashboard (`user`), an API key, or the server itself (`system`: the CLI, a job, a link)' }),
+  id: Nullable(Uuid('The user\'s or the key\'s id; null for `system`')),
+  label: Type.String({ description: 'The user\'s email, the key\'s name and prefix, or what the system was', examples: ['ci deploys (sk_live_Ab3d…)'] }),
+}, { additionalProperties: false, description })
 
 export const MonitorIdParams = Type.Object({
   id: Uuid('Id of the monitor'),

@@ -1,7 +1,7 @@
 // Incident schemas: a period during which a monitor was down, or degraded (passing, but slower than allowed).
 import { Type, type Static } from '@sinclair/typebox'
 import { INCIDENT_KINDS, INCIDENT_STATUSES } from '../domain/vocabulary.ts'
-import { Envelope, Nullable, StringEnum, Timestamp, Uuid } from './common.ts'
+import { ActorSchema, Envelope, Nullable, StringEnum, Timestamp, Uuid } from './common.ts'
 
 export const IncidentSchema = Type.Object({
   id: Uuid('Identifier of the incident'),
@@ -20,6 +20,10 @@ export const IncidentSchema = Type.Object({
   started_at: Timestamp('Time of the first failing (or slow) check of the run that opened it'),
   resolved_at: Nullable(Timestamp('Time of the check that ended it (a degraded incident ended by a failure: the first failing check); null while open')),
   duration_seconds: Nullable(Type.Integer({ minimum: 0, description: 'resolved_at - started_at in seconds; null while open' })),
+  acknowledged_at: Nullable(Timestamp('When someone said they are on it (`POST /incidents/{id}/acknowledge`); null until then')),
+  acknowledged_by: Type.Union([ActorSchema('Who acknowledged it'), Type.Null()], { description: 'Who acknowledged it; null until someone does' }),
+  during_maintenance: Type.Boolean({ description: 'It opened while its monitor was in a maintenance window, so it was told to no one then' }),
+  suppressed_by: Nullable(Uuid('The open incident of a monitor this one depends on, down when this one opened: it was told to no one; null otherwise')),
 }, { $id: 'Incident', title: 'Incident', additionalProperties: false })
 
 export const IncidentListEnvelope = Envelope(Type.Array(Type.Ref(IncidentSchema)), 'Incidents, newest started first')

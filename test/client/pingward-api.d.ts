@@ -270,6 +270,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/incidents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an incident and its timeline
+         * @description The incident, and what happened to it oldest first: its opening, each delivery that told of it, its acknowledgement, notes, maintenance and its resolution.
+         */
+        get: operations["getIncident"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Get an incident and its timeline (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["getIncidentHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge an incident
+         * @description Says someone is on the open incident: `acknowledged_at` and `acknowledged_by` are set, `incident.acknowledged` goes to the channels that want it, and reminders stop. Acknowledging again answers 200 with the first acknowledgement (a `note` is still added). Send `{}` for no note.
+         *
+         *     Needs the `responder` role or a higher one; a `read` key acts as a `viewer`.
+         */
+        post: operations["acknowledgeIncident"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a note to an incident
+         * @description Writes a note on the incident's timeline, open or resolved.
+         *
+         *     Needs the `responder` role or a higher one; a `read` key acts as a `viewer`.
+         */
+        post: operations["createIncidentNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/monitors/{id}/uptime": {
         parameters: {
             query?: never;
@@ -971,6 +1039,39 @@ export interface components {
              * @description resolved_at - started_at in seconds; null while open
              */
             duration_seconds: number | null;
+            /**
+             * Format: date-time
+             * @description When someone said they are on it (`POST /incidents/{id}/acknowledge`); null until then
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            acknowledged_at: string | null;
+            /** @description Who acknowledged it; null until someone does */
+            acknowledged_by: {
+                /**
+                 * @description A member in the dashboard (`user`), an API key, or the server itself (`system`: the CLI, a job, a link)
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "system";
+                /**
+                 * Format: uuid
+                 * @description The user's or the key's id; null for `system`
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string | null;
+                /**
+                 * @description The user's email, the key's name and prefix, or what the system was
+                 * @example ci deploys (sk_live_Ab3d…)
+                 */
+                label: string;
+            } | null;
+            /** @description It opened while its monitor was in a maintenance window, so it was told to no one then */
+            during_maintenance: boolean;
+            /**
+             * Format: uuid
+             * @description The open incident of a monitor this one depends on, down when this one opened: it was told to no one; null otherwise
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            suppressed_by: string | null;
         };
         /** NotificationChannel */
         NotificationChannel: {
@@ -1046,7 +1147,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -1143,7 +1244,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -1195,7 +1296,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
+            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -1259,7 +1360,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
+            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -1329,10 +1430,10 @@ export interface components {
          */
         NotificationEvent: {
             /**
-             * @description What happened: `incident.opened`, `incident.resolved`, a `down` incident opened or resolved; `monitor.degraded`, a `degraded` incident opened or resolved (one type for both edges: the incident's `status` says which); `heartbeat.missed`, a heartbeat's down incident opened because no ping came within its interval and grace (its resolution is an `incident.resolved`); `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route
+             * @description What happened: `incident.opened`, `incident.resolved`, a `down` incident opened or resolved; `monitor.degraded`, a `degraded` incident opened or resolved (one type for both edges: the incident's `status` says which); `heartbeat.missed`, a heartbeat's down incident opened because no ping came within its interval and grace (its resolution is an `incident.resolved`); `incident.acknowledged`, someone said they are on an open incident (`acknowledged_by`); `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route
              * @enum {string}
              */
-            type: "incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
+            type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
             /**
              * Format: date-time
              * @description When it happened (for `tls.expiring`, when the check saw the certificate)
@@ -1342,7 +1443,7 @@ export interface components {
             data: {
                 /** @description The monitor as it was then (for `tls.expiring`, its `tls_expires_at` and `tls_issuer` are the certificate's); null for a `test` event */
                 monitor: components["schemas"]["Monitor"] | null;
-                /** @description The incident that opened or resolved (`kind` `degraded` for `monitor.degraded`, `down` for `incident.*` and `heartbeat.missed`); null for `test` and `tls.expiring` events */
+                /** @description The incident that opened, resolved or was acknowledged (`kind` `degraded` for `monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test` and `tls.expiring` events */
                 incident: components["schemas"]["Incident"] | null;
                 /** @description The check that opened or resolved it, or that saw the certificate; null for `test`, and when a pause or a delete resolved it */
                 check: components["schemas"]["Check"] | null;
@@ -1531,7 +1632,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -1860,7 +1961,7 @@ export interface components {
             /** @description Who made the change */
             actor: {
                 /**
-                 * @description A member in the dashboard (`user`), an API key, or the server itself (`system`: the CLI)
+                 * @description A member in the dashboard (`user`), an API key, or the server itself (`system`: the CLI, a job, a link)
                  * @enum {string}
                  */
                 type: "user" | "api_key" | "system";
@@ -1881,13 +1982,13 @@ export interface components {
              * @example monitor.updated
              * @enum {string}
              */
-            action: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted";
+            action: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "incident.acknowledged" | "incident.note_added";
             /**
              * @description What was changed: the part of `action` before the dot
              * @example monitor
              * @enum {string}
              */
-            entity_type: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation";
+            entity_type: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation" | "incident";
             /**
              * Format: uuid
              * @description Id of what was changed (a member's user id)
@@ -1914,6 +2015,309 @@ export interface components {
             request_id: string | null;
             /** @description The address the request came from (after TRUST_PROXY); null outside a request */
             ip: string | null;
+        };
+        /**
+         * IncidentDetail
+         * @description An incident and its timeline
+         */
+        IncidentDetail: {
+            /**
+             * Format: uuid
+             * @description Identifier of the incident
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The monitor that was down or degraded
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            monitor_id: string;
+            /**
+             * @description `open` while the monitor is down (or degraded, for a `degraded` incident)
+             * @enum {string}
+             */
+            status: "open" | "resolved";
+            /**
+             * @description `down`: `failure_threshold` checks in a row failed. `degraded`: `failure_threshold` checks in a row passed but slower than the monitor's `degraded_after_ms`; it ends after `recovery_threshold` fast passes in a row, or when the monitor goes down (at the down incident's start: the two never overlap). A monitor has at most one open incident of either kind.
+             * @enum {string}
+             */
+            kind: "down" | "degraded";
+            /**
+             * @description Why it opened, from the first failing (or slow) check
+             * @example expected status 200, got 503
+             * @example response took 9120 ms, degraded after 2000 ms
+             */
+            cause: string;
+            /**
+             * Format: int32
+             * @description HTTP status of the first failing (or slow) check; null when no response arrived
+             */
+            status_code: number | null;
+            /**
+             * Format: date-time
+             * @description Time of the first failing (or slow) check of the run that opened it
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description Time of the check that ended it (a degraded incident ended by a failure: the first failing check); null while open
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            resolved_at: string | null;
+            /**
+             * Format: int32
+             * @description resolved_at - started_at in seconds; null while open
+             */
+            duration_seconds: number | null;
+            /**
+             * Format: date-time
+             * @description When someone said they are on it (`POST /incidents/{id}/acknowledge`); null until then
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            acknowledged_at: string | null;
+            /** @description Who acknowledged it; null until someone does */
+            acknowledged_by: {
+                /**
+                 * @description A member in the dashboard (`user`), an API key, or the server itself (`system`: the CLI, a job, a link)
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "system";
+                /**
+                 * Format: uuid
+                 * @description The user's or the key's id; null for `system`
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string | null;
+                /**
+                 * @description The user's email, the key's name and prefix, or what the system was
+                 * @example ci deploys (sk_live_Ab3d…)
+                 */
+                label: string;
+            } | null;
+            /** @description It opened while its monitor was in a maintenance window, so it was told to no one then */
+            during_maintenance: boolean;
+            /**
+             * Format: uuid
+             * @description The open incident of a monitor this one depends on, down when this one opened: it was told to no one; null otherwise
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            suppressed_by: string | null;
+            /** @description What happened to the incident, oldest first */
+            timeline: ({
+                /**
+                 * Format: date-time
+                 * @description When it happened
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                at: string;
+                /** @enum {string} */
+                kind: "opened";
+                /** @description Why, from that check */
+                cause: string;
+            } | {
+                /**
+                 * Format: date-time
+                 * @description When it happened
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                at: string;
+                /** @enum {string} */
+                kind: "notified";
+                /**
+                 * Format: uuid
+                 * @description The delivery (`GET /deliveries/{id}`)
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                delivery_id: string;
+                /**
+                 * Format: uuid
+                 * @description The channel it went to
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                channel_id: string;
+                /** @description The channel's name */
+                channel_name: string;
+                /**
+                 * @description What it told
+                 * @enum {string}
+                 */
+                event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
+                /**
+                 * @description Where the delivery is: `delivered`, or still `pending`, `failed` (retried) or `dead`
+                 * @enum {string}
+                 */
+                status: "pending" | "delivered" | "failed" | "dead";
+            } | {
+                /**
+                 * Format: date-time
+                 * @description When it happened
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                at: string;
+                /** @enum {string} */
+                kind: "acknowledged";
+                /** @description Who acknowledged it */
+                actor: {
+                    /**
+                     * @description A member in the dashboard (`user`), an API key, or the server itself (`system`: the CLI, a job, a link)
+                     * @enum {string}
+                     */
+                    type: "user" | "api_key" | "system";
+                    /**
+                     * Format: uuid
+                     * @description The user's or the key's id; null for `system`
+                     * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                     */
+                    id: string | null;
+                    /**
+                     * @description The user's email, the key's name and prefix, or what the system was
+                     * @example ci deploys (sk_live_Ab3d…)
+                     */
+                    label: string;
+                };
+            } | {
+                /**
+                 * Format: date-time
+                 * @description When it happened
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                at: string;
+                /** @enum {string} */
+                kind: "note";
+                /**
+                 * Format: uuid
+                 * @description Id of the note
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                note_id: string;
+                /** @description Who wrote it */
+                actor: {
+                    /**
+                     * @description A member in the dashboard (`user`), an API key, or the server itself (`system`: the CLI, a job, a link)
+                     * @enum {string}
+                     */
+                    type: "user" | "api_key" | "system";
+                    /**
+                     * Format: uuid
+                     * @description The user's or the key's id; null for `system`
+                     * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                     */
+                    id: string | null;
+                    /**
+                     * @description The user's email, the key's name and prefix, or what the system was
+                     * @example ci deploys (sk_live_Ab3d…)
+                     */
+                    label: string;
+                };
+                /** @description What they wrote */
+                body: string;
+            } | {
+                /**
+                 * Format: date-time
+                 * @description When it happened
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                at: string;
+                /** @enum {string} */
+                kind: "maintenance_started";
+                /**
+                 * Format: uuid
+                 * @description The maintenance window
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                window_id: string;
+            } | {
+                /**
+                 * Format: date-time
+                 * @description When it happened
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                at: string;
+                /** @enum {string} */
+                kind: "maintenance_ended";
+                /**
+                 * Format: uuid
+                 * @description The maintenance window
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                window_id: string;
+            } | {
+                /**
+                 * Format: date-time
+                 * @description When it happened
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                at: string;
+                /** @enum {string} */
+                kind: "resolved";
+            })[];
+        };
+        /** IncidentNote */
+        IncidentNote: {
+            /**
+             * Format: uuid
+             * @description Id of the note
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it was written
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            at: string;
+            /** @description Who wrote it */
+            actor: {
+                /**
+                 * @description A member in the dashboard (`user`), an API key, or the server itself (`system`: the CLI, a job, a link)
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "system";
+                /**
+                 * Format: uuid
+                 * @description The user's or the key's id; null for `system`
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string | null;
+                /**
+                 * @description The user's email, the key's name and prefix, or what the system was
+                 * @example ci deploys (sk_live_Ab3d…)
+                 */
+                label: string;
+            };
+            /**
+             * @description What they wrote
+             * @example Rolling back the 14:02 deploy
+             */
+            body: string;
+        };
+        /**
+         * AcknowledgeIncidentRequest
+         * @example {
+         *       "note": "Looking into it"
+         *     }
+         */
+        AcknowledgeIncidentRequest: {
+            /**
+             * @description A note to add with the acknowledgement (what you are doing), kept in the timeline
+             * @example Rolling back the 14:02 deploy
+             */
+            note?: string;
+        };
+        /**
+         * CreateIncidentNoteRequest
+         * @example {
+         *       "body": "Rolling back the 14:02 deploy"
+         *     }
+         */
+        CreateIncidentNoteRequest: {
+            /**
+             * @description What to write on the incident
+             * @example Rolling back the 14:02 deploy
+             */
+            body: string;
         };
         /** CreateSiteMonitor */
         CreateSiteMonitor: {
@@ -2172,7 +2576,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2209,7 +2613,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2246,7 +2650,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2283,7 +2687,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2324,7 +2728,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2371,7 +2775,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2407,7 +2811,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2440,7 +2844,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -5330,6 +5734,710 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    getIncident: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the incident
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The incident and its timeline */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IncidentDetail"];
+                    };
+                };
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such incident of a monitor of the caller's organization */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Incident not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getIncidentHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the incident
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The incident and its timeline */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such incident of a monitor of the caller's organization */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    acknowledgeIncident: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the incident
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Looking into it"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AcknowledgeIncidentRequest"];
+            };
+        };
+        responses: {
+            /** @description The incident */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Incident"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The API key may not do this: a `read` key on a change, or its maker's role is below the one the operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such incident of a monitor of the caller's organization */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Incident not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The incident is resolved: it can take notes, not an acknowledgement */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The incident is resolved: it takes notes, not an acknowledgement"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    createIncidentNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the incident
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "Rolling back the 14:02 deploy"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateIncidentNoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The note */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description The path of the incident, whose timeline holds the note */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IncidentNote"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The API key may not do this: a `read` key on a change, or its maker's role is below the one the operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such incident of a monitor of the caller's organization */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Incident not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
         };
     };
@@ -10048,9 +11156,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this action */
-                action?: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted";
+                action?: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "incident.acknowledged" | "incident.note_added";
                 /** @description Only changes of this kind of entity */
-                entity_type?: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation";
+                entity_type?: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation" | "incident";
                 /**
                  * @description Only changes of this entity
                  * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
@@ -10223,9 +11331,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this action */
-                action?: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted";
+                action?: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "incident.acknowledged" | "incident.note_added";
                 /** @description Only changes of this kind of entity */
-                entity_type?: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation";
+                entity_type?: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation" | "incident";
                 /**
                  * @description Only changes of this entity
                  * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d

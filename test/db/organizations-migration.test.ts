@@ -103,10 +103,13 @@ t.test('0024 moves every row into its owner\'s personal organization, nothing lo
       if (table === 'api_keys') return { ...row, org_id: row.user_id }
       if (table === 'sessions') return { ...row, org_id: null }
       return row
-    }).map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b)))))
+    })
+    const shown = (row: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b))))
+    // The columns 0024 leaves (later migrations add their own, with their defaults).
+    const columns = new Set(expected.flatMap((row) => Object.keys(row)))
     const after = (await rowsOfTable(handle, table))
-      .map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b)))))
-    t.same(after.sort(), expected.sort(), `${table}: every row, with the same values`)
+      .map((row) => shown(Object.fromEntries(Object.entries(row).filter(([column]) => columns.has(column)))))
+    t.same(after.sort(), expected.map(shown).sort(), `${table}: every row, with the same values`)
   }
   const users = before.users as Array<{ id: string, email: string, created_at: string }>
   const orgs = await rowsOfTable(handle, 'organizations')

@@ -58,6 +58,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'DELETE /api/v1/organization/members/{user_id}',
     'GET /api/v1/audit-events',
     'GET /api/v1/deliveries/{id}',
+    'GET /api/v1/incidents/{id}',
     'GET /api/v1/monitors',
     'GET /api/v1/monitors/{id}',
     'GET /api/v1/monitors/{id}/checks',
@@ -80,6 +81,8 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'PATCH /api/v1/organization',
     'PATCH /api/v1/organization/members/{user_id}',
     'POST /api/v1/deliveries/{id}/retry',
+    'POST /api/v1/incidents/{id}/acknowledge',
+    'POST /api/v1/incidents/{id}/notes',
     'POST /api/v1/invitations/accept',
     'POST /api/v1/monitors',
     'POST /api/v1/notification-channels',
@@ -99,6 +102,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'DELETE /api/v1/organization/invitations/{id}': '204',
     'POST /api/v1/organization/invitations': '201',
     'POST /api/v1/deliveries/{id}/retry': '202',
+    'POST /api/v1/incidents/{id}/notes': '201',
   }
   const tagNames = new Set((current.tags ?? []).map((tag) => tag.name))
   const ids = new Set<string>()
@@ -150,10 +154,10 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   t.same(current.security, [{ bearerAuth: [] }])
   t.match(current.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer' })
   t.same(Object.keys(current.components?.schemas ?? {}).sort(), [
-    'AcceptInvitationRequest', 'ApiError', 'AuditEvent', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor', 'CreateEmailChannel', 'CreateHeartbeatMonitor',
-    'CreateInvitationRequest', 'CreateMonitorRequest', 'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor', 'CreateSlackChannel',
+    'AcceptInvitationRequest', 'AcknowledgeIncidentRequest', 'ApiError', 'AuditEvent', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor', 'CreateEmailChannel', 'CreateHeartbeatMonitor',
+    'CreateIncidentNoteRequest', 'CreateInvitationRequest', 'CreateMonitorRequest', 'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor', 'CreateSlackChannel',
     'CreateTcpMonitor', 'CreateTeamsChannel', 'CreateTelegramChannel',
-    'CreateWebhookChannel', 'CreatedInvitation', 'Delivery', 'DeliveryDetail', 'Incident', 'Invitation', 'Member', 'Monitor', 'MonitorListItem', 'NotificationChannel',
+    'CreateWebhookChannel', 'CreatedInvitation', 'Delivery', 'DeliveryDetail', 'Incident', 'IncidentDetail', 'IncidentNote', 'Invitation', 'Member', 'Monitor', 'MonitorListItem', 'NotificationChannel',
     'NotificationChannelWithSecret', 'NotificationEvent', 'Organization', 'UpdateMemberRequest', 'UpdateMonitorRequest',
     'UpdateNotificationChannelRequest', 'UpdateOrganizationRequest', 'UptimeReport',
   ], 'components are named after the schemas (ApiError: `Error` would shadow the language\'s own in a generated SDK)')
@@ -177,6 +181,8 @@ t.test('for SDK generators: servers, named request bodies, every response header
     'PATCH /api/v1/organization/members/{user_id}': 'UpdateMemberRequest',
     'POST /api/v1/organization/invitations': 'CreateInvitationRequest',
     'POST /api/v1/invitations/accept': 'AcceptInvitationRequest',
+    'POST /api/v1/incidents/{id}/acknowledge': 'AcknowledgeIncidentRequest',
+    'POST /api/v1/incidents/{id}/notes': 'CreateIncidentNoteRequest',
   }
   const ops = operations(current) as Array<{ name: string, path: string, op: Operation & Record<string, any> }>
   for (const { name, path, op } of ops) {

@@ -126,6 +126,10 @@ function degraded (edge: 'open' | 'resolved', incidentId: string, values: Partia
     started_at: now.toISOString(),
     resolved_at: resolved ? now.toISOString() : null,
     duration_seconds: resolved ? 0 : null,
+    acknowledged_at: null,
+    acknowledged_by: null,
+    during_maintenance: false,
+    suppressed_by: null,
   }
   return { ...d, payload: { ...d.payload, data: { ...d.payload.data, incident } } }
 }

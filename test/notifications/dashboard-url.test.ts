@@ -18,7 +18,7 @@ import { deref } from '../fuzz/schema-arbitrary.ts'
 import { ajv, openapiDocument as doc } from '../support/response-validators.ts'
 import { webhookReceiver } from '../support/webhook-receiver.ts'
 import { newSecret } from './delivery-helper.ts'
-import { degradedEvent, expiringEvent, heartbeatMissedEvent, openedEvent, resolvedEvent, testEvent } from './support.ts'
+import { acknowledgedEvent, degradedEvent, expiringEvent, heartbeatMissedEvent, openedEvent, resolvedEvent, testEvent } from './support.ts'
 
 const silent = { info () {}, warn () {}, error () {}, debug () {}, trace () {}, fatal () {}, child () { return silent }, level: 'silent', silent () {} } as never
 
@@ -56,7 +56,7 @@ for (const { name, env, base } of CASES) {
       orgId: userId, name: 'hook', type: 'webhook', config: { url: `${receiver.url}/hook` }, events: [...NOTIFICATION_EVENT_TYPES], allMonitors: true, secret,
     }).returning()
 
-    const events = [openedEvent(), resolvedEvent(), degradedEvent('opened'), heartbeatMissedEvent(), expiringEvent(), testEvent()]
+    const events = [openedEvent(), resolvedEvent(), acknowledgedEvent(), degradedEvent('opened'), heartbeatMissedEvent(), expiringEvent(), testEvent()]
       .map((told) => about(told, monitor.id))
     t.same(new Set(events.map((e) => e.type)), new Set(NOTIFICATION_EVENT_TYPES), 'one event of each type')
     for (const event of events) {

@@ -17,6 +17,7 @@ export const INCIDENT_ID = '0b9e8d7c-6a5b-4c3d-9e2f-1a0b9c8d7e6f'
 const STARTED = '2026-05-01T12:00:05.000Z' // the first failing check
 const OPENED = '2026-05-01T12:01:05.000Z' // the third: the threshold
 const RESOLVED = '2026-05-01T12:03:35.000Z' // 210 s after the start: "3 min"
+const ACKNOWLEDGED = '2026-05-01T12:02:00.000Z'
 
 // The monitor record as the outbox writes it: with its opted-in channels once the schema has them.
 const channelIds = 'notification_channel_ids' in MonitorSchema.properties ? { notification_channel_ids: [] } : {}
@@ -70,6 +71,10 @@ const incident = {
   cause: 'expected status 200, got 503',
   status_code: 503,
   started_at: STARTED,
+  acknowledged_at: null,
+  acknowledged_by: null,
+  during_maintenance: false,
+  suppressed_by: null,
 }
 
 /** The `incident.opened` event of the check that reached the threshold. */
@@ -221,6 +226,24 @@ export function heartbeatMissedEvent (): ToldEvent {
   }
 }
 
+/** The `incident.acknowledged` event of the open incident: a member's key said they are on it a minute in. */
+export function acknowledgedEvent (): ToldEvent {
+  const base = openedEvent().event
+  return {
+    id: 'a1a1a1a1-0000-4000-8000-000000000008',
+    event: {
+      ...base,
+      type: 'incident.acknowledged',
+      timestamp: ACKNOWLEDGED,
+      data: {
+        ...base.data,
+        incident: { ...base.data.incident!, acknowledged_at: ACKNOWLEDGED, acknowledged_by: { type: 'api_key', id: 'ac1ac1ac-0000-4000-8000-000000000001', label: 'on-call (sk_live_Ab3d…)' } },
+        check: null,
+      },
+    },
+  }
+}
+
 export function testEvent (): ToldEvent {
   return { id: 'a1a1a1a1-0000-4000-8000-000000000003', event: checked({ type: 'test', timestamp: OPENED, data: { monitor: null, incident: null, check: null } }) }
 }
@@ -239,6 +262,7 @@ export const opened: Message = { kind: 'event', told: openedEvent() }
 export const resolved: Message = { kind: 'event', told: resolvedEvent() }
 export const flap: Message = { kind: 'flap', opened: openedEvent(), resolved: resolvedEvent() }
 export const test: Message = { kind: 'event', told: testEvent() }
+export const acknowledged: Message = { kind: 'event', told: acknowledgedEvent() }
 export const expiring: Message = { kind: 'event', told: expiringEvent() }
 export const degradedOpened: Message = { kind: 'event', told: degradedEvent('opened') }
 export const degradedResolved: Message = { kind: 'event', told: degradedEvent('resolved') }
@@ -246,6 +270,7 @@ export const heartbeatMissed: Message = { kind: 'event', told: heartbeatMissedEv
 
 export const MESSAGES_FOR_PEOPLE: Array<[string, Message]> = [
   ['opened', opened], ['resolved', resolved], ['flap', flap], ['test', test], ['digest', { kind: 'digest', told: stormEvents(12) }],
+  ['acknowledged', acknowledged], ['digest with an acknowledgement', { kind: 'digest', told: [...stormEvents(11), acknowledgedEvent()] }],
   ['degraded', degradedOpened], ['no longer degraded', degradedResolved],
   ['degraded flap', { kind: 'flap', opened: degradedEvent('opened'), resolved: degradedEvent('resolved') }],
   ['digest with degraded', { kind: 'digest', told: [...stormEvents(10), degradedEvent('opened'), degradedEvent('resolved')] }],

@@ -32,6 +32,11 @@ t.test('incidents of a monitor', async (t) => {
     started_at: at(400).toISOString(),
     resolved_at: null,
     duration_seconds: null,
+
+    acknowledged_at: null,
+    acknowledged_by: null,
+    during_maintenance: false,
+    suppressed_by: null,
   })
   t.same(data[1], {
     id: data[1].id,
@@ -43,6 +48,11 @@ t.test('incidents of a monitor', async (t) => {
     started_at: at(300).toISOString(),
     resolved_at: at(307.5).toISOString(),
     duration_seconds: 450,
+
+    acknowledged_at: null,
+    acknowledged_by: null,
+    during_maintenance: false,
+    suppressed_by: null,
   })
 
   const page = (await request(app, auth, { url: `/api/v1/monitors/${monitor.id}/incidents?limit=2&before=${encodeURIComponent(data[1].started_at)}` })).json().data

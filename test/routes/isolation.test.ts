@@ -59,7 +59,7 @@ t.test('no response of any documented route carries a key, a key hash, a channel
     const read = await makeKey(app, write.user.id, 'read')
     const monitor = await makeMonitor(app, write.auth, { name: `${who}-monitor-name-${write.user.id.slice(0, 8)}`, url: `https://${who}-private-host.example.com/secret-path` })
     await insertChecks(app.db, [{ monitorId: monitor.id, isUp: false, statusCode: 500, responseTimeMs: 9, checkedAt: new Date(), errorMessage: `${who}-check-error` }])
-    await openIncident(app.db, monitor.id, { cause: `${who}-incident-cause`, statusCode: 500, startedAt: new Date() })
+    const incident = (await openIncident(app.db, monitor.id, { cause: `${who}-incident-cause`, statusCode: 500, startedAt: new Date() }))!
     const botToken = `${who.length}123456:${who}-bot-token-${write.user.id.slice(0, 8)}`
     await request(app, write.auth, {
       method: 'POST', url: '/api/v1/notification-channels', payload: { name: `${who}-telegram`, type: 'telegram', config: { bot_token: botToken, chat_id: '-100123' } },
@@ -72,11 +72,11 @@ t.test('no response of any documented route carries a key, a key hash, a channel
       orgId: write.user.id, monitorId: null, incidentId: null, channelId: hook.id, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
     })
     const [delivery] = rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))
-    return { who, write, read, monitor, channel: hook, delivery, channelSecrets: [botToken, hook.secret as string] }
+    return { who, write, read, monitor, incident, channel: hook, delivery, channelSecrets: [botToken, hook.secret as string] }
   }))
-  /** The id a route's path takes, of this person: their monitor's, webhook channel's or delivery's. */
+  /** The id a route's path takes, of this person: their monitor's, incident's, webhook channel's or delivery's. */
   const idOf = (path: string, p: typeof people[number]) =>
-    path.includes('/notification-channels/') ? p.channel.id : path.includes('/deliveries/') ? p.delivery.id : p.monitor.id
+    path.includes('/notification-channels/') ? p.channel.id : path.includes('/deliveries/') ? p.delivery.id : path.includes('/incidents/') ? p.incident.id : p.monitor.id
   // Everything that identifies a user's data, read from the database itself.
   const hashes = (await app.db.select({ hash: apiKeys.keyHash }).from(apiKeys)).map((row) => row.hash)
   t.equal(hashes.length, 4)
@@ -104,7 +104,9 @@ t.test('no response of any documented route carries a key, a key hash, a channel
           const own = id === idOf(path, caller)
           // The caller's own monitor is left as it is, so every later round still has the same data to leak.
           if (own && (method === 'DELETE' || method === 'PATCH')) continue
-          const payload = method === 'POST' ? { name: 'probe', url: 'https://example.com' } : method === 'PATCH' ? { name: 'stolen', is_active: false } : undefined
+          const payload = path.startsWith('/api/v1/incidents/') && method === 'POST'
+            ? (path.endsWith('/notes') ? { body: 'probe' } : {})
+            : method === 'POST' ? { name: 'probe', url: 'https://example.com' } : method === 'PATCH' ? { name: 'stolen', is_active: false } : undefined
           const res = await app.inject({ method: method as 'GET', url: path.replace('{id}', id), headers: auth, ...(payload ? { payload } : {}) })
           scanned++
           const where = `${method} ${path} by ${caller.who} on ${own ? 'own' : 'other'} monitor -> ${res.statusCode}`

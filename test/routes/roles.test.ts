@@ -19,7 +19,7 @@ t.test('each role gets 2xx or 403 on every route, as the route declares', async 
     'the route table holds every documented API route')
   const declared = new Map(routes.map((r) => [`${r.method} ${r.path}`, operation(doc, r)?.['x-required-role'] as Role | undefined]))
   for (const [route, role] of declared) t.ok(role && ROLES.includes(role), `${route} declares its role in the document (${role})`)
-  t.same([...new Set(declared.values())].sort(), ['admin', 'editor', 'owner', 'viewer'], 'the routes need viewer, editor, admin or owner')
+  t.same([...new Set(declared.values())].sort(), ['admin', 'editor', 'owner', 'responder', 'viewer'], 'the routes need viewer, responder, editor, admin or owner')
 
   // Each role, and an owner's read-only key, which acts as a viewer.
   const callers: Array<{ label: string, role: Role, acts: Role, scope: 'read' | 'write' }> = [

@@ -56,10 +56,9 @@ export const isOrganizationDelete = (route: Route) => route.method === 'DELETE' 
 let members = 0
 
 /**
- * A fresh resource of the owner's organization for a route's `:id`, by the resource the path names: a monitor, a
- * notification channel (sending to a local receiver), a delivery, an invitation or a member (a viewer, also for
- * the paths without one); made with data for every
- * read to return.
+ * A fresh resource of the owner's organization for a route's `:id`, by the resource the path names: a monitor, an
+ * open incident, a notification channel (sending to a local receiver), a delivery, an invitation or a member (a
+ * viewer, also for the paths without one); made with data for every read to return.
  */
 export async function makeTarget (app: FastifyInstance, owner: Owner, route: Route, receiverUrl: string): Promise<string> {
   if (route.path.startsWith('/api/v1/monitors')) {
@@ -67,6 +66,11 @@ export async function makeTarget (app: FastifyInstance, owner: Owner, route: Rou
     await insertChecks(app.db, [{ monitorId: id, isUp: false, statusCode: 500, responseTimeMs: 9, checkedAt: new Date() }])
     await openIncident(app.db, id, { cause: 'expected status 200, got 500', statusCode: 500, startedAt: new Date() })
     return id
+  }
+  if (route.path.startsWith('/api/v1/incidents')) {
+    const monitorId = (await makeMonitor(app, owner.auth)).id
+    const incident = await openIncident(app.db, monitorId, { cause: 'expected status 200, got 500', statusCode: 500, startedAt: new Date() })
+    return incident!.id
   }
   // A change, so that the log has an event to read.
   if (route.path === '/api/v1/audit-events') return (await makeMonitor(app, owner.auth)).id
@@ -92,10 +96,12 @@ export async function makeTarget (app: FastifyInstance, owner: Owner, route: Rou
   return rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))[0].id
 }
 
-/** Everything of the owner's organization a route could change: monitors, channels, deliveries, the organization, members. */
+/** Everything of the owner's organization a route could change: monitors, incidents and notes, channels, deliveries, the organization, members. */
 export async function organizationState (app: FastifyInstance, orgId: string): Promise<string> {
   const rows = await Promise.all([
     sql`select * from monitors where org_id = ${orgId} order by id`,
+    sql`select i.* from incidents i join monitors m on m.id = i.monitor_id where m.org_id = ${orgId} order by i.id`,
+    sql`select n.* from incident_notes n join incidents i on i.id = n.incident_id join monitors m on m.id = i.monitor_id where m.org_id = ${orgId} order by n.id`,
     sql`select * from notification_channels where org_id = ${orgId} order by id`,
     sql`select d.* from notification_deliveries d join notification_channels c on c.id = d.channel_id where c.org_id = ${orgId} order by d.id`,
     sql`select * from organizations where id = ${orgId}`,

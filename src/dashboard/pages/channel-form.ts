@@ -25,6 +25,7 @@ export const typeName = (type: ChannelType): string => TYPE_NAMES[type] ?? type
 export const EVENT_NAMES: Record<NotificationEventType, { short: string, long: string }> = {
   'incident.opened': { short: 'Down', long: 'Down: an incident opens' },
   'incident.resolved': { short: 'Up again', long: 'Up again: an incident is resolved (also by a pause or a delete)' },
+  'incident.acknowledged': { short: 'Acknowledged', long: 'Acknowledged: someone said they are on an open incident' },
   'monitor.degraded': { short: 'Degraded', long: 'Degraded: checks pass but slower than allowed, and when that ends' },
   'heartbeat.missed': { short: 'Heartbeat missed', long: 'Heartbeat missed: no ping within its interval and grace (also told to channels that get Down)' },
   'tls.expiring': { short: 'Certificate expiring', long: 'Certificate expiring: 14, 7 and 1 days before an HTTPS certificate expires' },

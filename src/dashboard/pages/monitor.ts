@@ -20,13 +20,14 @@ import { uptimeSection } from './monitor-uptime.ts'
 function incidentRows (incidents: Incident[], now: Date): SafeHtml {
   if (incidents.length === 0) return html`<p class="muted">No incidents: this monitor has not been down.</p>`
   return html`<div class="table-wrap"><table><caption class="vh">Incidents, newest first</caption>
-<thead><tr><th scope="col">Kind</th><th scope="col">Started</th><th scope="col">Resolved</th><th scope="col">Duration</th><th scope="col">Cause</th></tr></thead>
+<thead><tr><th scope="col">Kind</th><th scope="col">Started</th><th scope="col">Resolved</th><th scope="col">Duration</th><th scope="col">Cause</th><th scope="col">Acknowledged</th></tr></thead>
 <tbody>${incidents.map((i) => {
   const seconds = i.duration_seconds ?? (now.getTime() - new Date(i.started_at).getTime()) / 1000
   // The kind as the monitor's status it was in (Down, Degraded), in that status's colours.
-  return html`<tr><td>${statusBadge(i.kind)}</td><td>${timeTag(i.started_at)}</td>
+  return html`<tr><td>${statusBadge(i.kind)}</td><td><a href="/incidents/${i.id}">${timeTag(i.started_at)}</a></td>
 <td>${i.resolved_at ? timeTag(i.resolved_at) : html`<span class="st st-${i.kind}">Ongoing</span>`}</td>
-<td>${duration(seconds)}${i.resolved_at ? '' : ' so far'}</td><td>${i.cause}${i.status_code !== null && html` <span class="muted">(HTTP ${i.status_code})</span>`}</td></tr>`
+<td>${duration(seconds)}${i.resolved_at ? '' : ' so far'}</td><td>${i.cause}${i.status_code !== null && html` <span class="muted">(HTTP ${i.status_code})</span>`}</td>
+<td>${i.acknowledged_by ? i.acknowledged_by.label : html`<span class="muted">${i.resolved_at ? 'No' : 'Not yet'}</span>`}</td></tr>`
 })}</tbody></table></div>`
 }
 

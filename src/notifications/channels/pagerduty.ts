@@ -48,6 +48,9 @@ export const pagerdutyAdapter: ChannelAdapter = {
       })
     }
     const { monitor, incident } = parts
+    if (told.event.type === 'incident.acknowledged') {
+      return jsonPost(url, { routing_key: routingKey, event_action: 'acknowledge', dedup_key: incident.id })
+    }
     if (incident.status === 'resolved') {
       return jsonPost(url, { routing_key: routingKey, event_action: 'resolve', dedup_key: incident.id })
     }

@@ -343,8 +343,8 @@ t.test('the monitor page: time-weighted uptime over five windows and 90 days, th
   t.match(body, /<span class="st st-down">Ongoing<\/span><\/td>\s*<td>40 min so far<\/td><td>expected status 200, got 503 <span class="muted">\(HTTP 503\)<\/span>/)
   t.match(body, /<time datetime="2026-11-18T02:15:00.000Z">2026-11-18 02:15:00 UTC<\/time><\/td>\s*<td>1 h 35 min<\/td><td>timeout after 10000 ms<\/td>/)
   t.match(body, '<td>503</td><td>40 ms</td><td>expected status 200, got 503</td>')
-  t.match(body, /<tr><td><span class="st st-down">Down<\/span><\/td><td><time datetime="2026-11-21T11:20:00.000Z">/, 'each incident says its kind')
-  t.match(body, /<tr><td><span class="st st-degraded">Degraded<\/span><\/td><td><time datetime="2026-11-21T10:20:00.000Z">[^]*?<td>40 min<\/td><td>response took 2600 ms/)
+  t.match(body, /<tr><td><span class="st st-down">Down<\/span><\/td><td><a href="\/incidents\/[0-9a-f-]{36}"><time datetime="2026-11-21T11:20:00.000Z">/, 'each incident says its kind')
+  t.match(body, /<tr><td><span class="st st-degraded">Degraded<\/span><\/td><td><a href="\/incidents\/[0-9a-f-]{36}"><time datetime="2026-11-21T10:20:00.000Z">[^]*?<td>40 min<\/td><td>response took 2600 ms/)
   t.notMatch(body, 'Older checks', 'fewer checks than a page')
 
   const quiet = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Quiet', url: 'https://quiet.example.com' }), now, testAudit)

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { pagerdutyAdapter } from '../../../src/notifications/channels/pagerduty.ts'
 import {
-  DEGRADED_INCIDENT_ID, EXPIRES, INCIDENT_ID, MONITOR_ID, channel, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, flap, monitorRecord, opened, post, resolved, resolvedEvent, sendContext,
+  DEGRADED_INCIDENT_ID, EXPIRES, acknowledged, INCIDENT_ID, MONITOR_ID, channel, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, flap, monitorRecord, opened, post, resolved, resolvedEvent, sendContext,
   standIn, stormEvents, test,
 } from '../support.ts'
 
@@ -54,6 +54,12 @@ t.test('an incident that opened triggers an alert keyed by the incident id; its 
     links: [{ href: page, text: 'Homepage in Pingward' }],
   })
   t.strictSame(JSON.parse(resolve.body), { routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: INCIDENT_ID })
+})
+
+t.test('an acknowledgement acknowledges the incident\'s alert, by its dedup_key', async (t) => {
+  const pagerduty = await standIn(t, { status: 202, answer })
+  t.equal(await post(pagerdutyAdapter.render(service, acknowledged, sendContext(pagerduty.url))), 202)
+  t.strictSame(JSON.parse(pagerduty.received[0].body), { routing_key: ROUTING_KEY, event_action: 'acknowledge', dedup_key: INCIDENT_ID })
 })
 
 t.test('a pause or a delete resolves the alert too', async (t) => {
