@@ -1,4 +1,4 @@
-// The background work of a process with CHECKER on, side by side: checks, deliveries, retention and uptime rollups.
+// The background work of a process with CHECKER on, side by side: checks, deliveries, reminders, retention and uptime rollups.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from './db/client.ts'
 import { systemClock, type Clock } from './runtime/clock.ts'
@@ -8,6 +8,7 @@ import { startChecker } from './checker/index.ts'
 import { startRetention } from './checker/retention.ts'
 import { startRollups } from './checker/rollups.ts'
 import { startDeliveryWorker } from './notifications/delivery-worker.ts'
+import { startReminders } from './notifications/reminders.ts'
 
 export function startJobs (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock, metrics?: Metrics }) {
   const { config, db, log, metrics } = options
@@ -17,10 +18,11 @@ export function startJobs (options: { config: Config, db: Database, log: Fastify
   const deliveries = startDeliveryWorker({ config, db, log, clock, metrics })
   const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS })
   const stopRollups = startRollups({ db, clock, log })
+  const stopReminders = startReminders({ db, clock, log })
   log.info({ concurrency: config.CHECK_CONCURRENCY }, 'checker started')
   return {
     stop: async () => {
-      await Promise.all([checker.stop(), deliveries.stop(), stopRetention(), stopRollups()])
+      await Promise.all([checker.stop(), deliveries.stop(), stopRetention(), stopRollups(), stopReminders()])
       log.info('checker stopped')
     },
   }

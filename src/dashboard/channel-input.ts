@@ -1,7 +1,7 @@
 // Channel forms to API input: a type's fields come from its config schema, and the API's own checks decide.
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { InvalidInputError } from '../domain/errors.ts'
-import { CHANNEL_TYPES, NOTIFICATION_EVENT_TYPES, type ChannelType } from '../domain/vocabulary.ts'
+import { CHANNEL_EVENT_TYPES, CHANNEL_TYPES, type ChannelType } from '../domain/vocabulary.ts'
 import { inputErrorMessage } from '../http/error-catalog.ts'
 import { bodyValidator, type FieldError, type Validated } from '../http/validation.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
@@ -9,7 +9,7 @@ import {
   CHANNEL_CONFIG_SCHEMAS, CreateChannelSchema, UpdateChannelSchema, urlFields,
   type NewChannel, type NotificationChannel, type UpdateChannel,
 } from '../notifications/schema.ts'
-import type { FormFields } from './form-input.ts'
+import { putNullable, type FormFields } from './form-input.ts'
 
 type ConfigFieldKind = 'text' | 'url' | 'list' | 'number' | 'switch'
 
@@ -99,12 +99,14 @@ function configPatch (type: ChannelType, form: FormFields): Record<string, unkno
 export const eventFieldName = (event: string) => `event:${event}`
 
 function commonInput (form: FormFields) {
-  return {
+  const input: Record<string, unknown> = {
     name: form.name ?? '',
-    events: NOTIFICATION_EVENT_TYPES.filter((event) => form[eventFieldName(event)] === 'on'),
+    events: CHANNEL_EVENT_TYPES.filter((event) => form[eventFieldName(event)] === 'on'),
     all_monitors: form.all_monitors === 'on',
     is_active: form.is_active === 'on',
   }
+  putNullable(input, 'reminder_minutes', form.reminder_minutes ?? '', 'number')
+  return input
 }
 
 const validateCreate = bodyValidator<NewChannel>(CreateChannelSchema)
@@ -159,6 +161,7 @@ export function channelValues (channel: NotificationChannel): FormFields {
     name: channel.name,
     all_monitors: channel.all_monitors ? 'on' : undefined,
     is_active: channel.is_active ? 'on' : undefined,
+    reminder_minutes: channel.reminder_minutes === null ? '' : String(channel.reminder_minutes),
   }
   for (const event of channel.events) values[eventFieldName(event)] = 'on'
   const config = channel.config as Record<string, unknown>

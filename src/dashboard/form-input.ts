@@ -28,7 +28,7 @@ function putNumber (input: Record<string, unknown>, name: string, value: string 
 }
 
 /** An optional field left empty is null, so that an edit can clear it; text is kept as typed, spaces included. */
-function putNullable (input: Record<string, unknown>, name: string, value: string | undefined, kind: 'text' | 'number') {
+export function putNullable (input: Record<string, unknown>, name: string, value: string | undefined, kind: 'text' | 'number') {
   if (value === undefined) return
   if (kind === 'number' ? value.trim() === '' : value === '') input[name] = null
   else if (kind === 'number') putNumber(input, name, value)

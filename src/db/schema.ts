@@ -4,8 +4,8 @@ import {
   boolean, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid, type PgColumn,
 } from 'drizzle-orm/pg-core'
 import {
-  API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
-  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, ROLES, ROLLUP_GRANULARITIES, AUDIT_ACTOR_TYPES,
+  API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_EVENT_TYPES, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
+  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, REMINDER_MINUTES, ROLES, ROLLUP_GRANULARITIES, AUDIT_ACTOR_TYPES,
   type AuditAction, type AuditEntityType,
 } from '../domain/vocabulary.ts'
 import { MONITOR_DEFAULTS } from '../domain/monitor-types.ts'
@@ -284,9 +284,11 @@ export const notificationChannels = pgTable('notification_channels', {
   name: text('name').notNull(),
   type: text('type', { enum: CHANNEL_TYPES }).notNull(),
   config: jsonb('config').$type<Record<string, unknown>>().notNull(),
-  events: text('events', { enum: NOTIFICATION_EVENT_TYPES }).array().notNull(),
+  events: text('events', { enum: CHANNEL_EVENT_TYPES }).array().notNull(),
   allMonitors: boolean('all_monitors').notNull().default(CHANNEL_DEFAULTS.all_monitors),
   isActive: boolean('is_active').notNull().default(CHANNEL_DEFAULTS.is_active),
+  // Minutes between reminders of an open, unacknowledged incident the channel was told of; null: none.
+  reminderMinutes: integer('reminder_minutes'),
   // Why the service turned the channel off (a 410 Gone from its receiver); null when active or paused by the user.
   disabledReason: text('disabled_reason'),
   secret: text('secret'),
@@ -299,7 +301,8 @@ export const notificationChannels = pgTable('notification_channels', {
 }, (t) => [
   index('notification_channels_org_created_idx').on(t.orgId, t.createdAt, t.id),
   oneOf('notification_channels_type_check', t.type, CHANNEL_TYPES),
-  allOf('notification_channels_events_check', t.events, NOTIFICATION_EVENT_TYPES),
+  allOf('notification_channels_events_check', t.events, CHANNEL_EVENT_TYPES),
+  check('notification_channels_reminder_minutes_check', sql`${t.reminderMinutes} between ${sql.raw(String(REMINDER_MINUTES.min))} and ${sql.raw(String(REMINDER_MINUTES.max))}`),
 ])
 
 // The monitors a channel covers when it does not cover all of its organization's (all_monitors false).

@@ -65,9 +65,17 @@ export const SCOPE_ROLES = { read: 'viewer', write: 'owner' } as const satisfies
 export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'teams', 'telegram', 'ntfy', 'pagerduty', 'email'] as const
 export type ChannelType = typeof CHANNEL_TYPES[number]
 
-/** `tls.expiring`: 14, 7 or 1 days before a certificate's expiry; `test`: sent only by the channel's test route. */
-export const NOTIFICATION_EVENT_TYPES = ['incident.opened', 'incident.resolved', 'incident.acknowledged', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring', 'test'] as const
+/**
+ * The events a channel's `events` may hold. `tls.expiring`: 14, 7 or 1 days before a certificate's expiry; `test`:
+ * sent only by the channel's test route.
+ */
+export const CHANNEL_EVENT_TYPES = ['incident.opened', 'incident.resolved', 'incident.acknowledged', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring', 'test'] as const
+export type ChannelEventType = typeof CHANNEL_EVENT_TYPES[number]
+/** Every event type: a channel's `reminder_minutes` sends `incident.reminder`, which no channel chooses in its events. */
+export const NOTIFICATION_EVENT_TYPES = [...CHANNEL_EVENT_TYPES, 'incident.reminder'] as const
 export type NotificationEventType = typeof NOTIFICATION_EVENT_TYPES[number]
+/** A channel's `reminder_minutes`, when set (api-contract section 13). */
+export const REMINDER_MINUTES = { min: 5, max: 1440 } as const
 
 /** A delivery is `pending` until its first attempt, `failed` while it will be retried, `dead` once given up. */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead'] as const
@@ -77,4 +85,5 @@ export const CHANNEL_DEFAULTS = {
   events: ['incident.opened', 'incident.resolved'],
   all_monitors: false,
   is_active: true,
-} as const satisfies { events: readonly NotificationEventType[], all_monitors: boolean, is_active: boolean }
+  reminder_minutes: null,
+} as const satisfies { events: readonly NotificationEventType[], all_monitors: boolean, is_active: boolean, reminder_minutes: number | null }

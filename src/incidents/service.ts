@@ -32,7 +32,7 @@ export async function acknowledgeIncident (
       incident = await setAcknowledged(tx, id, now, who.audit.actor)
       const after = { acknowledged_at: now.toISOString() }
       await recordChange(tx, who.audit, { orgId: who.orgId, action: 'incident.acknowledged', entityId: id, before: null, after, fields: ['acknowledged_at'], at: now })
-      await enqueueIncidentEvent(tx, { orgId: who.orgId, monitor: toMonitor(found.monitor), incident, check: null, at: now, acknowledged: true })
+      await enqueueIncidentEvent(tx, { orgId: who.orgId, monitor: toMonitor(found.monitor), incident, check: null, at: now, about: 'incident.acknowledged' })
     }
     if (note !== undefined) await writeNote(tx, who, id, note, now)
     return incident

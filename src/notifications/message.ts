@@ -80,6 +80,16 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
     ]
     return { tone: 'info', title: acknowledgedHeadline(monitor, incident), facts, items: [], link }
   }
+  if (told.event.type === 'incident.reminder') {
+    const down = incidentKind(incident) === 'down'
+    const facts = [
+      { label: down ? 'What failed' : 'What is slow', value: incident.cause },
+      { label: down ? 'Down since' : 'Degraded since', value: utcTime(incident.started_at) },
+      { label: down ? 'Down for' : 'Slow for', value: `${duration(secondsBetween(incident.started_at, context.now))} so far` },
+      ...checking(monitor),
+    ]
+    return { tone: down ? 'down' : 'degraded', title: reminderHeadline(monitor, incident), facts, items: [], link }
+  }
   if (incidentKind(incident) === 'degraded') return degradedText(told, message.kind === 'flap', monitor, incident, context)
   if (told.event.type === 'heartbeat.missed') {
     const facts = [
@@ -152,6 +162,9 @@ export function openingHeadline (monitor: Pick<Monitor, 'name'>, incident: Incid
 const acknowledgedHeadline = (monitor: Pick<Monitor, 'name'>, incident: Incident) =>
   `${monitor.name}: ${incident.acknowledged_by?.label ?? 'someone'} acknowledged the ${incidentKind(incident)} incident`
 
+const reminderHeadline = (monitor: Pick<Monitor, 'name'>, incident: Incident) =>
+  `Reminder: ${monitor.name} is still ${incidentKind(incident)}, and nobody has acknowledged it`
+
 /** The last ping is `last_checked_at`; a heartbeat never pinged has waited since the missed check less interval and grace. */
 function missedHeadline (told: ToldEvent, monitor: Monitor): string {
   const grace = monitor.grace_minutes ?? 0
@@ -192,6 +205,7 @@ function digestText (told: ToldEvent[], context: SendContext): HumanText {
     const { monitor, incident } = parts
     const url = monitorUrl(context, monitor.id)
     if (one.event.type === 'incident.acknowledged') return { tone: 'info' as Tone, line: acknowledgedHeadline(monitor, incident), url }
+    if (one.event.type === 'incident.reminder') return { tone: incidentKind(incident) as Tone, line: reminderHeadline(monitor, incident), url }
     if (incidentKind(incident) === 'degraded') return { ...degradedLine(one, monitor, incident), url }
     if (one.event.type === 'heartbeat.missed') return { tone: 'down' as Tone, line: missedHeadline(one, monitor), url }
     if (one.event.type === 'incident.opened') {

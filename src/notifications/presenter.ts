@@ -25,6 +25,7 @@ export function presentChannel (row: ChannelRow): NotificationChannel {
     events: row.events,
     all_monitors: row.allMonitors,
     is_active: row.isActive,
+    reminder_minutes: row.reminderMinutes,
     disabled_reason: row.disabledReason,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -3,7 +3,7 @@
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import { notificationChannels, notificationDeliveries, notificationEvents } from '../db/schema.ts'
-import type { ChannelType, DeliveryStatus, NotificationEventType } from '../domain/vocabulary.ts'
+import type { ChannelEventType, ChannelType, DeliveryStatus, NotificationEventType } from '../domain/vocabulary.ts'
 
 export type ChannelRow = typeof notificationChannels.$inferSelect
 
@@ -27,9 +27,10 @@ export interface NewChannelRow {
   name: string
   type: ChannelType
   config: Record<string, unknown>
-  events: NotificationEventType[]
+  events: ChannelEventType[]
   allMonitors: boolean
   isActive: boolean
+  reminderMinutes: number | null
   /** A webhook's signing secret; null for the other types. */
   secret: string | null
 }
@@ -39,7 +40,7 @@ export async function insertChannel (db: Database, orgId: string, values: NewCha
   return row
 }
 
-export type ChannelChanges = Partial<Pick<ChannelRow, 'name' | 'config' | 'events' | 'allMonitors' | 'isActive' | 'disabledReason'>>
+export type ChannelChanges = Partial<Pick<ChannelRow, 'name' | 'config' | 'events' | 'allMonitors' | 'isActive' | 'reminderMinutes' | 'disabledReason'>>
 
 export async function updateChannelRow (db: Database, id: string, changes: ChannelChanges, now: Date): Promise<ChannelRow> {
   const [row] = await db.update(notificationChannels).set({ ...changes, updatedAt: now }).where(eq(notificationChannels.id, id)).returning()

@@ -2,7 +2,7 @@
 // masked record, and a delivery with its attempts.
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import {
-  CHANNEL_DEFAULTS, CHANNEL_TYPES, DELIVERY_STATUSES, NOTIFICATION_EVENT_TYPES, type ChannelType,
+  CHANNEL_DEFAULTS, CHANNEL_EVENT_TYPES, CHANNEL_TYPES, DELIVERY_STATUSES, NOTIFICATION_EVENT_TYPES, REMINDER_MINUTES, type ChannelType,
 } from '../domain/vocabulary.ts'
 import { Envelope, Nullable, PageQuery, StringEnum, Timestamp, Uuid } from '../schemas/common.ts'
 
@@ -119,16 +119,24 @@ const name = Type.String({
   description: 'Display name, 1-255 characters (surrounding spaces are trimmed)',
   examples: ['On-call'],
 })
-const events = Type.Array(StringEnum(NOTIFICATION_EVENT_TYPES), {
+const events = Type.Array(StringEnum(CHANNEL_EVENT_TYPES), {
   minItems: 1,
-  maxItems: NOTIFICATION_EVENT_TYPES.length,
+  maxItems: CHANNEL_EVENT_TYPES.length,
   uniqueItems: true,
-  description: 'The events the channel gets (`test` events are sent by the test route whatever this says)',
+  description: 'The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes ' +
+    'with `reminder_minutes`)',
   examples: [['incident.opened', 'incident.resolved']],
 })
 const allMonitors = Type.Boolean({
   description: 'True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids`',
 })
+const reminderMinutes = Nullable(Type.Integer({
+  minimum: REMINDER_MINUTES.min,
+  maximum: REMINDER_MINUTES.max,
+  description: `Re-send \`incident.reminder\` every this many minutes (${REMINDER_MINUTES.min}-${REMINDER_MINUTES.max}) while an incident the ` +
+    'channel was told of is open and not acknowledged; null: no reminders',
+  examples: [30],
+}))
 const isActive = Type.Boolean({ description: 'False stops sending (deliveries already written still go); true again clears `disabled_reason`' })
 
 const withDefault = <T extends object>(schema: T, value: unknown) => ({ ...schema, default: value })
@@ -151,6 +159,7 @@ const createVariant = (type: ChannelType) => Type.Object({
   events: Type.Optional(withDefault(events, [...CHANNEL_DEFAULTS.events])),
   all_monitors: Type.Optional(withDefault(allMonitors, CHANNEL_DEFAULTS.all_monitors)),
   is_active: Type.Optional(withDefault(isActive, CHANNEL_DEFAULTS.is_active)),
+  reminder_minutes: Type.Optional(withDefault(reminderMinutes, CHANNEL_DEFAULTS.reminder_minutes)),
 }, { additionalProperties: false, title: `Create${type[0].toUpperCase()}${type.slice(1)}Channel` })
 
 const CREATE_VARIANTS = CHANNEL_TYPES.map(createVariant)
@@ -182,6 +191,7 @@ export const UpdateChannelSchema = Type.Object({
   events: Type.Optional(events),
   all_monitors: Type.Optional(allMonitors),
   is_active: Type.Optional(isActive),
+  reminder_minutes: Type.Optional(reminderMinutes),
 }, {
   $id: 'UpdateNotificationChannelRequest',
   title: 'UpdateNotificationChannelRequest',
@@ -214,6 +224,7 @@ const channelFields = {
   events,
   all_monitors: allMonitors,
   is_active: isActive,
+  reminder_minutes: reminderMinutes,
   disabled_reason: Nullable(Type.String({
     description: 'Why the service turned the channel off (its receiver answered 410 Gone); null otherwise',
     examples: ['the receiver answered 410 Gone'],

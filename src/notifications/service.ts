@@ -25,7 +25,7 @@ export {
 } from './repository.ts'
 
 /** What the audit log compares of a channel, as the API shows it (secrets masked). */
-const AUDITED_FIELDS = ['name', 'type', 'config', 'events', 'all_monitors', 'is_active']
+const AUDITED_FIELDS = ['name', 'type', 'config', 'events', 'all_monitors', 'is_active', 'reminder_minutes']
 
 /** The audit event of a change to the organization's channel, in the change's transaction. */
 function recordChannelChange (
@@ -96,6 +96,7 @@ export async function createChannel (
       events: input.events,
       allMonitors: input.all_monitors,
       isActive: input.is_active,
+      reminderMinutes: input.reminder_minutes,
       secret,
     }, options.now)
     await recordChannelChange(tx, options.audit, { orgId, action: 'notification_channel.created', id: row.id, before: null, after: row, at: options.now })
@@ -123,6 +124,7 @@ export async function updateChannel (
       events: input.events,
       allMonitors: input.all_monitors,
       isActive: input.is_active,
+      reminderMinutes: input.reminder_minutes,
     }
     if (input.config) {
       const config = mergeConfig(current.type, current.config, input.config)

@@ -20,7 +20,7 @@ export interface OutboxEvent {
   payload: NotificationEvent
   /** When the deliveries are first due. */
   at: Date
-  /** Only this channel (a `test` event); otherwise every active channel that covers the monitor and wants the type. */
+  /** Only this channel (a `test` event, a reminder); otherwise every active channel that covers the monitor and wants the type. */
   channelId?: string
   /** Also the channels that want one of these types. */
   alsoFor?: NotificationEventType[]
@@ -55,13 +55,22 @@ export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{
 const withChannels = async (tx: Database, monitor: MonitorWithoutChannels) =>
   ({ ...monitor, notification_channel_ids: await monitorChannelIds(tx, monitor.id) })
 
+interface IncidentChange {
+  orgId: string
+  monitor: MonitorWithoutChannels
+  incident: IncidentRow
+  check: Check | null
+  at: Date
+  about?: 'incident.acknowledged' | 'incident.reminder'
+  /** Only this channel (a reminder). */
+  channelId?: string
+}
+
 /**
  * Queues an incident change: its opening or resolution (`monitor.degraded` covers both edges so a channel takes or
- * leaves slowness whole), or with `acknowledged`, that someone is on it.
+ * leaves slowness whole), or `about` it: someone is on it, or a reminder to `channelId` that nobody is yet.
  */
-export async function enqueueIncidentEvent (
-  tx: Database, change: { orgId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check | null, at: Date, acknowledged?: true }
-): Promise<void> {
+export async function enqueueIncidentEvent (tx: Database, change: IncidentChange): Promise<void> {
   const monitor = await withChannels(tx, change.monitor)
   const { kind, status } = change.incident
   const edge = kind === 'degraded' ? 'monitor.degraded' : status === 'open' ? 'incident.opened' : 'incident.resolved'
@@ -70,8 +79,9 @@ export async function enqueueIncidentEvent (
     monitorId: change.monitor.id,
     incidentId: change.incident.id,
     at: change.at,
+    channelId: change.channelId,
     payload: {
-      type: change.acknowledged ? 'incident.acknowledged' : edge,
+      type: change.about ?? edge,
       timestamp: change.at.toISOString(),
       data: { monitor, incident: toIncident(change.incident), check: change.check },
     },

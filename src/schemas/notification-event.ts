@@ -14,14 +14,15 @@ export const NotificationEventSchema = Type.Object({
     description: 'What happened: `incident.opened`, `incident.resolved`, a `down` incident opened or resolved; `monitor.degraded`, a ' +
       '`degraded` incident opened or resolved (one type for both edges: the incident\'s `status` says which); `heartbeat.missed`, a ' +
       'heartbeat\'s down incident opened because no ping came within its interval and grace (its resolution is an ' +
-      '`incident.resolved`); `incident.acknowledged`, someone said they are on an open incident (`acknowledged_by`); `tls.expiring`, an HTTPS ' +
+      '`incident.resolved`); `incident.acknowledged`, someone said they are on an open incident (`acknowledged_by`); `incident.reminder`, an incident the channel was told of is still open and unacknowledged ' +
+      '(every `reminder_minutes` of the channel); `tls.expiring`, an HTTPS ' +
       'check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route',
   }),
   timestamp: Timestamp('When it happened (for `tls.expiring`, when the check saw the certificate)'),
   data: Type.Object({
     monitor: OrNull(MonitorSchema, 'The monitor as it was then (for `tls.expiring`, its `tls_expires_at` and `tls_issuer` are the ' +
       'certificate\'s); null for a `test` event'),
-    incident: OrNull(IncidentSchema, 'The incident that opened, resolved or was acknowledged (`kind` `degraded` for ' +
+    incident: OrNull(IncidentSchema, 'The incident that opened, resolved, was acknowledged or is reminded of (`kind` `degraded` for ' +
       '`monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test` and `tls.expiring` events'),
     check: OrNull(CheckSchema, 'The check that opened or resolved it, or that saw the certificate; null for `test`, and when a pause ' +
       'or a delete resolved it'),

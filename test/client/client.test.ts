@@ -193,6 +193,7 @@ t.test('notification channels and their deliveries through the typed client', as
     events: ['incident.opened', 'incident.resolved'],
     all_monitors: true,
     is_active: true,
+    reminder_minutes: null,
     disabled_reason: null,
     created_at: channel.created_at,
     updated_at: channel.updated_at,

@@ -1141,7 +1141,7 @@ export interface components {
                 to: string[];
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes with `reminder_minutes`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
@@ -1152,6 +1152,12 @@ export interface components {
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
             is_active: boolean;
+            /**
+             * Format: int32
+             * @description Re-send `incident.reminder` every this many minutes (5-1440) while an incident the channel was told of is open and not acknowledged; null: no reminders
+             * @example 30
+             */
+            reminder_minutes: number | null;
             /**
              * @description Why the service turned the channel off (its receiver answered 410 Gone); null otherwise
              * @example the receiver answered 410 Gone
@@ -1238,7 +1244,7 @@ export interface components {
                 to: string[];
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes with `reminder_minutes`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
@@ -1249,6 +1255,12 @@ export interface components {
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
             is_active: boolean;
+            /**
+             * Format: int32
+             * @description Re-send `incident.reminder` every this many minutes (5-1440) while an incident the channel was told of is open and not acknowledged; null: no reminders
+             * @example 30
+             */
+            reminder_minutes: number | null;
             /**
              * @description Why the service turned the channel off (its receiver answered 410 Gone); null otherwise
              * @example the receiver answered 410 Gone
@@ -1296,7 +1308,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
+            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test" | "incident.reminder";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -1360,7 +1372,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
+            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test" | "incident.reminder";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -1430,10 +1442,10 @@ export interface components {
          */
         NotificationEvent: {
             /**
-             * @description What happened: `incident.opened`, `incident.resolved`, a `down` incident opened or resolved; `monitor.degraded`, a `degraded` incident opened or resolved (one type for both edges: the incident's `status` says which); `heartbeat.missed`, a heartbeat's down incident opened because no ping came within its interval and grace (its resolution is an `incident.resolved`); `incident.acknowledged`, someone said they are on an open incident (`acknowledged_by`); `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route
+             * @description What happened: `incident.opened`, `incident.resolved`, a `down` incident opened or resolved; `monitor.degraded`, a `degraded` incident opened or resolved (one type for both edges: the incident's `status` says which); `heartbeat.missed`, a heartbeat's down incident opened because no ping came within its interval and grace (its resolution is an `incident.resolved`); `incident.acknowledged`, someone said they are on an open incident (`acknowledged_by`); `incident.reminder`, an incident the channel was told of is still open and unacknowledged (every `reminder_minutes` of the channel); `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route
              * @enum {string}
              */
-            type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
+            type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test" | "incident.reminder";
             /**
              * Format: date-time
              * @description When it happened (for `tls.expiring`, when the check saw the certificate)
@@ -1443,7 +1455,7 @@ export interface components {
             data: {
                 /** @description The monitor as it was then (for `tls.expiring`, its `tls_expires_at` and `tls_issuer` are the certificate's); null for a `test` event */
                 monitor: components["schemas"]["Monitor"] | null;
-                /** @description The incident that opened, resolved or was acknowledged (`kind` `degraded` for `monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test` and `tls.expiring` events */
+                /** @description The incident that opened, resolved, was acknowledged or is reminded of (`kind` `degraded` for `monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test` and `tls.expiring` events */
                 incident: components["schemas"]["Incident"] | null;
                 /** @description The check that opened or resolved it, or that saw the certificate; null for `test`, and when a pause or a delete resolved it */
                 check: components["schemas"]["Check"] | null;
@@ -1626,7 +1638,7 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says)
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes with `reminder_minutes`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
@@ -1637,6 +1649,12 @@ export interface components {
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
             is_active?: boolean;
+            /**
+             * Format: int32
+             * @description Re-send `incident.reminder` every this many minutes (5-1440) while an incident the channel was told of is open and not acknowledged; null: no reminders
+             * @example 30
+             */
+            reminder_minutes?: number | null;
         };
         /** UptimeReport */
         UptimeReport: {
@@ -2143,7 +2161,7 @@ export interface components {
                  * @description What it told
                  * @enum {string}
                  */
-                event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test";
+                event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test" | "incident.reminder";
                 /**
                  * @description Where the delivery is: `delivered`, or still `pending`, `failed` (retried) or `dead`
                  * @enum {string}
@@ -2570,7 +2588,7 @@ export interface components {
                 url: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes with `reminder_minutes`) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
@@ -2581,6 +2599,12 @@ export interface components {
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
+            /**
+             * Format: int32
+             * @description Re-send `incident.reminder` every this many minutes (5-1440) while an incident the channel was told of is open and not acknowledged; null: no reminders (default `null`)
+             * @example 30
+             */
+            reminder_minutes?: number | null;
         };
         /** CreateSlackChannel */
         CreateSlackChannel: {
@@ -2607,7 +2631,7 @@ export interface components {
                 webhook_url: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes with `reminder_minutes`) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
@@ -2618,6 +2642,12 @@ export interface components {
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
+            /**
+             * Format: int32
+             * @description Re-send `incident.reminder` every this many minutes (5-1440) while an incident the channel was told of is open and not acknowledged; null: no reminders (default `null`)
+             * @example 30
+             */
+            reminder_minutes?: number | null;
         };
         /** CreateDiscordChannel */
         CreateDiscordChannel: {
@@ -2644,7 +2674,7 @@ export interface components {
                 webhook_url: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes with `reminder_minutes`) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
@@ -2655,6 +2685,12 @@ export interface components {
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
+            /**
+             * Format: int32
+             * @description Re-send `incident.reminder` every this many minutes (5-1440) while an incident the channel was told of is open and not acknowledged; null: no reminders (default `null`)
+             * @example 30
+             */
+            reminder_minutes?: number | null;
         };
         /** CreateTeamsChannel */
         CreateTeamsChannel: {
@@ -2681,7 +2717,7 @@ export interface components {
                 webhook_url: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes with `reminder_minutes`) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
@@ -2692,6 +2728,12 @@ export interface components {
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
+            /**
+             * Format: int32
+             * @description Re-send `incident.reminder` every this many minutes (5-1440) while an incident the channel was told of is open and not acknowledged; null: no reminders (default `null`)
+             * @example 30
+             */
+            reminder_minutes?: number | null;
         };
         /** CreateTelegramChannel */
         CreateTelegramChannel: {
@@ -2722,7 +2764,7 @@ export interface components {
                 chat_id: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes with `reminder_minutes`) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
@@ -2733,6 +2775,12 @@ export interface components {
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
+            /**
+             * Format: int32
+             * @description Re-send `incident.reminder` every this many minutes (5-1440) while an incident the channel was told of is open and not acknowledged; null: no reminders (default `null`)
+             * @example 30
+             */
+            reminder_minutes?: number | null;
         };
         /** CreateNtfyChannel */
         CreateNtfyChannel: {
@@ -2769,7 +2817,7 @@ export interface components {
                 token?: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes with `reminder_minutes`) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
@@ -2780,6 +2828,12 @@ export interface components {
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
+            /**
+             * Format: int32
+             * @description Re-send `incident.reminder` every this many minutes (5-1440) while an incident the channel was told of is open and not acknowledged; null: no reminders (default `null`)
+             * @example 30
+             */
+            reminder_minutes?: number | null;
         };
         /** CreatePagerdutyChannel */
         CreatePagerdutyChannel: {
@@ -2805,7 +2859,7 @@ export interface components {
                 routing_key: string;
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes with `reminder_minutes`) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
@@ -2816,6 +2870,12 @@ export interface components {
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
+            /**
+             * Format: int32
+             * @description Re-send `incident.reminder` every this many minutes (5-1440) while an incident the channel was told of is open and not acknowledged; null: no reminders (default `null`)
+             * @example 30
+             */
+            reminder_minutes?: number | null;
         };
         /** CreateEmailChannel */
         CreateEmailChannel: {
@@ -2838,7 +2898,7 @@ export interface components {
                 to: string[];
             };
             /**
-             * @description The events the channel gets (`test` events are sent by the test route whatever this says) (default `["incident.opened","incident.resolved"]`)
+             * @description The events the channel gets (`test` events are sent by the test route whatever this says; `incident.reminder` comes with `reminder_minutes`) (default `["incident.opened","incident.resolved"]`)
              * @example [
              *       "incident.opened",
              *       "incident.resolved"
@@ -2849,6 +2909,12 @@ export interface components {
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
             is_active?: boolean;
+            /**
+             * Format: int32
+             * @description Re-send `incident.reminder` every this many minutes (5-1440) while an incident the channel was told of is open and not acknowledged; null: no reminders (default `null`)
+             * @example 30
+             */
+            reminder_minutes?: number | null;
         };
     };
     responses: never;

@@ -3,7 +3,7 @@ import t from 'tap'
 import { sql } from 'drizzle-orm'
 import {
   API_KEY_SCOPES, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
-  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES,
+  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, CHANNEL_EVENT_TYPES,
 } from '../../src/domain/vocabulary.ts'
 import { rowsOf } from '../../src/db/client.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
@@ -28,7 +28,7 @@ t.test('the API schemas enumerate the vocabularies', async (t) => {
   t.same(NotificationChannelSchema.properties.type.enum, CHANNEL_TYPES)
   t.same((CreateChannelSchema.oneOf as Array<{ properties: { type: { const: string } } }>).map((branch) => branch.properties.type.const), CHANNEL_TYPES,
     'the create body has one object per channel type')
-  t.same(NotificationChannelSchema.properties.events.items.enum, NOTIFICATION_EVENT_TYPES)
+  t.same(NotificationChannelSchema.properties.events.items.enum, CHANNEL_EVENT_TYPES)
   t.same(NotificationEventSchema.properties.type.enum, NOTIFICATION_EVENT_TYPES)
   for (const schema of [DeliverySchema, DeliveryDetailSchema]) {
     t.same(schema.properties.event_type.enum, NOTIFICATION_EVENT_TYPES)
@@ -76,8 +76,10 @@ t.test('the tables accept every value of each vocabulary and refuse any other', 
   await app.db.execute(sql`update monitors set monitor_type = 'heartbeat', url = null where id = ${monitor.id}`)
   // An array column: every element must be of the vocabulary.
   const setEvents = (values: string[]) => app.db.execute(sql`update notification_channels set events = ${`{${values.join(',')}}`}::text[] where id = ${channel.id}`)
-  await setEvents([...NOTIFICATION_EVENT_TYPES])
-  for (const value of NOTIFICATION_EVENT_TYPES) await setEvents([value])
+  await setEvents([...CHANNEL_EVENT_TYPES])
+  for (const value of CHANNEL_EVENT_TYPES) await setEvents([value])
+  const reminder = await setEvents(['incident.reminder']).then(() => undefined, (err: { code?: string, cause?: { code?: string } }) => err.cause?.code ?? err.code)
+  t.equal(reminder, '23514', 'no channel chooses reminders in its events: reminder_minutes sends them')
   const refused = await setEvents(['incident.opened', 'not-in-the-list']).then(() => undefined, (err: { code?: string, cause?: { code?: string } }) => err.cause?.code ?? err.code)
   t.equal(refused, '23514', 'notification_channels.events refuses an element outside its vocabulary (check_violation)')
 })

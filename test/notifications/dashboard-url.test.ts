@@ -4,7 +4,7 @@
 // real receiver that verifies each signature with `standardwebhooks`; the link opens the monitor's page. Both databases.
 import t from 'tap'
 import { notificationChannels, notificationEvents } from '../../src/db/schema.ts'
-import { NOTIFICATION_EVENT_TYPES } from '../../src/domain/vocabulary.ts'
+import { CHANNEL_EVENT_TYPES, NOTIFICATION_EVENT_TYPES } from '../../src/domain/vocabulary.ts'
 import { withMonitorDefaults } from '../../src/monitors/schema.ts'
 import { createMonitor } from '../../src/monitors/service.ts'
 import { deliveryOptionsFromConfig } from '../../src/notifications/deliver.ts'
@@ -18,7 +18,7 @@ import { deref } from '../fuzz/schema-arbitrary.ts'
 import { ajv, openapiDocument as doc } from '../support/response-validators.ts'
 import { webhookReceiver } from '../support/webhook-receiver.ts'
 import { newSecret } from './delivery-helper.ts'
-import { acknowledgedEvent, degradedEvent, expiringEvent, heartbeatMissedEvent, openedEvent, resolvedEvent, testEvent } from './support.ts'
+import { acknowledgedEvent, degradedEvent, expiringEvent, reminderEvent, heartbeatMissedEvent, openedEvent, resolvedEvent, testEvent } from './support.ts'
 
 const silent = { info () {}, warn () {}, error () {}, debug () {}, trace () {}, fatal () {}, child () { return silent }, level: 'silent', silent () {} } as never
 
@@ -53,10 +53,10 @@ for (const { name, env, base } of CASES) {
     const secret = newSecret()
     const receiver = await webhookReceiver(t, { verifyWith: () => [secret] })
     const [channel] = await app.db.insert(notificationChannels).values({
-      orgId: userId, name: 'hook', type: 'webhook', config: { url: `${receiver.url}/hook` }, events: [...NOTIFICATION_EVENT_TYPES], allMonitors: true, secret,
+      orgId: userId, name: 'hook', type: 'webhook', config: { url: `${receiver.url}/hook` }, events: [...CHANNEL_EVENT_TYPES], allMonitors: true, secret,
     }).returning()
 
-    const events = [openedEvent(), resolvedEvent(), acknowledgedEvent(), degradedEvent('opened'), heartbeatMissedEvent(), expiringEvent(), testEvent()]
+    const events = [openedEvent(), resolvedEvent(), acknowledgedEvent(), reminderEvent(), degradedEvent('opened'), heartbeatMissedEvent(), expiringEvent(), testEvent()]
       .map((told) => about(told, monitor.id))
     t.same(new Set(events.map((e) => e.type)), new Set(NOTIFICATION_EVENT_TYPES), 'one event of each type')
     for (const event of events) {

@@ -6,7 +6,7 @@ import { eq, sql } from 'drizzle-orm'
 import { recordCheck } from '../../src/checks/record-check.ts'
 import { rowsOf, type Database } from '../../src/db/client.ts'
 import { notificationChannels, notificationDeliveries } from '../../src/db/schema.ts'
-import type { ChannelType, NotificationEventType } from '../../src/domain/vocabulary.ts'
+import type { ChannelType, ChannelEventType } from '../../src/domain/vocabulary.ts'
 import { createMonitor } from '../../src/monitors/service.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { createUser } from '../../src/repositories/users.ts'
@@ -43,7 +43,7 @@ export async function deliverySetup (db: Database) {
     secret?: string,
     previousSecret?: string,
     previousSecretUntil?: Date,
-    events?: NotificationEventType[]
+    events?: ChannelEventType[]
     config?: Record<string, unknown>
   } = {}) {
     const [row] = await db.insert(notificationChannels).values({

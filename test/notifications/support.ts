@@ -18,6 +18,7 @@ const STARTED = '2026-05-01T12:00:05.000Z' // the first failing check
 const OPENED = '2026-05-01T12:01:05.000Z' // the third: the threshold
 const RESOLVED = '2026-05-01T12:03:35.000Z' // 210 s after the start: "3 min"
 const ACKNOWLEDGED = '2026-05-01T12:02:00.000Z'
+const REMINDED = '2026-05-01T12:31:05.000Z'
 
 // The monitor record as the outbox writes it: with its opted-in channels once the schema has them.
 const channelIds = 'notification_channel_ids' in MonitorSchema.properties ? { notification_channel_ids: [] } : {}
@@ -244,6 +245,12 @@ export function acknowledgedEvent (): ToldEvent {
   }
 }
 
+/** The `incident.reminder` of the open incident, nobody having acknowledged it. */
+export function reminderEvent (): ToldEvent {
+  const base = openedEvent().event
+  return { id: 'a1a1a1a1-0000-4000-8000-000000000009', event: { ...base, type: 'incident.reminder', timestamp: REMINDED, data: { ...base.data, check: null } } }
+}
+
 export function testEvent (): ToldEvent {
   return { id: 'a1a1a1a1-0000-4000-8000-000000000003', event: checked({ type: 'test', timestamp: OPENED, data: { monitor: null, incident: null, check: null } }) }
 }
@@ -263,6 +270,7 @@ export const resolved: Message = { kind: 'event', told: resolvedEvent() }
 export const flap: Message = { kind: 'flap', opened: openedEvent(), resolved: resolvedEvent() }
 export const test: Message = { kind: 'event', told: testEvent() }
 export const acknowledged: Message = { kind: 'event', told: acknowledgedEvent() }
+export const reminder: Message = { kind: 'event', told: reminderEvent() }
 export const expiring: Message = { kind: 'event', told: expiringEvent() }
 export const degradedOpened: Message = { kind: 'event', told: degradedEvent('opened') }
 export const degradedResolved: Message = { kind: 'event', told: degradedEvent('resolved') }
@@ -271,6 +279,7 @@ export const heartbeatMissed: Message = { kind: 'event', told: heartbeatMissedEv
 export const MESSAGES_FOR_PEOPLE: Array<[string, Message]> = [
   ['opened', opened], ['resolved', resolved], ['flap', flap], ['test', test], ['digest', { kind: 'digest', told: stormEvents(12) }],
   ['acknowledged', acknowledged], ['digest with an acknowledgement', { kind: 'digest', told: [...stormEvents(11), acknowledgedEvent()] }],
+  ['reminder', reminder], ['digest with a reminder', { kind: 'digest', told: [...stormEvents(11), reminderEvent()] }],
   ['degraded', degradedOpened], ['no longer degraded', degradedResolved],
   ['degraded flap', { kind: 'flap', opened: degradedEvent('opened'), resolved: degradedEvent('resolved') }],
   ['digest with degraded', { kind: 'digest', told: [...stormEvents(10), degradedEvent('opened'), degradedEvent('resolved')] }],

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm'
 import { recordCheck } from '../../src/checks/record-check.ts'
 import { rowsOf } from '../../src/db/client.ts'
 import { monitorNotificationChannels, notificationChannels } from '../../src/db/schema.ts'
-import type { NotificationEventType } from '../../src/domain/vocabulary.ts'
+import type { ChannelEventType } from '../../src/domain/vocabulary.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
 
 const check = (isUp: boolean, checkedAt: Date) => ({
@@ -17,7 +17,7 @@ async function setup (t: Test) {
   const owner = await makeUser(app)
   const stranger = await makeUser(app)
   const monitor = await makeMonitor(app, owner.auth, { failure_threshold: 1, name: 'Shop' })
-  const channel = async (userId: string, name: string, values: { allMonitors?: boolean, isActive?: boolean, events?: NotificationEventType[] } = {}) => {
+  const channel = async (userId: string, name: string, values: { allMonitors?: boolean, isActive?: boolean, events?: ChannelEventType[] } = {}) => {
     const [row] = await app.db.insert(notificationChannels).values({
       orgId: userId,
       name,

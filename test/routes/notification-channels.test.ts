@@ -9,7 +9,7 @@ import { buildTestApp, makeUser, request } from '../helper.ts'
 import { webhookReceiver } from '../support/webhook-receiver.ts'
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
-const FIELDS = ['all_monitors', 'config', 'created_at', 'disabled_reason', 'events', 'id', 'is_active', 'name', 'type', 'updated_at']
+const FIELDS = ['all_monitors', 'config', 'created_at', 'disabled_reason', 'events', 'id', 'is_active', 'name', 'reminder_minutes', 'type', 'updated_at']
 const PRIVATE = /: \S+ is not a public address; .*ALLOW_PRIVATE_TARGETS=true$/
 
 /** A valid config of each type, its secrets long enough to be masked to their last 4 characters. */

@@ -1,5 +1,5 @@
 // The notification channel form, its fields read off the type's config schema, and the pages around it.
-import { CHANNEL_DEFAULTS, type ChannelType, NOTIFICATION_EVENT_TYPES, type NotificationEventType } from '../../domain/vocabulary.ts'
+import { CHANNEL_DEFAULTS, CHANNEL_EVENT_TYPES, REMINDER_MINUTES, type ChannelType, type NotificationEventType } from '../../domain/vocabulary.ts'
 import type { FieldError } from '../../http/validation.ts'
 import type { NotificationChannel } from '../../notifications/schema.ts'
 import { configFields, eventFieldName, type ConfigField } from '../channel-input.ts'
@@ -26,6 +26,7 @@ export const EVENT_NAMES: Record<NotificationEventType, { short: string, long: s
   'incident.opened': { short: 'Down', long: 'Down: an incident opens' },
   'incident.resolved': { short: 'Up again', long: 'Up again: an incident is resolved (also by a pause or a delete)' },
   'incident.acknowledged': { short: 'Acknowledged', long: 'Acknowledged: someone said they are on an open incident' },
+  'incident.reminder': { short: 'Reminder', long: 'Reminder: an incident still open and not acknowledged' },
   'monitor.degraded': { short: 'Degraded', long: 'Degraded: checks pass but slower than allowed, and when that ends' },
   'heartbeat.missed': { short: 'Heartbeat missed', long: 'Heartbeat missed: no ping within its interval and grace (also told to channels that get Down)' },
   'tls.expiring': { short: 'Certificate expiring', long: 'Certificate expiring: 14, 7 and 1 days before an HTTPS certificate expires' },
@@ -37,6 +38,7 @@ const COMMON_LABELS: Record<string, string> = {
   events: 'Send when',
   all_monitors: 'Every monitor, present and future',
   is_active: 'Active (sends notifications)',
+  reminder_minutes: 'Remind every (minutes)',
 }
 
 /** The labels of the form's fields, for the error summary. */
@@ -48,6 +50,7 @@ export function newChannelValues (): FormFields {
     name: '',
     all_monitors: CHANNEL_DEFAULTS.all_monitors ? 'on' : undefined,
     is_active: CHANNEL_DEFAULTS.is_active ? 'on' : undefined,
+    reminder_minutes: '',
   }
   for (const event of CHANNEL_DEFAULTS.events) values[eventFieldName(event)] = 'on'
   return values
@@ -100,9 +103,10 @@ ${checkboxGroup({
   ...common,
   name: 'events',
   label: COMMON_LABELS.events,
-  options: NOTIFICATION_EVENT_TYPES.map((event) => ({ name: eventFieldName(event), label: EVENT_NAMES[event].long, checked: values[eventFieldName(event)] === 'on' })),
+  options: CHANNEL_EVENT_TYPES.map((event) => ({ name: eventFieldName(event), label: EVENT_NAMES[event].long, checked: values[eventFieldName(event)] === 'on' })),
 })}
 ${checkboxField({ ...common, name: 'all_monitors', label: COMMON_LABELS.all_monitors, checked: values.all_monitors === 'on', hint: 'Otherwise only the monitors whose form ticks this channel.' })}
+${inputField({ ...common, name: 'reminder_minutes', label: COMMON_LABELS.reminder_minutes, type: 'number', inputmode: 'numeric', value: values.reminder_minutes ?? '', hint: `While an incident this channel was told of is open and nobody has acknowledged it, ${REMINDER_MINUTES.min}-${REMINDER_MINUTES.max}. Empty: no reminders.` })}
 ${checkboxField({ ...common, name: 'is_active', label: COMMON_LABELS.is_active, checked: values.is_active === 'on' })}
 <p class="actions"><button type="submit" class="primary">${options.submit}</button></p>
 </form>`

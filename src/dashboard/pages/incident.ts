@@ -12,6 +12,7 @@ const EVENT_WORDS: Record<string, string> = {
   'incident.opened': 'the opening',
   'incident.resolved': 'the resolution',
   'incident.acknowledged': 'the acknowledgement',
+  'incident.reminder': 'a reminder',
   'monitor.degraded': 'the slowness',
   'heartbeat.missed': 'the missed heartbeat',
 }

@@ -108,6 +108,10 @@ t.test('the form offers every event, certificates expiring too (off by default),
   t.same((await findChannelRow(app.db, browser.user.id, id))?.events, ['incident.opened', 'tls.expiring'])
   t.match((await browser.get('/settings/notifications')).body, 'Down, Certificate expiring')
   t.match((await browser.get(`/settings/notifications/${id}/edit`)).body, /name="event:tls\.expiring" type="checkbox" checked>/, 'the edit form shows it chosen')
+  t.notMatch(form.body, 'event:incident.reminder', 'reminders come with the interval, not a checkbox')
+  const reminded = await createChannel(t, browser, 'webhook', { reminder_minutes: '30' })
+  t.equal((await findChannelRow(app.db, browser.user.id, reminded.id))?.reminderMinutes, 30)
+  t.match((await browser.get(`/settings/notifications/${reminded.id}/edit`)).body, /name="reminder_minutes" type="number" value="30"/)
 })
 
 t.test('a value the API refuses is refused with its message next to the field', async (t) => {
@@ -127,12 +131,14 @@ t.test('a value the API refuses is refused with its message next to the field', 
     ['email', { 'config/to': 'oncall@example.com, not-an-address' }, 'config/to', 'To #2 must be a valid email'],
     ['email', { 'config/to': ' , ' }, 'config/to', 'To must NOT have fewer than 1 items'],
     ['webhook', { name: '  ' }, 'name', 'Name must be 1-255 characters and not blank'],
+    ['webhook', { reminder_minutes: '2' }, 'reminder_minutes', 'Remind every (minutes) must be >= 5'],
   ]
   for (const [type, fields, field, message] of cases) {
     const res = await browser.post('/settings/notifications', { type, name: 'Bad', ...EVENTS, ...VALID[type].form, ...fields })
     t.equal(res.statusCode, 400, `${type} ${JSON.stringify(fields)}`)
-    t.match(res.body, fieldError('new-channel', field, message.replace(/&/g, '&amp;')), message)
-    t.match(res.body, `<a href="#new-channel-${field}">${message}`, 'and in the summary, linking to it')
+    const shown = message.replace(/&/g, '&amp;').replace(/>/g, '&gt;')
+    t.match(res.body, fieldError('new-channel', field, shown), message)
+    t.match(res.body, `<a href="#new-channel-${field}">${shown}`, 'and in the summary, linking to it')
   }
   // A list of checkboxes: its error is on the group.
   const none = await browser.post('/settings/notifications', { type: 'webhook', name: 'No events', ...VALID.webhook.form })

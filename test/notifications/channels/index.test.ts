@@ -8,7 +8,7 @@ import type { Message } from '../../../src/notifications/channels/types.ts'
 import { createEmailSender } from '../../../src/notifications/email-sender.ts'
 import { smtpServer } from '../../support/smtp-server.ts'
 import {
-  MESSAGES_FOR_PEOPLE, acknowledged, channel, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, heartbeatMissed, heartbeatMissedEvent,
+  MESSAGES_FOR_PEOPLE, acknowledged, channel, reminder, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, heartbeatMissed, heartbeatMissedEvent,
   opened, post, resolved, sendContext, standIn, stormEvents, test,
 } from '../support.ts'
 
@@ -28,7 +28,7 @@ const CONFIGS: Record<ChannelType, (base: string) => Record<string, unknown>> = 
 const EVENTS: Array<[string, Message]> = [
   ['opened', opened], ['resolved', resolved], ['monitor.degraded opened', degradedOpened], ['monitor.degraded resolved', degradedResolved],
   ['monitor.degraded resolved by a pause', { kind: 'event', told: degradedEvent('resolved', 'pause') }],
-  ['tls.expiring', expiring], ['test', test], ['heartbeat.missed', heartbeatMissed], ['incident.acknowledged', acknowledged],
+  ['tls.expiring', expiring], ['test', test], ['heartbeat.missed', heartbeatMissed], ['incident.acknowledged', acknowledged], ['incident.reminder', reminder],
 ]
 const FOR_PEOPLE: Array<[string, Message]> = [
   ...MESSAGES_FOR_PEOPLE,

@@ -1,0 +1,4 @@
+ALTER TABLE "notification_events" DROP CONSTRAINT "notification_events_type_check";--> statement-breakpoint
+ALTER TABLE "notification_channels" ADD COLUMN "reminder_minutes" integer;--> statement-breakpoint
+ALTER TABLE "notification_channels" ADD CONSTRAINT "notification_channels_reminder_minutes_check" CHECK ("notification_channels"."reminder_minutes" between 5 and 1440);--> statement-breakpoint
+ALTER TABLE "notification_events" ADD CONSTRAINT "notification_events_type_check" CHECK ("notification_events"."type" in ('incident.opened', 'incident.resolved', 'incident.acknowledged', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring', 'test', 'incident.reminder'));
