@@ -94,6 +94,12 @@ export const auditEvents = pgTable('audit_events', {
   oneOf('audit_events_actor_type_check', t.actorType, AUDIT_ACTOR_TYPES),
 ])
 
+// Keys the server makes for itself once and every instance shares (the key that signs acknowledge links).
+export const serverSecrets = pgTable('server_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+})
+
 // Dashboard sign-ins. The id is the SHA-256 of the cookie's token, so a read of this table cannot sign anyone in.
 export const sessions = pgTable('sessions', {
   id: text('id').primaryKey(),

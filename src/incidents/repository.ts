@@ -21,6 +21,17 @@ export async function findIncident (
   return row
 }
 
+/** The incident a link names, with its monitor and the name of the channel the link went to, if both are of one organization. */
+export async function findLinkedIncident (
+  db: Database, incidentId: string, channelId: string
+): Promise<{ incident: IncidentRow, monitor: MonitorRow, channelName: string } | undefined> {
+  const [row] = await db.select({ incident: incidents, monitor: monitors, channelName: notificationChannels.name }).from(incidents)
+    .innerJoin(monitors, and(eq(monitors.id, incidents.monitorId), isNull(monitors.deletedAt)))
+    .innerJoin(notificationChannels, and(eq(notificationChannels.id, channelId), eq(notificationChannels.orgId, monitors.orgId)))
+    .where(eq(incidents.id, incidentId))
+  return row
+}
+
 export async function setAcknowledged (tx: Database, id: string, at: Date, actor: AuditActor): Promise<IncidentRow> {
   const [row] = await tx.update(incidents).set({ acknowledgedAt: at, acknowledgedBy: actor }).where(eq(incidents.id, id)).returning()
   return row

@@ -4,7 +4,10 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/client.ts'
 import { systemClock, type Clock } from '../runtime/clock.ts'
 import type { Config } from '../runtime/config.ts'
-import { CHANNEL_TYPES } from '../domain/vocabulary.ts'
+import { ACKNOWLEDGE_LINK_TTL_MS, signAcknowledgeLink } from '../auth/acknowledge-links.ts'
+import { CHANNEL_TYPES, type NotificationEventType } from '../domain/vocabulary.ts'
+import { serverSecret } from '../repositories/server-secrets.ts'
+import type { NotificationEvent } from '../schemas/notification-event.ts'
 import { withAbsolutePingUrl } from '../monitors/presenter.ts'
 import {
   deliveriesLeft, deliveryState, disableChannel, heldDigestAt, leaseChannel, postponeDeliveries, queuedChannel, recordAttempts,
@@ -13,7 +16,7 @@ import {
 import { nextAttemptAt } from './backoff.ts'
 import { planBatch, STORM_LIMIT, type PlannedSend } from './batch-plan.ts'
 import { CHANNEL_ADAPTERS } from './channels/index.ts'
-import { dashboardUrl } from './message.ts'
+import { acknowledgeUrl, dashboardUrl } from './message.ts'
 import type { Message, SendContext, ToldEvent } from './channels/types.ts'
 import { createEmailSender } from './email-sender.ts'
 import { createHttpSender, SEND_TIMEOUT_MS } from './http-sender.ts'
@@ -135,7 +138,8 @@ async function sendAndRecord (
   const started = clock()
   let result: SendResult
   try {
-    const message = asSent(send.message, options.context.publicUrl)
+    const key = isAnswerable(send.message) ? await serverSecret(db, 'acknowledge_links') : null
+    const message = asSent(send.message, options.context.publicUrl, acknowledgeLinks(key, options.context.publicUrl, channel.id, started))
     const outgoing = CHANNEL_ADAPTERS[channel.type].render(channel, message, { ...options.context, now: started })
     result = await options.transport.send(outgoing, signal, { short: options.leash?.isShort(channel.id) })
   } catch (err) {
@@ -200,17 +204,34 @@ async function whyNotRecorded (db: Database, channelId: string, ids: string[]): 
   return 'the lease on the channel ran out during the send'
 }
 
+// The events that ask someone to answer an open incident: they carry a one-click acknowledge link.
+const ANSWERABLE = new Set<NotificationEventType>(['incident.opened', 'heartbeat.missed', 'incident.reminder', 'monitor.degraded'])
+const asksForAnswer = (event: NotificationEvent) => ANSWERABLE.has(event.type) && event.data.incident?.status === 'open' && !event.data.incident.acknowledged_at
+const isAnswerable = (message: Message) => message.kind === 'event' && asksForAnswer(message.told.event)
+
+/** The event's one-click acknowledge link, for 24 hours from this attempt, to this channel; undefined where none. */
+function acknowledgeLinks (key: Buffer | null, publicUrl: string, channelId: string, now: Date) {
+  return (event: NotificationEvent): string | undefined => {
+    if (!key || !asksForAnswer(event)) return undefined
+    const token = signAcknowledgeLink(key, { incidentId: event.data.incident!.id, channelId, expiresAt: new Date(now.getTime() + ACKNOWLEDGE_LINK_TTL_MS) })
+    return acknowledgeUrl(publicUrl, token)
+  }
+}
+
 /**
- * Adds what depends on this PUBLIC_URL, which the outbox does not keep (it may change before a retry): the event's page
- * in the dashboard, and a heartbeat's `ping_url` made absolute as the API shows it.
+ * Adds what depends on this PUBLIC_URL and this attempt, which the outbox does not keep (it may change before a
+ * retry): the event's page in the dashboard, a heartbeat's `ping_url` made absolute as the API shows it, and the
+ * one-click acknowledge link of an event about an incident still to be answered.
  */
-function asSent (message: Message, publicUrl: string): Message {
+function asSent (message: Message, publicUrl: string, acknowledgeLink: (event: NotificationEvent) => string | undefined): Message {
   const told = (one: ToldEvent): ToldEvent => {
     const { monitor } = one.event.data
+    const link = acknowledgeLink(one.event)
     const data = {
       ...one.event.data,
       monitor: monitor?.ping_url ? withAbsolutePingUrl(monitor, publicUrl) : monitor,
       dashboard_url: dashboardUrl(publicUrl, monitor?.id ?? null),
+      ...(link && { acknowledge_url: link }),
     }
     return { ...one, event: { ...one.event, data } }
   }

@@ -42,8 +42,15 @@ export const incidentKind = (incident: Incident) => incident.kind === 'degraded'
 /** The monitor's url as a fact, when it has one (a heartbeat is pinged, not checked at a url). */
 const checking = (monitor: Monitor): Fact[] => monitor.url ? [{ label: 'Checking', value: monitor.url, url: true }] : []
 
-/** The text of a message, as of `context.now` (an open incident's "for how long" is counted to then). */
+/** The text of a message, as of `context.now` (an open incident's "for how long" is counted to then), with its acknowledge link. */
 export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Message, context: SendContext): HumanText {
+  const text = textOf(channel, message, context)
+  const link = message.kind === 'event' ? message.told.event.data.acknowledge_url : undefined
+  if (link) text.facts.push({ label: 'Acknowledge', value: link, url: true })
+  return text
+}
+
+function textOf (channel: Pick<ChannelForSending, 'name'>, message: Message, context: SendContext): HumanText {
   if (message.kind === 'digest') return digestText(message.told, context)
   const told = message.kind === 'flap' ? message.resolved : message.told
   const expiring = certificateOf(told)
@@ -255,6 +262,9 @@ export function plainBody (text: HumanText): string {
 export const dashboardUrl = (publicUrl: string, monitorId: string | null) => monitorId ? `${publicUrl}/monitors/${monitorId}` : `${publicUrl}/`
 
 export const monitorUrl = (context: SendContext, monitorId: string) => dashboardUrl(context.publicUrl, monitorId)
+
+/** The dashboard's page of a one-click acknowledge link (its route at the root, `/acknowledge/:token`). */
+export const acknowledgeUrl = (publicUrl: string, token: string) => `${publicUrl}/acknowledge/${token}`
 
 /** `2026-05-01 12:03 UTC`: a phone shows it in a line, and every reader converts from the same zone. */
 export function utcTime (iso: string): string {

@@ -32,6 +32,14 @@ export const NotificationEventSchema = Type.Object({
         'from the sending server\'s `PUBLIC_URL` at each attempt, so always sent, while the stored event does not keep it',
       examples: ['https://pingward.example.com/monitors/6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b'],
     })),
+    acknowledge_url: Type.Optional(Type.String({
+      format: 'uri',
+      description: 'A one-click acknowledge link, `$PUBLIC_URL/acknowledge/{token}`, on an event about an open, unacknowledged ' +
+        'incident (`incident.opened`, `heartbeat.missed`, `incident.reminder`, an opening `monitor.degraded`): the page it opens ' +
+        'acknowledges the incident with one button, no sign-in. Signed, for this channel, valid 24 hours from this attempt, and ' +
+        'spent once the incident is acknowledged',
+      examples: ['https://pingward.example.com/acknowledge/AZ7Ef0t3xUq2kq1c8kM2tK8BbH3Wq0Fzv9ExampleTokenOnly'],
+    })),
   }, { additionalProperties: false }),
 }, {
   $id: 'NotificationEvent',

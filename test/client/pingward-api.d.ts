@@ -1465,6 +1465,12 @@ export interface components {
                  * @example https://pingward.example.com/monitors/6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b
                  */
                 dashboard_url?: string;
+                /**
+                 * Format: uri
+                 * @description A one-click acknowledge link, `$PUBLIC_URL/acknowledge/{token}`, on an event about an open, unacknowledged incident (`incident.opened`, `heartbeat.missed`, `incident.reminder`, an opening `monitor.degraded`): the page it opens acknowledges the incident with one button, no sign-in. Signed, for this channel, valid 24 hours from this attempt, and spent once the incident is acknowledged
+                 * @example https://pingward.example.com/acknowledge/AZ7Ef0t3xUq2kq1c8kM2tK8BbH3Wq0Fzv9ExampleTokenOnly
+                 */
+                acknowledge_url?: string;
             };
         };
         /**

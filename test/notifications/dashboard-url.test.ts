@@ -74,14 +74,19 @@ for (const { name, env, base } of CASES) {
       t.strictSame(verifiedWith, [secret], `${sent.type}: signed (standardwebhooks verifies it)`)
       t.equal(payload.data.dashboard_url, sent.type === 'test' ? `${base}/` : page, `${sent.type}: the dashboard's page`)
       const monitorSent = sent.data.monitor && { ...sent.data.monitor, ping_url: sent.data.monitor.ping_url && `${base}${sent.data.monitor.ping_url}` }
-      t.strictSame(payload, { ...sent, data: { ...sent.data, monitor: monitorSent, dashboard_url: payload.data.dashboard_url } },
-        `${sent.type}: otherwise the event as written`)
+      const answerable = ['incident.opened', 'heartbeat.missed', 'incident.reminder'].includes(sent.type) ||
+        (sent.type === 'monitor.degraded' && sent.data.incident?.status === 'open')
+      t.match(payload.data.acknowledge_url, answerable ? new RegExp(`^${base}/acknowledge/[A-Za-z0-9_-]{92}$`) : undefined,
+        `${sent.type}: ${answerable ? 'a one-click acknowledge link' : 'no acknowledge link'}`)
+      const links = { dashboard_url: payload.data.dashboard_url, ...(answerable && { acknowledge_url: payload.data.acknowledge_url }) }
+      t.strictSame(payload, { ...sent, data: { ...sent.data, monitor: monitorSent, ...links } }, `${sent.type}: otherwise the event as written`)
       const valid = isWebhookBody(payload)
       t.ok(valid, `${sent.type}: the document's webhook body${valid ? '' : ` (${ajv.errorsText(isWebhookBody.errors)})`}`)
     }
 
     const stored = await app.db.select({ payload: notificationEvents.payload }).from(notificationEvents)
-    t.notOk(stored.some((row) => 'dashboard_url' in (row.payload as NotificationEvent).data), 'the outbox keeps no URL: a retry uses the PUBLIC_URL of then')
+    t.notOk(stored.some((row) => 'dashboard_url' in (row.payload as NotificationEvent).data || 'acknowledge_url' in (row.payload as NotificationEvent).data),
+      'the outbox keeps no URL: a retry uses the PUBLIC_URL of then')
 
     // The link is the monitor's page in the dashboard, at the path it has there.
     const opened = await browser.get(new URL(page).pathname)

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { duration, fitLines, humanText, plainBody, truncate, utcTime } from '../../src/notifications/message.ts'
 import {
-  EXPIRES, MONITOR_ID, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, flap, monitorRecord, opened, resolved, resolvedEvent, sendContext, stormEvents, test, testEvent,
+  EXPIRES, MONITOR_ID, acknowledged, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, flap, monitorRecord, opened, resolved, resolvedEvent, sendContext, stormEvents, test, testEvent, openedEvent, reminder,
 } from './support.ts'
 
 const channel = { name: 'Ops phone' }
@@ -213,4 +213,26 @@ t.test('long text is cut to the limit, and a digest\'s lines stop with a count o
   t.equal(fitted, 'line 00\nline 01\nline 02\nline 03\nline 04\nline 05\n…and 94 more')
   t.equal(fitLines(lines.slice(0, 3), 60), 'line 00\nline 01\nline 02', 'what fits is whole')
   t.equal(fitLines(['x'.repeat(100)], 60), '…and 1 more', 'a line too long for any room is counted')
+})
+
+t.test('acknowledged, reminded, and the one-click link of an event that asks for an answer', async (t) => {
+  t.strictSame(humanText(channel, acknowledged, context), {
+    tone: 'info',
+    title: 'Homepage: on-call (sk_live_Ab3d…) acknowledged the down incident',
+    facts: [
+      { label: 'What failed', value: 'expected status 200, got 503' },
+      { label: 'Since', value: '2026-05-01 12:00 UTC' },
+      { label: 'Acknowledged', value: '2026-05-01 12:02 UTC' },
+    ],
+    items: [],
+    link,
+  })
+  const reminded = humanText(channel, reminder, sendContext(undefined, '2026-05-01T12:31:05.000Z'))
+  t.equal(reminded.title, 'Reminder: Homepage is still down, and nobody has acknowledged it')
+  t.match(reminded.facts, [{ label: 'What failed' }, { label: 'Down since' }, { label: 'Down for', value: '31 min so far' }])
+  const url = 'https://pingward.example.com/acknowledge/token'
+  const told = openedEvent()
+  const withLink = humanText(channel, { kind: 'event', told: { ...told, event: { ...told.event, data: { ...told.event.data, acknowledge_url: url } } } }, context)
+  t.same(withLink.facts.at(-1), { label: 'Acknowledge', value: url, url: true }, 'the link, as a fact every adapter shows')
+  t.match(plainBody(withLink), `Acknowledge: ${url}`)
 })
