@@ -37,26 +37,32 @@ export function putNullable (input: Record<string, unknown>, name: string, value
 
 const quoteLine = (line: string) => JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line)
 
-/** The headers textarea as the API's object; only what an object cannot hold (bad line, repeated name, `__proto__`) is refused here. */
-function headersFromText (text: string): { ok: true, value: Record<string, string> } | { ok: false, error: FieldError } {
+/**
+ * A `Name: value` per line textarea (request headers, labels) as the API's object; only what an object cannot hold
+ * (bad line, repeated name, `__proto__`) is refused here.
+ */
+function pairsFromText (field: string, noun: string, text: string): { ok: true, value: Record<string, string> } | { ok: false, error: FieldError } {
   const headers: Record<string, string> = {}
-  const refuse = (message: string) => ({ ok: false as const, error: { field: 'request_headers', message: `body/request_headers: ${message}` } })
+  const refuse = (message: string) => ({ ok: false as const, error: { field, message: `body/${field}: ${message}` } })
   const lines = text.split(/\r\n|\r|\n/)
   for (const [i, line] of lines.entries()) {
     if (line.trim() === '') continue
     const colon = line.indexOf(':')
     if (colon === -1) return refuse(`line ${i + 1} (${quoteLine(line)}) is not "Name: value"`)
     const name = line.slice(0, colon).trim()
-    if (name === '__proto__') return refuse(`the header "${name}" cannot be set`)
-    if (Object.hasOwn(headers, name)) return refuse(`the header "${name}" is given twice`)
+    if (name === '__proto__') return refuse(`the ${noun} "${name}" cannot be set`)
+    if (Object.hasOwn(headers, name)) return refuse(`the ${noun} "${name}" is given twice`)
     headers[name] = line.slice(colon + 1).trim()
   }
   return { ok: true, value: headers }
 }
 
-/** A monitor's request headers as the textarea shows them: one `Name: value` per line (secret values as the API masks them). */
-export const headersText = (headers: Record<string, string>): string =>
+/** Request headers or labels as their textarea shows them: one `Name: value` per line (secret values as the API masks them). */
+export const pairsText = (headers: Record<string, string>): string =>
   Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n')
+
+/** The form's name of the checkbox of a monitor this one may depend on. */
+export const dependencyFieldName = (id: string) => `depends:${id}`
 
 /** The form's name of a notification channel's checkbox (one per channel: the form parser keeps one value per name). */
 export const channelFieldName = (id: string) => `channel:${id}`
@@ -74,9 +80,14 @@ function monitorInputFromForm (form: FormFields): Validated<Record<string, unkno
   putNullable(input, 'keyword', form.keyword, 'text')
   if (form.keyword_mode !== undefined) input.keyword_mode = form.keyword_mode
   if (form.request_headers !== undefined) {
-    const headers = headersFromText(form.request_headers)
+    const headers = pairsFromText('request_headers', 'header', form.request_headers)
     if (!headers.ok) return headers
     input.request_headers = headers.value
+  }
+  if (form.labels !== undefined) {
+    const labels = pairsFromText('labels', 'label', form.labels)
+    if (!labels.ok) return labels
+    input.labels = labels.value
   }
   // Names separated by commas or spaces; none: no header marked.
   if (form.secret_headers !== undefined) input.secret_headers = form.secret_headers.split(/[\s,]+/).filter((name) => name !== '')
@@ -95,6 +106,11 @@ function monitorInputFromForm (form: FormFields): Validated<Record<string, unkno
   // The ticked channels; whether each is the user's is the repository's check, as for the API.
   const prefix = channelFieldName('')
   input.notification_channel_ids = Object.keys(form).filter((name) => name.startsWith(prefix) && form[name] === 'on').map((name) => name.slice(prefix.length))
+  // The ticked monitors it depends on, when the form offers them; the service checks each is the organization's.
+  if (form.depends_on_shown === 'on') {
+    const parent = dependencyFieldName('')
+    input.depends_on = Object.keys(form).filter((name) => name.startsWith(parent) && form[name] === 'on').map((name) => name.slice(parent.length))
+  }
   return { ok: true, value: input }
 }
 

@@ -203,6 +203,9 @@ export const monitors = pgTable('monitors', {
   tlsIssuer: text('tls_issuer'),
   // The smallest days-before-expiry a `tls.expiring` event told of; another certificate or url starts again.
   tlsExpiryToldDays: smallint('tls_expiry_told_days'),
+  labels: jsonb('labels').$type<Record<string, string>>().notNull().default(MONITOR_DEFAULTS.labels),
+  // Ids of the organization's monitors this one depends on: while one of them is down, its incidents are told to no one.
+  dependsOn: uuid('depends_on').array().notNull().default(sql`'{}'::uuid[]`),
   status: text('status', { enum: MONITOR_STATUSES }).notNull().default('pending'),
   lastCheckedAt: ts('last_checked_at'),
   // Scheduling state of the checker: null while paused or deleted.
@@ -217,6 +220,8 @@ export const monitors = pgTable('monitors', {
   deletedAt: ts('deleted_at'),
 }, (t) => [
   index('monitors_org_created_idx').on(t.orgId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+  // The monitors a label selector picks (the list's `label`, maintenance windows, status pages): @> and ?&.
+  index('monitors_labels_idx').using('gin', t.labels),
   // What the checker claims (every kind but heartbeats, which are pinged), and the deadlines of heartbeats:
   // apart, so that neither scan steps over the other's overdue rows.
   index('monitors_due_idx').on(t.nextCheckAt).where(sql`${t.deletedAt} is null and ${t.isActive} and ${t.monitorType} <> 'heartbeat'`),

@@ -22,6 +22,8 @@ export const MONITOR_DEFAULTS = {
   dns_record_type: 'A',
   dns_expected: null,
   grace_minutes: 1,
+  labels: {},
+  depends_on: [],
 } as const satisfies Record<string, unknown> & {
   monitor_type: MonitorType, method: HttpMethod, keyword_mode: KeywordMode, dns_record_type: DnsRecordType
 }

@@ -42,7 +42,7 @@ export function createValidatorCompiler (shared: readonly TSchema[] = []) {
   let ajvs: { body: Ajv, url: Ajv } | undefined
   const compilers = () => {
     if (ajvs) return ajvs
-    ajvs = { body: makeAjv({ coerceTypes: false, useDefaults: true }), url: makeAjv({ coerceTypes: true, useDefaults: true }) }
+    ajvs = { body: makeAjv({ coerceTypes: false, useDefaults: true }), url: makeAjv({ coerceTypes: 'array', useDefaults: true }) }
     for (const schema of shared) {
       ajvs.body.addSchema(schema)
       ajvs.url.addSchema(schema)

@@ -7,6 +7,7 @@ import { isoTime } from '../db/timestamps.ts'
 import { preparedSql, selectList, type PreparedSql } from '../db/prepared.ts'
 import { auditEvents, monitorNotificationChannels, monitors, notificationChannels } from '../db/schema.ts'
 import { InvalidInputError } from '../domain/errors.ts'
+import { parseLabelSelector } from '../domain/labels.ts'
 import {
   assertOwnerFound, foundRows, ownedMonitorRow, ownerRow, ownerValue, perOwnerKind, type NullRow, type Owner, type OwnerKind,
 } from '../repositories/owner.ts'
@@ -86,7 +87,7 @@ function listMonitorsQuery (kind: OwnerKind): SQL {
 const listStatement = perOwnerKind((kind) => preparedSql(`list_monitors_${kind}`, () => listMonitorsQuery(kind)))
 
 /** Which parameters a filtered or paged read has: each combination is a statement of its own. */
-export interface ListShape { limit: boolean, cursor: boolean, status: boolean, isActive: boolean, search: boolean }
+export interface ListShape { limit: boolean, cursor: boolean, status: boolean, isActive: boolean, search: boolean, labels: boolean }
 
 const ph = sql.placeholder
 
@@ -109,6 +110,8 @@ function pageScan (shape: ListShape, columns: SQL): SQL {
     shape.status && sql` and k.status = ${ph('status')}::text`,
     shape.isActive && sql` and k.is_active = ${ph('isActive')}::boolean`,
     shape.search && sql` and (k.name ilike ${ph('search')}::text or k.url ilike ${ph('search')}::text)`,
+    // The keys as a JSON array too: one way to pass a list that both drivers take alike.
+    shape.labels && sql` and k.labels @> ${ph('labelValues')}::jsonb and k.labels ?& array(select jsonb_array_elements_text(${ph('labelKeys')}::jsonb))`,
   ].filter((condition) => condition !== false)
   // The limit is a subquery to hide it from the planner: knowing it, the planner reads and sorts all of a
   // large organization's rows instead of scanning the index.
@@ -163,11 +166,17 @@ interface ListRequest { shape: ListShape, whole: boolean, values: Record<string,
 
 /** The shape and placeholder values of a read of the list; a bad cursor is an InvalidInputError. */
 function listRequest (owner: Owner, query: MonitorListParams): ListRequest {
-  const { limit, cursor, status, is_active: isActive, search } = query
+  const { limit, cursor, status, is_active: isActive, search, label } = query
   const shape: ListShape = {
-    limit: limit !== undefined, cursor: cursor !== undefined, status: status !== undefined, isActive: isActive !== undefined, search: search !== undefined,
+    limit: limit !== undefined,
+    cursor: cursor !== undefined,
+    status: status !== undefined,
+    isActive: isActive !== undefined,
+    search: search !== undefined,
+    labels: label !== undefined && label.length > 0,
   }
-  const whole = !shape.limit && !shape.cursor && !shape.status && !shape.isActive && !shape.search
+  const whole = !Object.values(shape).some(Boolean)
+  const selector = shape.labels ? parseLabelSelector(label!) : undefined
   const values = {
     owner: ownerValue(owner),
     ...(cursor === undefined ? {} : decodeCursor(cursor)),
@@ -176,6 +185,8 @@ function listRequest (owner: Owner, query: MonitorListParams): ListRequest {
     status,
     isActive,
     search: search === undefined ? undefined : containing(search),
+    labelValues: selector && JSON.stringify(selector.values),
+    labelKeys: selector && JSON.stringify(selector.keys),
   }
   return { shape, whole, values }
 }
@@ -274,6 +285,7 @@ export async function insertMonitor (db: Database, owner: Owner, columns: NewMon
   const values = Object.assign(columns as Record<string, unknown>, {
     requestHeaders: JSON.stringify(columns.requestHeaders),
     secretHeaders: JSON.stringify(columns.secretHeaders),
+    labels: JSON.stringify(columns.labels),
     nextCheckAt: columns.nextCheckAt?.toISOString() ?? null,
     now: now.toISOString(),
     owner: ownerValue(owner),
@@ -304,4 +316,19 @@ export async function softDeleteMonitor (tx: Database, orgId: string, id: string
     .where(ownedLive(orgId, id))
     .returning(monitorRowColumns)
   return deleted
+}
+
+/** The organization's live monitors with what each depends on, its dependency edges locked until the transaction ends. */
+export async function lockDependencyGraph (tx: Database, orgId: string): Promise<Map<string, { name: string, dependsOn: string[] }>> {
+  // One change of edges at a time per organization, so that two changes cannot close a cycle together.
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`depends_on:${orgId}`}))`)
+  const rows = await tx.select({ id: monitors.id, name: monitors.name, dependsOn: monitors.dependsOn }).from(monitors)
+    .where(and(eq(monitors.orgId, orgId), isNull(monitors.deletedAt)))
+  return new Map(rows.map((row) => [row.id, { name: row.name, dependsOn: row.dependsOn }]))
+}
+
+/** Takes a deleted monitor out of what the organization's other monitors depend on. */
+export async function forgetDependency (tx: Database, orgId: string, id: string): Promise<void> {
+  await tx.execute(sql`update ${monitors} set depends_on = array_remove(depends_on, ${id}::uuid)
+    where org_id = ${orgId} and depends_on @> array[${id}::uuid]`)
 }

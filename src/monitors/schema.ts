@@ -7,6 +7,7 @@ import {
 } from '../domain/vocabulary.ts'
 import { MONITOR_DEFAULTS, MONITOR_TYPE_FIELDS, MONITOR_URLS } from '../domain/monitor-types.ts'
 import { MAX_REQUEST_BODY_BYTES } from '../domain/monitor-request.ts'
+import { LABEL_KEY_PATTERN, LABEL_RULES, LABEL_SELECTOR_PATTERN } from '../domain/labels.ts'
 import { Envelope, Nullable, StringEnum, Timestamp, Uuid } from '../schemas/common.ts'
 
 // The writable fields, without defaults: create adds them, update must not.
@@ -93,6 +94,19 @@ const writable = {
     maximum: 1440,
     description: 'Minutes a heartbeat may be late: it goes down when no ping came within `interval_minutes` plus these',
   }),
+  labels: Type.Record(Type.String({ pattern: LABEL_KEY_PATTERN }), Type.String({ maxLength: LABEL_RULES.maxValueLength }), {
+    maxProperties: LABEL_RULES.maxLabels,
+    additionalProperties: false,
+    description: `Labels to find and group monitors by: at most ${LABEL_RULES.maxLabels} \`key: value\` strings (keys 1-63 of \`a-z 0-9 _ . - /\`, ` +
+      `values 0-${LABEL_RULES.maxValueLength} characters); \`GET /monitors?label=key:value\`, maintenance windows and status pages select by them`,
+    examples: [{ env: 'production', team: 'payments' }],
+  }),
+  depends_on: Type.Array(Uuid('Id of another monitor of the organization'), {
+    maxItems: 50,
+    uniqueItems: true,
+    description: 'Monitors this one depends on (a router, a database): while one of them is down, an incident of this one is kept but ' +
+      'told to no one (`suppressed_by`), and so is its resolution. No cycles',
+  }),
   notification_channel_ids: Type.Array(Uuid('Id of one of the caller\'s notification channels'), {
     maxItems: 100,
     uniqueItems: true,
@@ -125,6 +139,8 @@ const optional = {
   failure_threshold: Type.Optional(withDefault(writable.failure_threshold, MONITOR_DEFAULTS.failure_threshold)),
   recovery_threshold: Type.Optional(withDefault(writable.recovery_threshold, MONITOR_DEFAULTS.recovery_threshold)),
   notification_channel_ids: Type.Optional(withDefault(writable.notification_channel_ids, [])),
+  labels: Type.Optional(withDefault(writable.labels, MONITOR_DEFAULTS.labels)),
+  depends_on: Type.Optional(withDefault(writable.depends_on, MONITOR_DEFAULTS.depends_on)),
   method: Type.Optional(withDefault(writable.method, MONITOR_DEFAULTS.method)),
   expected_status: Type.Optional(withDefault(writable.expected_status, MONITOR_DEFAULTS.expected_status)),
   timeout_seconds: Type.Optional(withDefault(writable.timeout_seconds, MONITOR_DEFAULTS.timeout_seconds)),
@@ -155,6 +171,8 @@ function createVariant<K extends MonitorType> (type: K) {
     failure_threshold: optional.failure_threshold,
     recovery_threshold: optional.recovery_threshold,
     ...fields,
+    labels: optional.labels,
+    depends_on: optional.depends_on,
     notification_channel_ids: optional.notification_channel_ids,
   }, { additionalProperties: false, title: TITLES[type] })
 }
@@ -162,7 +180,16 @@ function createVariant<K extends MonitorType> (type: K) {
 const CREATE_VARIANTS = MONITOR_TYPES.map(createVariant)
 
 // The static types of the variants, written out: TypeBox cannot derive them from the tables above.
-type Common = { name: string, interval_minutes?: number, is_active?: boolean, failure_threshold?: number, recovery_threshold?: number, notification_channel_ids?: string[] }
+type Common = {
+  name: string
+  interval_minutes?: number
+  is_active?: boolean
+  failure_threshold?: number
+  recovery_threshold?: number
+  labels?: Record<string, string>
+  depends_on?: string[]
+  notification_channel_ids?: string[]
+}
 type Site = Common & {
   monitor_type?: 'site',
   url: string,
@@ -260,6 +287,8 @@ export const MonitorSchema = Type.Object({
   })),
   tls_expires_at: Nullable(Timestamp('When the certificate that the latest HTTPS check saw expires (verified or not); null before one')),
   tls_issuer: Nullable(Type.String({ description: 'Who issued that certificate (organization, common name)', examples: ['Let\'s Encrypt, R11'] })),
+  labels: writable.labels,
+  depends_on: writable.depends_on,
   notification_channel_ids: writable.notification_channel_ids,
   created_at: Timestamp('When the monitor was created'),
   updated_at: Timestamp('When the monitor was last changed'),
@@ -312,6 +341,14 @@ export const MonitorListQuery = Type.Object({
     pattern: '^[^\\u0000]*$',
     'x-error-message': 'must be 1-2048 characters without NUL',
     description: 'Only monitors whose name or URL contains this text, in any case',
+  })),
+  label: Type.Optional(Type.Array(Type.String({
+    maxLength: 320,
+    pattern: LABEL_SELECTOR_PATTERN,
+    'x-error-message': 'must be key:value or key (a key is 1-63 of a-z 0-9 _ . - /)',
+  }), {
+    maxItems: LABEL_RULES.maxLabels,
+    description: 'Only monitors with this label: `key:value`, or `key` for any value. Repeat it: a monitor must have all of them',
   })),
 }, { additionalProperties: false })
 

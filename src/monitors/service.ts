@@ -3,6 +3,7 @@
 import { auditEvent, recordChange } from '../audit/service.ts'
 import { atomically, type Database } from '../db/client.ts'
 import type { AuditContext } from '../domain/audit.ts'
+import { InvalidInputError } from '../domain/errors.ts'
 import { assertSecretsGivenAgain, assertSendableRequest, isSecretHeader, originOf } from '../domain/monitor-request.ts'
 import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.ts'
 import { resolveOpenIncident } from '../repositories/incidents.ts'
@@ -15,7 +16,7 @@ import { withinOwnerLimit } from '../services/owner-limits.ts'
 import { columnsOf, kindChangeColumns, newMonitorColumns, secretHeaderNames, type WritableColumns } from './columns.ts'
 import { completeMonitor, toMonitor } from './presenter.ts'
 import {
-  findMonitorRow, insertMonitor, lockOwnedMonitor, setMonitorChannels, softDeleteMonitor, updateMonitorRow,
+  findMonitorRow, forgetDependency, insertMonitor, lockDependencyGraph, lockOwnedMonitor, setMonitorChannels, softDeleteMonitor, updateMonitorRow,
   type MonitorRow,
 } from './repository.ts'
 import { UpdateMonitorSchema, type Monitor, type MonitorWithoutChannels, type NewMonitor, type UpdateMonitor } from './schema.ts'
@@ -40,9 +41,45 @@ export async function createMonitor (db: Database, owner: Owner, input: NewMonit
   const shown = { ...toMonitor(columns as MonitorRow), notification_channel_ids: input.notification_channel_ids }
   const event = auditEvent(audit, { orgId: '', action: 'monitor.created', entityId: '', before: null, after: shown, fields: AUDITED_FIELDS, at: now })
   const insert = async (tx: Database) => completeMonitor(await insertMonitor(tx, owner, columns, now, event))
-  if (input.notification_channel_ids.length === 0) return insert(db)
-  // The monitor and its opt-ins together, or neither (a channel that is not the organization's).
-  return atomically(db, async (tx) => withChannels(tx, await ownerOrgId(tx, owner), await insert(tx), input.notification_channel_ids))
+  if (input.notification_channel_ids.length === 0 && input.depends_on.length === 0) return insert(db)
+  // The monitor, its opt-ins and its dependencies together, or none (a channel or monitor not the organization's).
+  return atomically(db, async (tx) => {
+    const orgId = await ownerOrgId(tx, owner)
+    if (input.depends_on.length > 0) assertDependencies(await lockDependencyGraph(tx, orgId), null, input.depends_on)
+    const monitor = await insert(tx)
+    return input.notification_channel_ids.length === 0 ? monitor : withChannels(tx, orgId, monitor, input.notification_channel_ids)
+  })
+}
+
+/**
+ * Refuses dependencies that are not the organization's other live monitors, or that close a cycle: `id` (null for a
+ * new monitor, on which nothing depends yet) would depend, through `dependsOn`, on itself.
+ */
+function assertDependencies (graph: Map<string, { name: string, dependsOn: string[] }>, id: string | null, dependsOn: readonly string[]): void {
+  dependsOn.forEach((parent, i) => {
+    if (parent === id) throw new InvalidInputError(`depends_on/${i}`, `depends_on/${i} is the monitor itself: a monitor cannot depend on itself`)
+    if (!graph.has(parent)) throw new InvalidInputError(`depends_on/${i}`, `depends_on/${i} must be the id of another monitor of the organization`)
+  })
+  if (id === null) return
+  // A path from one of the new parents back to `id` is a cycle: named monitor by monitor.
+  const pathBack = (from: string, seen: Set<string>): string[] | null => {
+    if (from === id) return [from]
+    if (seen.has(from)) return null
+    seen.add(from)
+    for (const next of graph.get(from)?.dependsOn ?? []) {
+      const path = pathBack(next, seen)
+      if (path) return [from, ...path]
+    }
+    return null
+  }
+  const seen = new Set<string>()
+  for (const parent of dependsOn) {
+    const path = pathBack(parent, seen)
+    if (path) {
+      const names = [id, ...path].map((monitor) => graph.get(monitor)?.name ?? monitor)
+      throw new InvalidInputError('depends_on', `depends_on would make a cycle: ${names.join(' → ')}`)
+    }
+  }
 }
 
 async function withChannels (tx: Database, orgId: string, monitor: Monitor, channelIds: string[]): Promise<Monitor> {
@@ -168,6 +205,7 @@ export async function updateMonitor (
     assertValidUpdate(current, input, carried)
     const type = input.monitor_type ?? current.monitorType
     const columns = { ...changedColumns(current, input), ...kindChangeColumns(current.monitorType, type, input) }
+    if (columns.dependsOn !== undefined) assertDependencies(await lockDependencyGraph(tx, orgId), id, columns.dependsOn)
     const channelIds = await monitorChannelIds(tx, id)
     const channelsChange = input.notification_channel_ids !== undefined && !sameSet(input.notification_channel_ids, channelIds)
     if (Object.keys(columns).length === 0 && !channelsChange) return { ...toMonitor(current), notification_channel_ids: channelIds }
@@ -195,6 +233,7 @@ export async function deleteMonitor (db: Database, orgId: string, id: string, no
   return atomically(db, async (tx) => {
     const deleted = await softDeleteMonitor(tx, orgId, id, now)
     if (!deleted) return false
+    await forgetDependency(tx, orgId, id)
     const monitor = toMonitor(deleted)
     await resolveAndNotify(tx, monitor, orgId, now)
     const before = { ...monitor, notification_channel_ids: await monitorChannelIds(tx, id) }

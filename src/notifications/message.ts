@@ -45,8 +45,11 @@ const checking = (monitor: Monitor): Fact[] => monitor.url ? [{ label: 'Checking
 /** The text of a message, as of `context.now` (an open incident's "for how long" is counted to then), with its acknowledge link. */
 export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Message, context: SendContext): HumanText {
   const text = textOf(channel, message, context)
-  const link = message.kind === 'event' ? message.told.event.data.acknowledge_url : undefined
-  if (link) text.facts.push({ label: 'Acknowledge', value: link, url: true })
+  const data = message.kind === 'event' ? message.told.event.data : undefined
+  if (data?.dependents_down) {
+    text.facts.push({ label: 'Also down', value: `${data.dependents_down} ${data.dependents_down === 1 ? 'monitor that depends' : 'monitors that depend'} on it` })
+  }
+  if (data?.acknowledge_url) text.facts.push({ label: 'Acknowledge', value: data.acknowledge_url, url: true })
   return text
 }
 

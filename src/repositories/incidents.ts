@@ -1,8 +1,8 @@
 // Incidents of both kinds (down, degraded): list, open, resolve the open one.
-import { and, desc, eq, lt } from 'drizzle-orm'
+import { and, desc, eq, isNull, lt, sql } from 'drizzle-orm'
 import type { Database, Queryable } from '../db/client.ts'
 import type { IncidentKind } from '../domain/vocabulary.ts'
-import { incidents } from '../db/schema.ts'
+import { incidents, monitors } from '../db/schema.ts'
 import type { Incident } from '../schemas/incident.ts'
 
 export type IncidentRow = typeof incidents.$inferSelect
@@ -36,12 +36,28 @@ export async function listIncidents (
   return rows.map(toIncident)
 }
 
-/** Opens an incident of `kind` unless one of either kind is open already; returns the new one. */
+/**
+ * Opens an incident of `kind` unless one of either kind is open already; returns the new one. A down incident while a
+ * monitor it depends on is down is suppressed by that one's incident, in the same statement.
+ */
 export async function openIncident (
   db: Queryable, monitorId: string, values: { kind?: IncidentKind, cause: string, statusCode: number | null, startedAt: Date }
 ): Promise<IncidentRow | undefined> {
-  const [row] = await db.insert(incidents).values({ monitorId, ...values }).onConflictDoNothing().returning()
+  const suppressedBy = (values.kind ?? 'down') === 'down'
+    ? sql`(select i.id from ${monitors} child
+        join ${monitors} parent on parent.id = any(child.depends_on) and parent.deleted_at is null
+        join ${incidents} i on i.monitor_id = parent.id and i.status = 'open' and i.kind = 'down'
+        where child.id = ${monitorId} order by i.started_at limit 1)`
+    : null
+  const [row] = await db.insert(incidents).values({ monitorId, ...values, suppressedBy }).onConflictDoNothing().returning()
   return row
+}
+
+/** How many live monitors that depend on this one are down: a parent's notification says it. */
+export async function dependentsDown (db: Database, orgId: string, monitorId: string): Promise<number> {
+  const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(monitors)
+    .where(and(eq(monitors.orgId, orgId), isNull(monitors.deletedAt), sql`${monitors.dependsOn} @> array[${monitorId}::uuid]`, eq(monitors.status, 'down')))
+  return Number(row.count)
 }
 
 /** Resolves the monitor's open incident and returns it; with `kind`, only one of that kind (a check's outcome). */

@@ -6,7 +6,7 @@ import { monitorNotificationChannels, notificationChannels, notificationDeliveri
 import type { Check } from '../schemas/check.ts'
 import type { NotificationEventType } from '../domain/vocabulary.ts'
 import type { NotificationEvent } from '../schemas/notification-event.ts'
-import { toIncident, type IncidentRow } from './incidents.ts'
+import { dependentsDown, toIncident, type IncidentRow } from './incidents.ts'
 import { monitorChannelIds } from './monitor-channels.ts'
 
 /** The monitor as the event carries it, before its channels are read. */
@@ -71,9 +71,13 @@ interface IncidentChange {
  * leaves slowness whole), or `about` it: someone is on it, or a reminder to `channelId` that nobody is yet.
  */
 export async function enqueueIncidentEvent (tx: Database, change: IncidentChange): Promise<void> {
+  // Suppressed by a parent's incident: its opening and its end are told to no one.
+  if (change.incident.suppressedBy !== null && change.about === undefined) return
   const monitor = await withChannels(tx, change.monitor)
   const { kind, status } = change.incident
   const edge = kind === 'degraded' ? 'monitor.degraded' : status === 'open' ? 'incident.opened' : 'incident.resolved'
+  const type = change.about ?? edge
+  const dependents = kind === 'down' && (type === 'incident.opened' || type === 'incident.reminder') ? await dependentsDown(tx, change.orgId, monitor.id) : undefined
   await enqueueEvent(tx, {
     orgId: change.orgId,
     monitorId: change.monitor.id,
@@ -81,9 +85,9 @@ export async function enqueueIncidentEvent (tx: Database, change: IncidentChange
     at: change.at,
     channelId: change.channelId,
     payload: {
-      type: change.about ?? edge,
+      type,
       timestamp: change.at.toISOString(),
-      data: { monitor, incident: toIncident(change.incident), check: change.check },
+      data: { monitor, incident: toIncident(change.incident), check: change.check, ...(dependents !== undefined && { dependents_down: dependents }) },
     },
   })
 }
@@ -92,6 +96,8 @@ export async function enqueueIncidentEvent (tx: Database, change: IncidentChange
 export async function enqueueHeartbeatMissedEvent (
   tx: Database, change: { orgId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check, at: Date }
 ): Promise<void> {
+  if (change.incident.suppressedBy !== null) return
+  const dependents = await dependentsDown(tx, change.orgId, change.monitor.id)
   await enqueueEvent(tx, {
     orgId: change.orgId,
     monitorId: change.monitor.id,
@@ -101,7 +107,7 @@ export async function enqueueHeartbeatMissedEvent (
     payload: {
       type: 'heartbeat.missed',
       timestamp: change.at.toISOString(),
-      data: { monitor: await withChannels(tx, change.monitor), incident: toIncident(change.incident), check: change.check },
+      data: { monitor: await withChannels(tx, change.monitor), incident: toIncident(change.incident), check: change.check, dependents_down: dependents },
     },
   })
 }

@@ -32,6 +32,11 @@ export const NotificationEventSchema = Type.Object({
         'from the sending server\'s `PUBLIC_URL` at each attempt, so always sent, while the stored event does not keep it',
       examples: ['https://pingward.example.com/monitors/6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b'],
     })),
+    dependents_down: Type.Optional(Type.Integer({
+      minimum: 0,
+      description: 'On the opening (and reminders) of a down incident: how many monitors that depend on this one are down too; their ' +
+        'incidents, opened while this one is down, are told to no one',
+    })),
     acknowledge_url: Type.Optional(Type.String({
       format: 'uri',
       description: 'A one-click acknowledge link, `$PUBLIC_URL/acknowledge/{token}`, on an event about an open, unacknowledged ' +

@@ -74,6 +74,8 @@ t.test('create, read, update, list and delete a monitor through the typed client
     ping_url: null,
     tls_expires_at: null,
     tls_issuer: null,
+    labels: {},
+    depends_on: [],
     notification_channel_ids: [],
     created_at: monitor.created_at,
     updated_at: monitor.updated_at,

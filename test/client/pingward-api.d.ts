@@ -898,6 +898,18 @@ export interface components {
              * @example Let's Encrypt, R11
              */
             tls_issuer: string | null;
+            /**
+             * @description Labels to find and group monitors by: at most 20 `key: value` strings (keys 1-63 of `a-z 0-9 _ . - /`, values 0-255 characters); `GET /monitors?label=key:value`, maintenance windows and status pages select by them
+             * @example {
+             *       "env": "production",
+             *       "team": "payments"
+             *     }
+             */
+            labels: {
+                [key: string]: string;
+            };
+            /** @description Monitors this one depends on (a router, a database): while one of them is down, an incident of this one is kept but told to no one (`suppressed_by`), and so is its resolution. No cycles */
+            depends_on: string[];
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
             notification_channel_ids: string[];
             /**
@@ -1466,6 +1478,11 @@ export interface components {
                  */
                 dashboard_url?: string;
                 /**
+                 * Format: int32
+                 * @description On the opening (and reminders) of a down incident: how many monitors that depend on this one are down too; their incidents, opened while this one is down, are told to no one
+                 */
+                dependents_down?: number;
+                /**
                  * Format: uri
                  * @description A one-click acknowledge link, `$PUBLIC_URL/acknowledge/{token}`, on an event about an open, unacknowledged incident (`incident.opened`, `heartbeat.missed`, `incident.reminder`, an opening `monitor.degraded`): the page it opens acknowledges the incident with one button, no sign-in. Signed, for this channel, valid 24 hours from this attempt, and spent once the incident is acknowledged
                  * @example https://pingward.example.com/acknowledge/AZ7Ef0t3xUq2kq1c8kM2tK8BbH3Wq0Fzv9ExampleTokenOnly
@@ -1598,6 +1615,18 @@ export interface components {
              * @description Minutes a heartbeat may be late: it goes down when no ping came within `interval_minutes` plus these
              */
             grace_minutes?: number;
+            /**
+             * @description Labels to find and group monitors by: at most 20 `key: value` strings (keys 1-63 of `a-z 0-9 _ . - /`, values 0-255 characters); `GET /monitors?label=key:value`, maintenance windows and status pages select by them
+             * @example {
+             *       "env": "production",
+             *       "team": "payments"
+             *     }
+             */
+            labels?: {
+                [key: string]: string;
+            };
+            /** @description Monitors this one depends on (a router, a database): while one of them is down, an incident of this one is kept but told to no one (`suppressed_by`), and so is its resolution. No cycles */
+            depends_on?: string[];
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
             notification_channel_ids?: string[];
         };
@@ -2431,6 +2460,18 @@ export interface components {
              * @example {"ping":true}
              */
             request_body?: string | null;
+            /**
+             * @description Labels to find and group monitors by: at most 20 `key: value` strings (keys 1-63 of `a-z 0-9 _ . - /`, values 0-255 characters); `GET /monitors?label=key:value`, maintenance windows and status pages select by them (default `{}`)
+             * @example {
+             *       "env": "production",
+             *       "team": "payments"
+             *     }
+             */
+            labels?: {
+                [key: string]: string;
+            };
+            /** @description Monitors this one depends on (a router, a database): while one of them is down, an incident of this one is kept but told to no one (`suppressed_by`), and so is its resolution. No cycles (default `[]`) */
+            depends_on?: string[];
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's (default `[]`) */
             notification_channel_ids?: string[];
         };
@@ -2474,6 +2515,18 @@ export interface components {
              * @description A check that takes longer fails (default `10`)
              */
             timeout_seconds?: number;
+            /**
+             * @description Labels to find and group monitors by: at most 20 `key: value` strings (keys 1-63 of `a-z 0-9 _ . - /`, values 0-255 characters); `GET /monitors?label=key:value`, maintenance windows and status pages select by them (default `{}`)
+             * @example {
+             *       "env": "production",
+             *       "team": "payments"
+             *     }
+             */
+            labels?: {
+                [key: string]: string;
+            };
+            /** @description Monitors this one depends on (a router, a database): while one of them is down, an incident of this one is kept but told to no one (`suppressed_by`), and so is its resolution. No cycles (default `[]`) */
+            depends_on?: string[];
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's (default `[]`) */
             notification_channel_ids?: string[];
         };
@@ -2529,6 +2582,18 @@ export interface components {
              *     ]
              */
             dns_expected?: string[] | null;
+            /**
+             * @description Labels to find and group monitors by: at most 20 `key: value` strings (keys 1-63 of `a-z 0-9 _ . - /`, values 0-255 characters); `GET /monitors?label=key:value`, maintenance windows and status pages select by them (default `{}`)
+             * @example {
+             *       "env": "production",
+             *       "team": "payments"
+             *     }
+             */
+            labels?: {
+                [key: string]: string;
+            };
+            /** @description Monitors this one depends on (a router, a database): while one of them is down, an incident of this one is kept but told to no one (`suppressed_by`), and so is its resolution. No cycles (default `[]`) */
+            depends_on?: string[];
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's (default `[]`) */
             notification_channel_ids?: string[];
         };
@@ -2566,6 +2631,18 @@ export interface components {
              * @description Minutes a heartbeat may be late: it goes down when no ping came within `interval_minutes` plus these (default `1`)
              */
             grace_minutes?: number;
+            /**
+             * @description Labels to find and group monitors by: at most 20 `key: value` strings (keys 1-63 of `a-z 0-9 _ . - /`, values 0-255 characters); `GET /monitors?label=key:value`, maintenance windows and status pages select by them (default `{}`)
+             * @example {
+             *       "env": "production",
+             *       "team": "payments"
+             *     }
+             */
+            labels?: {
+                [key: string]: string;
+            };
+            /** @description Monitors this one depends on (a router, a database): while one of them is down, an incident of this one is kept but told to no one (`suppressed_by`), and so is its resolution. No cycles (default `[]`) */
+            depends_on?: string[];
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's (default `[]`) */
             notification_channel_ids?: string[];
         };
@@ -4068,6 +4145,8 @@ export interface operations {
                 is_active?: boolean;
                 /** @description Only monitors whose name or URL contains this text, in any case */
                 search?: string;
+                /** @description Only monitors with this label: `key:value`, or `key` for any value. Repeat it: a monitor must have all of them */
+                label?: string[];
             };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
@@ -4452,6 +4531,8 @@ export interface operations {
                 is_active?: boolean;
                 /** @description Only monitors whose name or URL contains this text, in any case */
                 search?: string;
+                /** @description Only monitors with this label: `key:value`, or `key` for any value. Repeat it: a monitor must have all of them */
+                label?: string[];
             };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */

@@ -28,6 +28,14 @@ function filteredProblems (nodes: PlanNode[]): string[] {
   return found
 }
 
+/** A label selector is read off the labels' GIN index (or the organization's), never by a Seq Scan of monitors. */
+function labelProblems (nodes: PlanNode[]): string[] {
+  const indexes = ['monitors_labels_idx', 'monitors_org_created_idx']
+  const found = nodes.some((n) => indexes.includes(n['Index Name'] as string)) ? [] : ['neither the labels\' nor the organization\'s index is used']
+  for (const n of nodes) if (n['Relation Name'] === 'monitors' && /Seq Scan/.test(n['Node Type'])) found.push('a Seq Scan of monitors')
+  return found
+}
+
 t.test('the paged monitor list scans monitors_org_created_idx backwards', async (t) => {
   const { handle } = await createTestDatabase(t)
   const { db } = handle
@@ -45,7 +53,7 @@ t.test('the paged monitor list scans monitors_org_created_idx backwards', async 
   // A cursor in the middle of the big user's list.
   const [middle] = rowsOf<{ us: string, id: string }>(await db.execute(sql`select (extract(epoch from created_at) * 1000000)::bigint::text as us, id
     from monitors where org_id = ${user.id} order by created_at desc, id desc offset ${BIG_USER_MONITORS / 2} limit 1`))
-  const values = { limit: 51, afterUs: middle.us, afterId: middle.id, status: 'down', isActive: true, search: '%monitor 1%' }
+  const values = { limit: 51, afterUs: middle.us, afterId: middle.id, status: 'down', isActive: true, search: '%monitor 1%', labelValues: '{"env":"prod"}', labelKeys: '["team"]' }
 
   // The filtered shapes are checked with filteredProblems, the others with problems.
   const shapes: Record<string, Partial<ListShape>> = {
@@ -54,14 +62,15 @@ t.test('the paged monitor list scans monitors_org_created_idx backwards', async 
     'filtered: limit, status': { limit: true, status: true },
     'filtered: limit, is_active': { limit: true, isActive: true },
     'filtered: limit, search': { limit: true, search: true },
+    'labels: limit, labels': { limit: true, labels: true },
     'filtered: limit, cursor, status, is_active, search': { limit: true, cursor: true, status: true, isActive: true, search: true },
   }
   const queries = Object.entries(shapes).flatMap(([name, shape]) => (['key', 'org'] as const).map((kind) => {
-    const full: ListShape = { limit: false, cursor: false, status: false, isActive: false, search: false, ...shape }
+    const full: ListShape = { limit: false, cursor: false, status: false, isActive: false, search: false, labels: false, ...shape }
     const owner = kind === 'key' ? key.record.id : user.id
     return {
       name: `${name} (${kind === 'key' ? 'API key' : 'dashboard'})`,
-      check: name.startsWith('filtered') ? filteredProblems : problems,
+      check: name.startsWith('filtered') ? filteredProblems : name.startsWith('labels') ? labelProblems : problems,
       query: () => preparedQuery(monitorPageQuery(kind, full), { owner, ...values }),
     }
   }))
@@ -73,6 +82,7 @@ t.test('the paged monitor list scans monitors_org_created_idx backwards', async 
 
   await t.test('without the index the plan is something else (so the assertions above can fail)', async (t) => {
     await db.execute(sql`drop index monitors_org_created_idx`)
+    await db.execute(sql`drop index monitors_labels_idx`)
     for (const { name, check, query } of queries) {
       const nodes = await explain(handle, query())
       t.not(check(nodes).length, 0, `${name}: ${describePlan(nodes)}`)

@@ -4,7 +4,7 @@ import { isFieldOfType, MONITOR_DEFAULTS } from '../../domain/monitor-types.ts'
 import type { Monitor } from '../../monitors/schema.ts'
 import type { NotificationChannel } from '../../notifications/schema.ts'
 import type { FieldError } from '../../http/validation.ts'
-import { channelFieldName, headersText, type FormFields } from '../form-input.ts'
+import { channelFieldName, dependencyFieldName, pairsText, type FormFields } from '../form-input.ts'
 import { checkboxField, checkboxGroup, errorSummary, inputField, selectField } from './forms.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { typeName } from './channel-form.ts'
@@ -30,6 +30,8 @@ const MONITOR_LABELS: Record<string, string> = {
   request_body: 'Request body',
   is_active: 'Active (checked on schedule)',
   notification_channel_ids: 'Notification channels',
+  labels: 'Labels',
+  depends_on: 'Depends on',
   ...KIND_FIELD_LABELS,
 }
 
@@ -59,13 +61,14 @@ export function defaultMonitorValues (): FormFields {
     keyword: d.keyword ?? '',
     keyword_mode: d.keyword_mode,
     degraded_after_ms: d.degraded_after_ms === null ? '' : String(d.degraded_after_ms),
-    request_headers: headersText(d.request_headers),
+    request_headers: pairsText(d.request_headers),
     secret_headers: d.secret_headers.join(', '),
     request_body: d.request_body ?? '',
     is_active: d.is_active ? 'on' : undefined,
     dns_record_type: d.dns_record_type,
     dns_expected: '',
     grace_minutes: String(d.grace_minutes),
+    labels: pairsText(d.labels),
   }
 }
 
@@ -86,7 +89,7 @@ export function monitorValues (m: Monitor): FormFields {
     keyword_mode: m.keyword_mode,
     degraded_after_ms: m.degraded_after_ms === null ? '' : String(m.degraded_after_ms),
     // Secret values as the API shows them, masked: sent back unchanged, they keep the stored ones.
-    request_headers: headersText(m.request_headers),
+    request_headers: pairsText(m.request_headers),
     secret_headers: m.secret_headers.join(', '),
     request_body: m.request_body ?? '',
     is_active: m.is_active ? 'on' : undefined,
@@ -94,6 +97,8 @@ export function monitorValues (m: Monitor): FormFields {
     dns_record_type: m.dns_record_type ?? MONITOR_DEFAULTS.dns_record_type,
     dns_expected: (m.dns_expected ?? []).join('\n'),
     grace_minutes: String(m.grace_minutes ?? MONITOR_DEFAULTS.grace_minutes),
+    labels: pairsText(m.labels),
+    ...Object.fromEntries(m.depends_on.map((id) => [dependencyFieldName(id), 'on'])),
   }
 }
 
@@ -144,6 +149,24 @@ function channelChoices (common: { form: string, error: FieldError | null }, cha
   })}${channels.filter((c) => c.all_monitors && chosen(c)).map((c) => html`<input type="hidden" name="${channelFieldName(c.id)}" value="on">`)}`
 }
 
+/** Most monitors offered as checkboxes to depend on: past it, the API sets `depends_on`. */
+const DEPENDENCY_CHOICES_MAX = 200
+
+/** One checkbox per other monitor of the organization; a hidden field says they were offered, so none ticked clears them. */
+function dependencyChoices (common: { form: string, error: FieldError | null }, others: Array<{ id: string, name: string }>, values: FormFields): SafeHtml {
+  if (others.length === 0) return html``
+  if (others.length > DEPENDENCY_CHOICES_MAX) {
+    return html`<p class="hint">${MONITOR_LABELS.depends_on}: set with the API (<code>depends_on</code>) in an organization of more than ${DEPENDENCY_CHOICES_MAX} monitors.</p>`
+  }
+  return html`<input type="hidden" name="depends_on_shown" value="on">${checkboxGroup({
+    ...common,
+    name: 'depends_on',
+    label: MONITOR_LABELS.depends_on,
+    hint: 'While one of these is down, an incident of this monitor is kept but told to no one (a router, a database it needs).',
+    options: others.map((m) => ({ name: dependencyFieldName(m.id), label: m.name, checked: values[dependencyFieldName(m.id)] === 'on' })),
+  })}`
+}
+
 export function monitorForm (options: {
   id: string
   action: string
@@ -154,6 +177,8 @@ export function monitorForm (options: {
   /** Put the less common fields in a closed <details> (unless one of them is in error). */
   collapseAdvanced: boolean
   channels: NotificationChannel[]
+  /** The organization's other monitors, which it may depend on. */
+  others: Array<{ id: string, name: string }>
 }): SafeHtml {
   const { id, values, error } = options
   const kind = kindOf(values)
@@ -191,6 +216,8 @@ ${kindGroup(['site'], options.collapseAdvanced
   ? html`<details${assertionsOpen ? html` open` : ''}><summary>Assertions</summary>${assertionFields(common, values)}</details>`
   : html`<fieldset><legend>Assertions</legend>${assertionFields(common, values)}</fieldset>`)}
 ${channelChoices(common, options.channels, values)}
+${textareaField({ ...common, name: 'labels', label: MONITOR_LABELS.labels, value: values.labels ?? '', rows: 2, hint: 'One "key: value" per line, at most 20 (keys of a-z 0-9 _ . - /), to find monitors and choose them for maintenance.' })}
+${dependencyChoices(common, options.others, values)}
 ${checkboxField({ ...common, name: 'is_active', label: MONITOR_LABELS.is_active, checked: values.is_active === 'on' })}
 <p class="actions"><button type="submit" class="primary">${options.submit}</button></p>
 </form>`

@@ -75,6 +75,8 @@ export function monitorPage (context: PageContext, options: {
   channels: NotificationChannel[]
   /** Its latest checks failed, fewer than mark it down. */
   failing?: FailingRun
+  /** The monitors it depends on. */
+  parents: Array<{ id: string, name: string }>
 }): SafeHtml {
   const { monitor: m, checks } = options
   const oldest = checks[checks.length - 1]
@@ -93,6 +95,9 @@ ${kindFacts(m, context.now)}
 <div><dt>Down after</dt><dd>${m.failure_threshold} failed ${m.failure_threshold === 1 ? 'check' : 'checks'}</dd></div>
 <div><dt>Up again after</dt><dd>${m.recovery_threshold} ${m.recovery_threshold === 1 ? 'success' : 'successes'}</dd></div>
 <div><dt>Notifies</dt><dd>${notified(m, options.channels)}</dd></div>
+${Object.keys(m.labels).length > 0 && html`<div><dt>Labels</dt><dd class="value"><ul class="headers">${
+  Object.entries(m.labels).map(([key, value]) => html`<li>${key}: ${value}</li>`)}</ul></dd></div>`}
+${options.parents.length > 0 && html`<div><dt>Depends on</dt><dd>${options.parents.map((p, i) => html`${i > 0 && ', '}<a href="/monitors/${p.id}">${p.name}</a>`)}</dd></div>`}
 </dl>
 ${pingSection(m)}
 ${assertions(m)}
@@ -119,11 +124,12 @@ export function editMonitorPage (context: PageContext, options: {
   values: FormFields
   error: FieldError | null
   channels: NotificationChannel[]
+  others: Array<{ id: string, name: string }>
 }): SafeHtml {
   const { monitor: m } = options
   const body = html`<p class="crumbs"><a href="/">Monitors</a> / <a href="/monitors/${m.id}">${m.name}</a> /</p>
 <h1>Edit ${m.name}</h1>
-${monitorForm({ id: 'edit-monitor', action: `/monitors/${m.id}/edit`, submit: 'Save', csrfToken: context.csrfToken, values: options.values, error: options.error, collapseAdvanced: false, channels: options.channels })}
+${monitorForm({ id: 'edit-monitor', action: `/monitors/${m.id}/edit`, submit: 'Save', csrfToken: context.csrfToken, values: options.values, error: options.error, collapseAdvanced: false, channels: options.channels, others: options.others })}
 <p><a href="/monitors/${m.id}">Cancel</a></p>`
   return page({ title: `Edit ${m.name}`, context, section: 'monitors', body })
 }

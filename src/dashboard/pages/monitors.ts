@@ -85,6 +85,8 @@ export function monitorsPage (context: PageContext, options: {
   values: FormFields
   error: FieldError | null
   channels: NotificationChannel[]
+  /** Every monitor of the organization, which a new one may depend on. */
+  others: Array<{ id: string, name: string }>
 }): SafeHtml {
   const { monitors, sparks, filter, search, error } = options
   const counts = Object.fromEntries(MONITOR_STATUSES.map((s) => [s, 0])) as Record<Status, number>
@@ -99,7 +101,7 @@ export function monitorsPage (context: PageContext, options: {
   const body = html`<h1>Monitors</h1>
 ${editor && html`<section class="panel" aria-labelledby="add-title">
 <details${adding ? html` open` : ''}><summary><h2 id="add-title">Add a monitor</h2></summary>
-${monitorForm({ id: 'new-monitor', action: '/monitors', submit: 'Add monitor', csrfToken: context.csrfToken, values: options.values, error, collapseAdvanced: true, channels: options.channels })}
+${monitorForm({ id: 'new-monitor', action: '/monitors', submit: 'Add monitor', csrfToken: context.csrfToken, values: options.values, error, collapseAdvanced: true, channels: options.channels, others: options.others })}
 </details>
 </section>`}
 <div id="monitor-list" data-live="monitors">

@@ -78,6 +78,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
       values: options.values ?? defaultMonitorValues(),
       error: options.error ?? null,
       channels,
+      others: search ? await listMonitors(app.db, { orgId }) : monitors,
     })
     return sendPage(reply, page, options.error ? options.code ?? 400 : 200)
   }
@@ -103,25 +104,31 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     const monitor = await findMonitor(app.db, { orgId }, request.params.id)
     if (!monitor) throw notFound()
     const { before } = request.query
-    const [checks, incidents, uptime, channels, failing] = await Promise.all([
+    const [checks, incidents, uptime, channels, failing, all] = await Promise.all([
       listChecks(app.db, monitor.id, { limit: MAX_CHECKS_PER_PAGE, before }),
       listIncidents(app.db, monitor.id, { limit: INCIDENTS_SHOWN }),
       monitorUptimeView(app.db, orgId, monitor.id, app.clock()),
       listChannels(app.db, orgId),
       failingRuns(app.db, orgId, monitor.id),
+      monitor.depends_on.length > 0 ? listMonitors(app.db, { orgId }) : [],
     ])
+    const parents = all.filter((other) => monitor.depends_on.includes(other.id))
     const page = monitorPage(pageContext(app, request, reply), {
-      monitor: withAbsolutePingUrl(monitor, publicUrl), checks, incidents, uptime, before, pageSize: MAX_CHECKS_PER_PAGE, notice: request.query.notice, channels, failing: failing.get(monitor.id),
+      monitor: withAbsolutePingUrl(monitor, publicUrl), checks, incidents, uptime, before, pageSize: MAX_CHECKS_PER_PAGE, notice: request.query.notice, channels, failing: failing.get(monitor.id), parents,
     })
     return sendPage(reply, page)
   })
 
   async function renderEdit (request: FastifyRequest, reply: FastifyReply, id: string, values?: FormFields, error?: FieldError) {
     const orgId = orgOf(request)
-    const [monitor, channels] = await Promise.all([findMonitor(app.db, { orgId }, id), listChannels(app.db, orgId)])
+    const [monitor, channels, all] = await Promise.all([findMonitor(app.db, { orgId }, id), listChannels(app.db, orgId), listMonitors(app.db, { orgId })])
     if (!monitor) throw notFound()
     const page = editMonitorPage(pageContext(app, request, reply), {
-      monitor, values: values ? valuesSentAgain(values, monitorValues(monitor)) : monitorValues(monitor), error: error ?? null, channels,
+      monitor,
+      values: values ? valuesSentAgain(values, monitorValues(monitor)) : monitorValues(monitor),
+      error: error ?? null,
+      channels,
+      others: all.filter((other) => other.id !== monitor.id),
     })
     return sendPage(reply, page, error ? 400 : 200)
   }
