@@ -58,6 +58,8 @@ const monitorJson = (r: Row) => ({
   ping_url: r.ping_url ?? null,
   tls_expires_at: iso(r.tls_expires_at),
   tls_issuer: r.tls_issuer,
+  labels: r.labels,
+  depends_on: r.depends_on,
   // The insert of POST /monitors returns no channels: a new monitor without any has none.
   notification_channel_ids: r.notification_channel_ids ?? [],
   created_at: iso(r.created_at),

@@ -80,7 +80,7 @@ export function insertParams (keyId: string, body: CreateBody, now: Date): unkno
     d.keyword, d.keyword_mode, d.degraded_after_ms, d.request_headers, d.secret_headers, d.request_body,
     // A site monitor's columns of the other kinds (dns_record_type, dns_expected, grace_minutes), no labels or
     // dependencies, no ping token.
-    null, null, null, JSON.stringify(d.labels), d.depends_on, null,
+    null, null, null, d.labels, d.depends_on, null,
     active ? 'pending' : 'paused', active ? at : null, at, at, keyId,
     // The creation's audit event, as an API key's: its id, label, and the monitor's fields as the API shows them.
     at, 'api_key', keyId, 'bench (sk_bench…)', 'monitor.created', 'monitor', createdChanges(body, active), null, '127.0.0.1',

@@ -54,21 +54,27 @@ ${monitorActions(m)}`}</td></tr>
 `
 }
 
-function listHref (status: Status | undefined, search: string | undefined): string {
+/** What narrows the list besides the status: a text searched for, a label (`key:value` or `key`). */
+interface Narrowing { search?: string, label?: string }
+
+function listHref (status: Status | undefined, narrowing: Narrowing): string {
   const query = new URLSearchParams()
   if (status) query.set('status', status)
-  if (search) query.set('search', search)
+  if (narrowing.search) query.set('search', narrowing.search)
+  if (narrowing.label) query.set('label', narrowing.label)
   const text = query.toString()
   return text ? `/?${text}` : '/'
 }
 
-/** The search box: a GET form of the list, keeping the status filter chosen. */
-function searchForm (filter: Status | undefined, search: string | undefined): SafeHtml {
+/** The search box and the label filter: a GET form of the list, keeping the status filter chosen. */
+function searchForm (filter: Status | undefined, narrowing: Narrowing): SafeHtml {
   return html`<form class="search" method="get" action="/" role="search">
 <label for="monitor-search">Search monitors</label>
-<input type="search" id="monitor-search" name="search" value="${search ?? ''}" maxlength="2048" placeholder="Name or URL">
+<input type="search" id="monitor-search" name="search" value="${narrowing.search ?? ''}" maxlength="2048" placeholder="Name or URL">
+<label for="monitor-label">Label</label>
+<input type="search" id="monitor-label" name="label" value="${narrowing.label ?? ''}" maxlength="320" placeholder="env:prod">
 ${filter ? html`<input type="hidden" name="status" value="${filter}">` : ''}<button type="submit">Search</button>
-${search ? html`<a href="${listHref(filter, undefined)}">Clear</a>` : ''}
+${narrowing.search || narrowing.label ? html`<a href="${listHref(filter, {})}">Clear</a>` : ''}
 </form>`
 }
 
@@ -81,6 +87,8 @@ export function monitorsPage (context: PageContext, options: {
   filter?: Status
   /** What the list was searched for (name or URL, in any case). */
   search?: string
+  /** The label the list was narrowed to. */
+  label?: string
   notice?: string
   values: FormFields
   error: FieldError | null
@@ -89,12 +97,15 @@ export function monitorsPage (context: PageContext, options: {
   others: Array<{ id: string, name: string }>
 }): SafeHtml {
   const { monitors, sparks, filter, search, error } = options
+  const narrowing = { search, label: options.label }
+  const narrowed = Boolean(search || options.label)
+  const matching = [search && `“${search}”`, options.label && `the label ${options.label}`].filter(Boolean).join(' and ')
   const counts = Object.fromEntries(MONITOR_STATUSES.map((s) => [s, 0])) as Record<Status, number>
   for (const m of monitors) counts[m.status]++
   const shown = sortMonitors(filter ? monitors.filter((m) => m.status === filter) : monitors)
   const filterLink = (status: Status | undefined, label: string, n: number) =>
-    html`<li><a href="${listHref(status, search)}"${filter === status ? html` aria-current="page"` : ''}>${label} <span class="n">${count(n)}</span></a></li>`
-  const adding = (monitors.length === 0 && !search) || error !== null
+    html`<li><a href="${listHref(status, narrowing)}"${filter === status ? html` aria-current="page"` : ''}>${label} <span class="n">${count(n)}</span></a></li>`
+  const adding = (monitors.length === 0 && !narrowed) || error !== null
   const what = filter ? `${STATUS_LABELS[filter]} monitors` : 'All monitors'
 
   const editor = may(context, 'editor')
@@ -105,22 +116,22 @@ ${monitorForm({ id: 'new-monitor', action: '/monitors', submit: 'Add monitor', c
 </details>
 </section>`}
 <div id="monitor-list" data-live="monitors">
-${monitors.length === 0 && !search
+${monitors.length === 0 && !narrowed
   ? html`<p class="empty">No monitors yet${editor ? ': add the first one above' : ''}.</p>`
-  : html`${searchForm(filter, search)}
+  : html`${searchForm(filter, narrowing)}
 <nav class="filters" aria-label="Filter by status"><ul>
 ${filterLink(undefined, 'All', monitors.length)}
 ${BY_ORDER.filter((s) => counts[s] > 0 || filter === s).map((s) => filterLink(s, STATUS_LABELS[s], counts[s]))}
 </ul></nav>
-${rowActionForm(context.csrfToken, listHref(filter, search))}
+${rowActionForm(context.csrfToken, listHref(filter, narrowing))}
 <div class="table-wrap"><table class="monitors">
-<caption class="vh">${search ? `${what} matching ${search}` : what}, problems first</caption>
+<caption class="vh">${narrowed ? `${what} matching ${matching}` : what}, problems first</caption>
 <thead><tr><th scope="col">Status</th><th scope="col">Monitor</th><th scope="col">Last check</th><th scope="col">Response time</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
 <tbody>
 ${shown.map((m) => row(m, sparks.get(m.id), context.now, options.failing?.get(m.id), editor))}
 </tbody></table></div>
-${shown.length === 0 && html`<p class="empty">${search
-  ? html`No monitor${filter ? html` that is ${filter}` : ''} matches “${search}”.`
+${shown.length === 0 && html`<p class="empty">${narrowed
+  ? html`No monitor${filter ? html` that is ${filter}` : ''} matches ${matching}.`
   : html`No monitor is ${filter} right now.`}</p>`}`}
 </div>`
   return page({ title: 'Monitors', context, section: 'monitors', notice: options.notice, body })

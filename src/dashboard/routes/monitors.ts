@@ -21,6 +21,7 @@ import { createOwnedMonitor, deleteMonitor, findMonitor, updateMonitor } from '.
 import { MonitorIdParams, Timestamp } from '../../schemas/common.ts'
 import { withAbsolutePingUrl } from '../../monitors/presenter.ts'
 import { MONITOR_STATUSES, type MonitorStatus } from '../../domain/vocabulary.ts'
+import { LABEL_SELECTOR_PATTERN } from '../../domain/labels.ts'
 import { StringEnum } from '../../schemas/common.ts'
 
 const INCIDENTS_SHOWN = 50
@@ -32,6 +33,8 @@ const ListQuery = Type.Object({
   status: Type.Optional(StringEnum(MONITOR_STATUSES)),
   // The search box sends `search=` when empty: that is no search.
   search: Type.Optional(Type.String({ maxLength: 2048, pattern: '^[^\\u0000]*$' })),
+  // Likewise `label=`; anything else is the API's selector rule.
+  label: Type.Optional(Type.String({ maxLength: 320, pattern: `^$|${LABEL_SELECTOR_PATTERN}` })),
   notice: Type.Optional(Type.String({ maxLength: 40 })),
 })
 const MonitorQuery = Type.Object({
@@ -60,13 +63,14 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
 
   async function renderList (
     request: FastifyRequest, reply: FastifyReply,
-    options: { status?: MonitorStatus, search?: string, notice?: string, values?: FormFields, error?: FieldError, code?: number }
+    options: { status?: MonitorStatus, search?: string, label?: string, notice?: string, values?: FormFields, error?: FieldError, code?: number }
   ) {
     const orgId = orgOf(request)
     const search = options.search?.trim() || undefined
+    const label = options.label?.trim() || undefined
     // Four queries whatever the fleet's size; the status filter is applied here, since the page counts every status.
     const [monitors, sparks, failing, channels] = await Promise.all([
-      listMonitors(app.db, { orgId }, { search }), recentChecksByMonitor(app.db, orgId), failingRuns(app.db, orgId), listChannels(app.db, orgId),
+      listMonitors(app.db, { orgId }, { search, label: label ? [label] : undefined }), recentChecksByMonitor(app.db, orgId), failingRuns(app.db, orgId), listChannels(app.db, orgId),
     ])
     const page = monitorsPage(pageContext(app, request, reply), {
       monitors,
@@ -74,17 +78,18 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
       failing,
       filter: options.status,
       search,
+      label,
       notice: options.notice,
       values: options.values ?? defaultMonitorValues(),
       error: options.error ?? null,
       channels,
-      others: search ? await listMonitors(app.db, { orgId }) : monitors,
+      others: search || label ? await listMonitors(app.db, { orgId }) : monitors,
     })
     return sendPage(reply, page, options.error ? options.code ?? 400 : 200)
   }
 
   app.get('/', { config: { role: 'viewer' }, schema: { hide: true, querystring: ListQuery } }, async (request, reply) =>
-    renderList(request, reply, { status: request.query.status, search: request.query.search, notice: request.query.notice }))
+    renderList(request, reply, { status: request.query.status, search: request.query.search, label: request.query.label, notice: request.query.notice }))
 
   app.post('/monitors', { config: { role: 'editor' }, schema: { hide: true, body: Form } }, async (request, reply) => {
     const result = parseCreateMonitor(request.body, allowPrivateTargets)

@@ -37,4 +37,13 @@ t.test('labels and dependencies set, shown and cleared through the form', async 
   t.equal(cleared.statusCode, 303)
   const after = await storedRow(app, shopId)
   t.same([after.labels, after.dependsOn], [{}, []])
+
+  await browser.post(`/monitors/${routerId}/edit`, { name: 'Router', url: 'https://router.example.com', monitor_type: 'site', is_active: 'on', labels: 'env: prod', depends_on_shown: 'on' })
+  const filtered = await browser.get('/?label=env:prod')
+  t.equal(filtered.statusCode, 200)
+  t.match(filtered.body, `href="/monitors/${routerId}">Router</a>`)
+  t.notMatch(filtered.body, `href="/monitors/${shopId}">Shop</a>`, 'the list keeps the labelled monitors only')
+  t.match(filtered.body, 'id="monitor-label" name="label" value="env:prod"')
+  t.match((await browser.get('/?label=env:staging')).body, 'No monitor matches the label env:staging.')
+  t.equal((await browser.get('/?label=Bad Key')).statusCode, 400)
 })
