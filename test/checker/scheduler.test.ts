@@ -55,6 +55,10 @@ t.test('status moves pending -> up -> down -> up with an incident opened and res
     started_at: iso(60),
     resolved_at: null,
     duration_seconds: null,
+    acknowledged_at: null,
+    acknowledged_by: null,
+    during_maintenance: false,
+    suppressed_by: null,
   })
 
   at(150)

@@ -51,6 +51,8 @@ export function monitorRecord (overrides: Partial<Monitor> = {}): Monitor {
     ping_url: null,
     tls_expires_at: null,
     tls_issuer: null,
+    labels: {},
+    depends_on: [],
     created_at: '2026-04-01T09:00:00.000Z',
     updated_at: '2026-04-01T09:00:00.000Z',
     ...overrides,

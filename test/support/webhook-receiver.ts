@@ -75,8 +75,8 @@ export async function webhookReceiver (
   }
 }
 
-/** A received event body as the outbox wrote it: without the dashboard's link, which is added as it is sent. */
+/** A received event body as the outbox wrote it: without the dashboard's and the acknowledge links, which are added as it is sent. */
 export function asWritten (payload: any) {
-  const { dashboard_url: link, ...data } = payload.data
+  const { dashboard_url: link, acknowledge_url: _acknowledge, ...data } = payload.data
   return link === undefined ? payload : { ...payload, data }
 }
