@@ -50,7 +50,8 @@ const validators = new Map(operations.flatMap((op) => Object.entries(op.response
 // What the document says is valid, as a client reads it (query text coerced, bodies strict). The API is
 // stricter still (it refuses NUL, lone surrogates, leap seconds): only "invalid here, so never 2xx" is asserted.
 const requestAjv = documentAjv()
-const queryAjv = documentAjv({ coerceTypes: true })
+// As the server coerces a URL's values: a single value of an array parameter is a list of one.
+const queryAjv = documentAjv({ coerceTypes: 'array' })
 const queryValidators = new Map(operations.flatMap((op) => op.query.map((p) =>
   [`${op.name} ${p.name}`, queryAjv.compile({ type: 'object', properties: { value: p.schema } })])))
 const bodyValidators = new Map(operations.filter((op) => op.body).map((op) => [op.name, requestAjv.compile(op.body!)]))
@@ -146,19 +147,24 @@ function mutatedObject (schema: Schema): fc.Arbitrary<unknown> {
 }
 
 /** What a path's `{id}` names, and how a 404 for it reads. */
-type Resource = 'monitors' | 'channels' | 'deliveries' | 'members' | 'invitations'
-const resourceOf = (path: string): Resource =>
-  path.startsWith('/api/v1/notification-channels')
-    ? 'channels'
-    : path.startsWith('/api/v1/deliveries')
-      ? 'deliveries'
-      : path.startsWith('/api/v1/organization/members') ? 'members' : path.startsWith('/api/v1/organization/invitations') ? 'invitations' : 'monitors'
+type Resource = 'monitors' | 'incidents' | 'channels' | 'deliveries' | 'members' | 'invitations'
+const PREFIXES: Array<[string, Resource]> = [
+  ['/api/v1/notification-channels', 'channels'], ['/api/v1/deliveries', 'deliveries'], ['/api/v1/incidents', 'incidents'],
+  ['/api/v1/organization/members', 'members'], ['/api/v1/organization/invitations', 'invitations'],
+]
+const resourceOf = (path: string): Resource => PREFIXES.find(([prefix]) => path.startsWith(prefix))?.[1] ?? 'monitors'
 const NOT_FOUND: Record<Resource, string> = {
-  monitors: 'Monitor not found', channels: 'Notification channel not found', deliveries: 'Delivery not found', members: 'Member not found', invitations: 'Invitation not found',
+  monitors: 'Monitor not found',
+  incidents: 'Incident not found',
+  channels: 'Notification channel not found',
+  deliveries: 'Delivery not found',
+  members: 'Member not found',
+  invitations: 'Invitation not found',
 }
 // Where the owner reads one: members and invitations have no read of one, so their whole list.
 const readUrl = (resource: Resource, id: string): string => ({
   monitors: `/api/v1/monitors/${id}`,
+  incidents: `/api/v1/incidents/${id}`,
   channels: `/api/v1/notification-channels/${id}`,
   deliveries: `/api/v1/deliveries/${id}`,
   members: '/api/v1/organization/members',
@@ -188,7 +194,9 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
   const bobMonitors = [await makeMonitor(app, bob.auth, { name: 'bob-secret-7f3a9c' }), await makeMonitor(app, bob.auth, { name: 'bob-private-e41d02', is_active: false })]
   const bobIds = bobMonitors.map((m) => m.id)
   await insertChecks(app.db, [{ monitorId: bobIds[0], isUp: false, statusCode: 503, responseTimeMs: 7, checkedAt: new Date(), errorMessage: 'expected status 200, got 503' }])
-  await openIncident(app.db, bobIds[0], { cause: 'expected status 200, got 503', statusCode: 503, startedAt: new Date() })
+  const bobIncident = (await openIncident(app.db, bobIds[0], { cause: 'expected status 200, got 503', statusCode: 503, startedAt: new Date() }))!
+  const aliceIncidents: string[] = []
+  for (const id of aliceIds.slice(0, 2)) aliceIncidents.push((await openIncident(app.db, id, { cause: 'timeout after 10000 ms', statusCode: null, startedAt: new Date() }))!.id)
   /** A webhook channel of the user's, sending to the local receiver, with one delivery. */
   const channelOf = async (user: typeof alice, name: string) => {
     const channel = (await request(app, user.auth, {
@@ -210,6 +218,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
   const ids: Record<'alice' | 'bob', Record<Resource, string[]>> = {
     alice: {
       monitors: aliceIds,
+      incidents: aliceIncidents,
       channels: aliceChannels.map((c) => c.channelId),
       deliveries: aliceChannels.map((c) => c.deliveryId),
       members: [await memberOf(alice), await memberOf(alice)],
@@ -217,6 +226,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     },
     bob: {
       monitors: bobIds,
+      incidents: [bobIncident.id],
       channels: bobChannels.map((c) => c.channelId),
       deliveries: bobChannels.map((c) => c.deliveryId),
       members: [await memberOf(bob)],
@@ -227,6 +237,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     ...bobIds.flatMap((id) => ['', '/checks', '/incidents'].map((suffix) => `/api/v1/monitors/${id}${suffix}`)),
     ...ids.bob.channels.flatMap((id) => [`/api/v1/notification-channels/${id}`, `/api/v1/notification-channels/${id}/deliveries`]),
     ...ids.bob.deliveries.map((id) => `/api/v1/deliveries/${id}`),
+    `/api/v1/incidents/${bobIncident.id}`,
   ].map(async (url) => (await app.inject({ url, headers: bobRead.auth })).body))
   const bobBefore = await bobView()
   const authHeader: Record<string, string | undefined> = {
