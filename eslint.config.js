@@ -67,13 +67,14 @@ export default [
     languageOptions: { sourceType: 'script', globals: { document: 'readonly', window: 'readonly', navigator: 'readonly', Element: 'readonly' } },
   },
   layerRule(['src/domain/**', 'src/auth/**'], 'src/domain and src/auth (the bottom layer)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'schemas', 'net', 'cli']),
-  // A notification event carries the monitor as the API shows it: a shape may embed src/monitors/schema.ts, nothing else of it.
+  // A notification event carries the monitor and the maintenance window as the API shows them: a shape may embed
+  // src/monitors/schema.ts and src/maintenance/schema.ts, nothing else of them.
   layerRule(['src/schemas/**', 'src/net/**'], 'src/schemas and src/net (domain only)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'cli'], {
-    patterns: [{ regex: '^(\\.\\./)+monitors/(?!schema\\.ts$)', what: 'src/monitors/ but schema.ts' }],
+    patterns: [{ regex: '^(\\.\\./)+(monitors|maintenance)/(?!schema\\.ts$)', what: 'src/monitors/ and src/maintenance/ but their schema.ts' }],
   }),
   layerRule(['src/db/**'], 'src/db', [...EDGE, ...ORCHESTRATION, 'repositories', 'cli']),
   layerRule(['src/runtime/**'], 'src/runtime', [...EDGE, ...ORCHESTRATION, 'repositories', 'cli'], { fastify: LOGGER }),
-  layerRule(['src/repositories/**'], 'src/repositories', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'incidents', 'cli']),
+  layerRule(['src/repositories/**'], 'src/repositories', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'incidents', 'maintenance', 'cli']),
   layerRule(['src/checks/**'], 'src/checks', [...EDGE, 'services', 'checker', 'notifications', 'cli']),
   // The checker and the delivery worker run side by side (src/jobs.ts); neither knows the other.
   layerRule(['src/checker/**'], 'src/checker', [...EDGE, 'services', 'notifications', 'cli'], { fastify: LOGGER }),
@@ -155,6 +156,20 @@ export default [
   }),
   layerRule(['src/incidents/presenter.ts'], 'src/incidents/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
     patterns: [{ regex: '^\\./(service|routes)\\.ts$', what: 'src/incidents/{service,routes}.ts' }],
+  }),
+  // Maintenance windows (src/maintenance/): schema shapes alone, occurrences pure, repository rows alone, service the
+  // rules of windows and their edges (it tells the window as the presenter shows it), edges.ts its clock (src/jobs.ts).
+  layerRule(['src/maintenance/schema.ts', 'src/maintenance/occurrences.ts'], 'src/maintenance/{schema,occurrences}.ts (shapes and pure rules)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
+    patterns: [{ regex: '^\\./', what: 'another file of src/maintenance/' }],
+  }),
+  layerRule(['src/maintenance/repository.ts'], 'src/maintenance/repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
+    patterns: [{ regex: '^\\./(?!schema\\.ts$)', what: 'src/maintenance/ but its schema' }],
+  }),
+  layerRule(['src/maintenance/service.ts', 'src/maintenance/edges.ts'], 'src/maintenance/{service,edges}.ts (the rules and their clock)', [...EDGE, 'checker', 'notifications', 'cli'], {
+    fastify: LOGGER, patterns: [{ regex: '^\\./routes\\.ts$', what: 'src/maintenance/routes.ts' }],
+  }),
+  layerRule(['src/maintenance/presenter.ts'], 'src/maintenance/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
+    patterns: [{ regex: '^\\./(service|routes)\\.ts$', what: 'src/maintenance/{service,routes}.ts' }],
   }),
   // The audit log (src/audit/): every service writes through service.ts, which knows no other feature.
   layerRule(['src/audit/schema.ts'], 'src/audit/schema.ts (domain only)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {

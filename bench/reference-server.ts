@@ -60,6 +60,7 @@ const monitorJson = (r: Row) => ({
   tls_issuer: r.tls_issuer,
   labels: r.labels,
   depends_on: r.depends_on,
+  in_maintenance: r.in_maintenance,
   // The insert of POST /monitors returns no channels: a new monitor without any has none.
   notification_channel_ids: r.notification_channel_ids ?? [],
   created_at: iso(r.created_at),

@@ -34,6 +34,7 @@ import metricsRoutes from './routes/metrics.ts'
 import monitorRoutes from './monitors/routes.ts'
 import checkRoutes from './routes/checks.ts'
 import incidentRoutes from './incidents/routes.ts'
+import maintenanceRoutes from './maintenance/routes.ts'
 import uptimeRoutes from './routes/uptime.ts'
 import notificationRoutes from './notifications/routes.ts'
 import dashboardPlugin from './dashboard/plugin.ts'
@@ -41,6 +42,9 @@ import { ErrorSchema } from './schemas/common.ts'
 import { CheckSchema } from './schemas/check.ts'
 import { IncidentSchema } from './schemas/incident.ts'
 import { AcknowledgeSchema, CreateNoteSchema, IncidentDetailSchema, IncidentNoteSchema } from './incidents/schema.ts'
+import {
+  CreateMaintenanceWindowSchema, MaintenanceWindowSchema, StartMaintenanceSchema, UpdateMaintenanceWindowSchema,
+} from './maintenance/schema.ts'
 import { UptimeReportSchema } from './schemas/uptime.ts'
 import { NotificationEventSchema } from './schemas/notification-event.ts'
 import { CreateMonitorSchema, MonitorListItemSchema, MonitorSchema, UpdateMonitorSchema } from './monitors/schema.ts'
@@ -67,6 +71,7 @@ export const SHARED_SCHEMAS = [
   CreateMonitorSchema, UpdateMonitorSchema, CreateChannelSchema, UpdateChannelSchema, UptimeReportSchema,
   OrganizationSchema, UpdateOrganizationSchema, MemberSchema, UpdateMemberSchema, InvitationSchema, CreatedInvitationSchema,
   CreateInvitationSchema, AcceptInvitationSchema, AuditEventSchema, IncidentDetailSchema, IncidentNoteSchema, AcknowledgeSchema, CreateNoteSchema,
+  MaintenanceWindowSchema, CreateMaintenanceWindowSchema, UpdateMaintenanceWindowSchema, StartMaintenanceSchema,
 ]
 
 export async function buildApp ({ config, clock = systemClock, database, logger }: BuildAppOptions): Promise<FastifyInstance> {
@@ -131,6 +136,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(monitorRoutes, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, publicUrl: config.PUBLIC_URL, maxMonitors: config.MAX_MONITORS_PER_OWNER })
     await api.register(checkRoutes)
     await api.register(incidentRoutes)
+    await api.register(maintenanceRoutes)
     await api.register(uptimeRoutes)
     await api.register(notificationRoutes, { config })
     await api.register(organizationRoutes, { config })

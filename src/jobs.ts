@@ -1,4 +1,5 @@
-// The background work of a process with CHECKER on, side by side: checks, deliveries, reminders, retention and uptime rollups.
+// The background work of a process with CHECKER on, side by side: checks, deliveries, reminders, maintenance window
+// edges, retention and uptime rollups.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from './db/client.ts'
 import { systemClock, type Clock } from './runtime/clock.ts'
@@ -9,6 +10,7 @@ import { startRetention } from './checker/retention.ts'
 import { startRollups } from './checker/rollups.ts'
 import { startDeliveryWorker } from './notifications/delivery-worker.ts'
 import { startReminders } from './notifications/reminders.ts'
+import { startMaintenanceEdges } from './maintenance/edges.ts'
 
 export function startJobs (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock, metrics?: Metrics }) {
   const { config, db, log, metrics } = options
@@ -19,10 +21,11 @@ export function startJobs (options: { config: Config, db: Database, log: Fastify
   const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS })
   const stopRollups = startRollups({ db, clock, log })
   const stopReminders = startReminders({ db, clock, log })
+  const stopMaintenance = startMaintenanceEdges({ db, clock, log })
   log.info({ concurrency: config.CHECK_CONCURRENCY }, 'checker started')
   return {
     stop: async () => {
-      await Promise.all([checker.stop(), deliveries.stop(), stopRetention(), stopRollups(), stopReminders()])
+      await Promise.all([checker.stop(), deliveries.stop(), stopRetention(), stopRollups(), stopReminders(), stopMaintenance()])
       log.info('checker stopped')
     },
   }

@@ -73,7 +73,8 @@ function decide (monitor: MonitorRow, { result, confirmDelayMs, nextCheckAt }: C
     consecutiveSuccesses: outcome.consecutiveSuccesses,
     consecutiveSlow: outcome.consecutiveSlow,
     lastCheckedAt: result.checkedAt,
-    nextCheckAt: nextCheckAt ?? new Date(result.checkedAt.getTime() + outcome.nextCheckInMs),
+    // A `pause` window keeps the monitor unscheduled; its end schedules it (src/maintenance/).
+    nextCheckAt: monitor.maintenancePaused ? null : nextCheckAt ?? new Date(result.checkedAt.getTime() + outcome.nextCheckInMs),
     // The certificate as the latest HTTPS check saw it; a check that saw none (refused, timed out) leaves it.
     ...(result.tls && { tlsExpiresAt: result.tls.expiresAt, tlsIssuer: result.tls.issuer }),
     ...(reminder && { tlsExpiryToldDays: reminder.toldDays }),

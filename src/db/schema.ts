@@ -4,7 +4,7 @@ import {
   boolean, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid, type PgColumn,
 } from 'drizzle-orm/pg-core'
 import {
-  API_KEY_SCOPES, CHANNEL_DEFAULTS, CHANNEL_EVENT_TYPES, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
+  API_KEY_SCOPES, CHANNEL_DEFAULTS, MAINTENANCE_MODES, CHANNEL_EVENT_TYPES, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
   MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, REMINDER_MINUTES, ROLES, ROLLUP_GRANULARITIES, AUDIT_ACTOR_TYPES,
   type AuditAction, type AuditEntityType,
 } from '../domain/vocabulary.ts'
@@ -207,6 +207,10 @@ export const monitors = pgTable('monitors', {
   // Ids of the organization's monitors this one depends on: while one of them is down, its incidents are told to no one.
   dependsOn: uuid('depends_on').array().notNull().default(sql`'{}'::uuid[]`),
   status: text('status', { enum: MONITOR_STATUSES }).notNull().default('pending'),
+  // Inside an active maintenance window, kept by src/maintenance/ at the window's edges and by the trigger
+  // monitors_enter_maintenance on insert; `maintenance_paused`: one of them is a `pause` (no checks are claimed).
+  inMaintenance: boolean('in_maintenance').notNull().default(false),
+  maintenancePaused: boolean('maintenance_paused').notNull().default(false),
   lastCheckedAt: ts('last_checked_at'),
   // Scheduling state of the checker: null while paused or deleted.
   nextCheckAt: ts('next_check_at').defaultNow(),
@@ -265,6 +269,8 @@ export const incidents = pgTable('incidents', {
   duringMaintenance: boolean('during_maintenance').notNull().default(false),
   // The open incident of a monitor it depends on, while that one was down when it opened.
   suppressedBy: uuid('suppressed_by').references((): PgColumn => incidents.id, { onDelete: 'set null' }),
+  // When the opening of an incident that opened during maintenance was told, at the window's end; null otherwise.
+  openingToldAt: ts('opening_told_at'),
 }, (t) => [
   index('incidents_monitor_started_idx').on(t.monitorId, t.startedAt, t.id),
   uniqueIndex('incidents_one_open_idx').on(t.monitorId).where(sql`${t.status} = 'open'`),
@@ -370,6 +376,48 @@ export const notificationDeliveries = pgTable('notification_deliveries', {
   index('notification_deliveries_event_idx').on(t.eventId),
   uniqueIndex('notification_deliveries_channel_event_idx').on(t.channelId, t.eventId),
   oneOf('notification_deliveries_status_check', t.status, DELIVERY_STATUSES),
+])
+
+// A maintenance window (api-contract section 14): its first occurrence and rule, and the one occurrence computed
+// from them, current or next (next_* null once none is left); `active` once its start was acted on.
+export const maintenanceWindows = pgTable('maintenance_windows', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  orgId: uuid('org_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  title: text('title').notNull(),
+  description: text('description'),
+  monitorIds: uuid('monitor_ids').array().notNull().default(sql`'{}'::uuid[]`),
+  allMonitors: boolean('all_monitors').notNull().default(false),
+  labelSelector: text('label_selector').array().notNull().default(sql`'{}'::text[]`),
+  startsAt: ts('starts_at').notNull(),
+  endsAt: ts('ends_at').notNull(),
+  rrule: text('rrule'),
+  timezone: text('timezone').notNull().default('UTC'),
+  mode: text('mode', { enum: MAINTENANCE_MODES }).notNull().default('mute'),
+  cancelledAt: ts('cancelled_at'),
+  nextStartsAt: ts('next_starts_at'),
+  nextEndsAt: ts('next_ends_at'),
+  active: boolean('active').notNull().default(false),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  index('maintenance_windows_org_created_idx').on(t.orgId, t.createdAt, t.id),
+  // What the edge sweep reads every second: the windows whose next start or end is due.
+  index('maintenance_windows_next_start_idx').on(t.nextStartsAt).where(sql`${t.cancelledAt} is null and not ${t.active}`),
+  index('maintenance_windows_next_end_idx').on(t.nextEndsAt).where(sql`${t.active}`),
+  oneOf('maintenance_windows_mode_check', t.mode, MAINTENANCE_MODES),
+  check('maintenance_windows_times_check', sql`${t.startsAt} < ${t.endsAt}`),
+])
+
+// One row per stay of a monitor in maintenance, ended_at null while it lasts: the incident timeline's maintenance.
+// window_id: the window that covered it first (kept, as an id, after the window is deleted).
+export const monitorMaintenance = pgTable('monitor_maintenance', {
+  monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
+  windowId: uuid('window_id').notNull(),
+  startedAt: ts('started_at').notNull(),
+  endedAt: ts('ended_at'),
+}, (t) => [
+  primaryKey({ columns: [t.monitorId, t.startedAt] }),
+  uniqueIndex('monitor_maintenance_one_open_idx').on(t.monitorId).where(sql`${t.endedAt} is null`),
 ])
 
 // One row per pause of a monitor, resumed_at null while it lasts; written by the trigger monitors_record_pauses

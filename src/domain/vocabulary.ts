@@ -53,6 +53,8 @@ export const AUDIT_ACTIONS = [
   'member.added', 'member.role_changed', 'member.removed',
   'invitation.created', 'invitation.revoked', 'invitation.accepted',
   'incident.acknowledged', 'incident.note_added',
+  'maintenance_window.created', 'maintenance_window.updated', 'maintenance_window.deleted',
+  'maintenance_window.started', 'maintenance_window.ended',
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 export type AuditEntityType = AuditAction extends `${infer Entity}.${string}` ? Entity : never
@@ -69,13 +71,22 @@ export type ChannelType = typeof CHANNEL_TYPES[number]
  * The events a channel's `events` may hold. `tls.expiring`: 14, 7 or 1 days before a certificate's expiry; `test`:
  * sent only by the channel's test route.
  */
-export const CHANNEL_EVENT_TYPES = ['incident.opened', 'incident.resolved', 'incident.acknowledged', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring', 'test'] as const
+export const CHANNEL_EVENT_TYPES = [
+  'incident.opened', 'incident.resolved', 'incident.acknowledged', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring',
+  'maintenance.started', 'maintenance.ended', 'test',
+] as const
 export type ChannelEventType = typeof CHANNEL_EVENT_TYPES[number]
 /** Every event type: a channel's `reminder_minutes` sends `incident.reminder`, which no channel chooses in its events. */
 export const NOTIFICATION_EVENT_TYPES = [...CHANNEL_EVENT_TYPES, 'incident.reminder'] as const
 export type NotificationEventType = typeof NOTIFICATION_EVENT_TYPES[number]
 /** A channel's `reminder_minutes`, when set (api-contract section 13). */
 export const REMINDER_MINUTES = { min: 5, max: 1440 } as const
+
+/** A maintenance window's `mute` lets checks run and tells no one; `pause` runs no checks (api-contract section 14). */
+export const MAINTENANCE_MODES = ['mute', 'pause'] as const
+/** `completed`: no occurrence left; `cancelled`: turned off by hand. */
+export const MAINTENANCE_STATES = ['scheduled', 'active', 'completed', 'cancelled'] as const
+export type MaintenanceState = typeof MAINTENANCE_STATES[number]
 
 /** A delivery is `pending` until its first attempt, `failed` while it will be retried, `dead` once given up. */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead'] as const

@@ -1,6 +1,6 @@
 // An incident as the API shows it to the people who answer it: the record, and its timeline oldest first.
 import { toIncident, type IncidentRow } from '../repositories/incidents.ts'
-import type { IncidentDelivery, NoteRow } from './repository.ts'
+import type { IncidentDelivery, MaintenanceStay, NoteRow } from './repository.ts'
 import type { IncidentDetail, IncidentNote, TimelineEntry } from './schema.ts'
 
 export const presentNote = (row: NoteRow): IncidentNote =>
@@ -11,7 +11,7 @@ const ORDER: Record<TimelineEntry['kind'], number> = {
   opened: 0, notified: 1, maintenance_started: 2, acknowledged: 3, note: 4, maintenance_ended: 5, resolved: 6,
 }
 
-export function presentIncidentDetail (row: IncidentRow, deliveries: IncidentDelivery[], notes: NoteRow[]): IncidentDetail {
+export function presentIncidentDetail (row: IncidentRow, deliveries: IncidentDelivery[], notes: NoteRow[], stays: MaintenanceStay[]): IncidentDetail {
   const incident = toIncident(row)
   const timeline: TimelineEntry[] = [{ at: incident.started_at, kind: 'opened', cause: incident.cause }]
   for (const d of deliveries) {
@@ -29,6 +29,13 @@ export function presentIncidentDetail (row: IncidentRow, deliveries: IncidentDel
     timeline.push({ at: incident.acknowledged_at, kind: 'acknowledged', actor: incident.acknowledged_by })
   }
   for (const note of notes) timeline.push({ at: note.createdAt.toISOString(), kind: 'note', note_id: note.id, actor: note.actor, body: note.body })
+  // A stay that began before the opening is shown too: it says why the opening was told to no one.
+  for (const stay of stays) {
+    timeline.push({ at: stay.startedAt.toISOString(), kind: 'maintenance_started', window_id: stay.windowId })
+    if (stay.endedAt && (row.resolvedAt === null || stay.endedAt <= row.resolvedAt)) {
+      timeline.push({ at: stay.endedAt.toISOString(), kind: 'maintenance_ended', window_id: stay.windowId })
+    }
+  }
   if (incident.resolved_at) timeline.push({ at: incident.resolved_at, kind: 'resolved' })
   // ISO times in UTC with milliseconds sort as text.
   timeline.sort((a, b) => a.at < b.at ? -1 : a.at > b.at ? 1 : ORDER[a.kind] - ORDER[b.kind])

@@ -1,9 +1,9 @@
 // The rows of an incident as the people who answer it see them: one of the organization's, its acknowledgement,
 // its notes, and the deliveries that told of it.
-import { and, asc, eq, isNull } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull, lt, or } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
 import type { AuditActor } from '../domain/audit.ts'
-import { incidentNotes, incidents, monitors, notificationChannels, notificationDeliveries, notificationEvents } from '../db/schema.ts'
+import { incidentNotes, incidents, monitorMaintenance, monitors, notificationChannels, notificationDeliveries, notificationEvents } from '../db/schema.ts'
 import type { DeliveryStatus, NotificationEventType } from '../domain/vocabulary.ts'
 import type { IncidentRow } from '../repositories/incidents.ts'
 import type { MonitorRow } from '../monitors/repository.ts'
@@ -71,4 +71,17 @@ export async function deliveriesOf (db: Database, incidentId: string): Promise<I
     .innerJoin(notificationChannels, eq(notificationChannels.id, notificationDeliveries.channelId))
     .where(eq(notificationEvents.incidentId, incidentId))
     .orderBy(asc(notificationDeliveries.createdAt), asc(notificationDeliveries.id))
+}
+
+export type MaintenanceStay = typeof monitorMaintenance.$inferSelect
+
+/** The stays of the incident's monitor in maintenance that overlap the incident, oldest first. */
+export async function maintenanceStaysOf (db: Database, incident: IncidentRow): Promise<MaintenanceStay[]> {
+  return db.select().from(monitorMaintenance)
+    .where(and(
+      eq(monitorMaintenance.monitorId, incident.monitorId),
+      incident.resolvedAt === null ? undefined : lt(monitorMaintenance.startedAt, incident.resolvedAt),
+      or(isNull(monitorMaintenance.endedAt), gt(monitorMaintenance.endedAt, incident.startedAt))
+    ))
+    .orderBy(asc(monitorMaintenance.startedAt))
 }

@@ -12,7 +12,7 @@ import { listIncidents, toIncident } from '../repositories/incidents.ts'
 import { monitorExists } from '../monitors/repository.ts'
 import { monitorNotFound } from '../monitors/routes.ts'
 import { presentIncidentDetail, presentNote } from './presenter.ts'
-import { deliveriesOf, findIncident, notesOf } from './repository.ts'
+import { deliveriesOf, findIncident, maintenanceStaysOf, notesOf } from './repository.ts'
 import { AcknowledgeSchema, CreateNoteSchema, IncidentDetailEnvelope, IncidentEnvelope, IncidentNoteEnvelope, IncidentParams } from './schema.ts'
 import { acknowledgeIncident, addIncidentNote, type Responder } from './service.ts'
 
@@ -69,8 +69,10 @@ const incidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const found = await findIncident(app.db, confirmedOrg(request), request.params.id)
     if (!found) throw incidentNotFound()
-    const [deliveries, notes] = await Promise.all([deliveriesOf(app.db, found.incident.id), notesOf(app.db, found.incident.id)])
-    return { data: presentIncidentDetail(found.incident, deliveries, notes) }
+    const [deliveries, notes, stays] = await Promise.all([
+      deliveriesOf(app.db, found.incident.id), notesOf(app.db, found.incident.id), maintenanceStaysOf(app.db, found.incident),
+    ])
+    return { data: presentIncidentDetail(found.incident, deliveries, notes, stays) }
   })
 
   app.post('/incidents/:id/acknowledge', {

@@ -289,6 +289,9 @@ export const MonitorSchema = Type.Object({
   tls_issuer: Nullable(Type.String({ description: 'Who issued that certificate (organization, common name)', examples: ['Let\'s Encrypt, R11'] })),
   labels: writable.labels,
   depends_on: writable.depends_on,
+  in_maintenance: Type.Boolean({
+    description: 'An active maintenance window covers the monitor: an incident that opens is told to no one until it ends (`GET /maintenance-windows`)',
+  }),
   notification_channel_ids: writable.notification_channel_ids,
   created_at: Timestamp('When the monitor was created'),
   updated_at: Timestamp('When the monitor was last changed'),

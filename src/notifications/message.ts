@@ -2,6 +2,7 @@
 import { daysLeft } from '../checks/tls-expiry.ts'
 import type { Incident } from '../schemas/incident.ts'
 import type { Monitor } from '../monitors/schema.ts'
+import type { MaintenanceWindow } from '../maintenance/schema.ts'
 import type { ChannelForSending, Message, SendContext, ToldEvent } from './channels/types.ts'
 
 /** How a message reads; `info` is a test, a digest of no outage, or an incident closed by a pause or a delete. */
@@ -53,9 +54,41 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
   return text
 }
 
+/** The window of a `maintenance.started` or `maintenance.ended` event, and whether it began; null for any other. */
+export function maintenanceOf (told: ToldEvent): { window: MaintenanceWindow, began: boolean } | null {
+  const window = told.event.data.maintenance_window
+  if (!window || (told.event.type !== 'maintenance.started' && told.event.type !== 'maintenance.ended')) return null
+  return { window, began: told.event.type === 'maintenance.started' }
+}
+
+const maintenanceHeadline = ({ window, began }: { window: MaintenanceWindow, began: boolean }) =>
+  `Maintenance ${began ? 'began' : 'ended'}: ${window.title}`
+
+/** What a window covers, in words. */
+function coverage (window: MaintenanceWindow): string {
+  if (window.all_monitors) return 'every monitor'
+  const parts = []
+  if (window.monitor_ids.length > 0) parts.push(`${window.monitor_ids.length} ${window.monitor_ids.length === 1 ? 'monitor' : 'monitors'}`)
+  if (window.label_selector.length > 0) parts.push(`monitors labelled ${window.label_selector.join(', ')}`)
+  return parts.join(' and ')
+}
+
+function maintenanceText (maintenance: { window: MaintenanceWindow, began: boolean }, context: SendContext): HumanText {
+  const { window, began } = maintenance
+  const facts: Fact[] = [
+    { label: 'Covers', value: coverage(window) },
+    { label: 'Mode', value: window.mode === 'mute' ? 'muted: checks run, nothing is told' : 'paused: no checks run' },
+  ]
+  if (began && window.next_ends_at) facts.push({ label: 'Until', value: utcTime(window.next_ends_at) })
+  if (!began && window.next_starts_at) facts.push({ label: 'Next', value: utcTime(window.next_starts_at) })
+  return { tone: 'info', title: maintenanceHeadline(maintenance), facts, items: [], link: { url: `${context.publicUrl}/maintenance`, label: 'Open in Pingward' } }
+}
+
 function textOf (channel: Pick<ChannelForSending, 'name'>, message: Message, context: SendContext): HumanText {
   if (message.kind === 'digest') return digestText(message.told, context)
   const told = message.kind === 'flap' ? message.resolved : message.told
+  const maintenance = maintenanceOf(told)
+  if (maintenance) return maintenanceText(maintenance, context)
   const expiring = certificateOf(told)
   if (expiring) {
     const { monitor, certificate } = expiring
@@ -210,6 +243,8 @@ function digestText (told: ToldEvent[], context: SendContext): HumanText {
       const line = `${certificate.headline}, on ${utcTime(certificate.expiresAt)}`
       return { tone: 'expiring' as Tone, line, url: monitorUrl(context, monitor.id) }
     }
+    const maintenance = maintenanceOf(one)
+    if (maintenance) return { tone: 'info' as Tone, line: maintenanceHeadline(maintenance), url: `${context.publicUrl}/maintenance` }
     const parts = incidentOf(one)
     if (!parts) return { tone: 'info' as Tone, line: 'Test notification', url: null }
     const { monitor, incident } = parts

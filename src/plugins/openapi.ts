@@ -106,6 +106,7 @@ export default fp<OpenApiOptions>(async (app, { publicUrl }) => {
         { name: 'monitors', description: 'Uptime monitors' },
         { name: 'checks', description: 'Check results of a monitor' },
         { name: 'incidents', description: 'Periods during which a monitor was down, or degraded (its checks passed but slower than its `degraded_after_ms`)' },
+        { name: 'maintenance', description: 'Maintenance windows: times, one-off or recurring, when the monitors they cover are told of to no one (or not checked)' },
         { name: 'notifications', description: 'Notification channels, where their events go, and the delivery of each event' },
         { name: 'organization', description: 'The organization an API key belongs to, its members and their roles' },
         { name: 'heartbeats', description: 'The ping URL of a heartbeat monitor: a job pings it, no key needed' },

@@ -38,7 +38,8 @@ export async function listIncidents (
 
 /**
  * Opens an incident of `kind` unless one of either kind is open already; returns the new one. A down incident while a
- * monitor it depends on is down is suppressed by that one's incident, in the same statement.
+ * monitor it depends on is down is suppressed by that one's incident, and one of a monitor in maintenance is marked
+ * `during_maintenance`, in the same statement.
  */
 export async function openIncident (
   db: Queryable, monitorId: string, values: { kind?: IncidentKind, cause: string, statusCode: number | null, startedAt: Date }
@@ -49,7 +50,8 @@ export async function openIncident (
         join ${incidents} i on i.monitor_id = parent.id and i.status = 'open' and i.kind = 'down'
         where child.id = ${monitorId} order by i.started_at limit 1)`
     : null
-  const [row] = await db.insert(incidents).values({ monitorId, ...values, suppressedBy }).onConflictDoNothing().returning()
+  const duringMaintenance = sql`(select in_maintenance from ${monitors} where id = ${monitorId})`
+  const [row] = await db.insert(incidents).values({ monitorId, ...values, suppressedBy, duringMaintenance }).onConflictDoNothing().returning()
   return row
 }
 

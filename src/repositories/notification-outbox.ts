@@ -24,6 +24,8 @@ export interface OutboxEvent {
   channelId?: string
   /** Also the channels that want one of these types. */
   alsoFor?: NotificationEventType[]
+  /** Every active channel of the organization that wants the type, whatever monitors it covers (a maintenance window's edge). */
+  wholeOrganization?: boolean
 }
 
 /** Writes the event and its deliveries in one statement; the event is kept even when no channel wants it. */
@@ -32,7 +34,9 @@ export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{
   const wanted = sql.join([event.payload.type, ...event.alsoFor ?? []].map((type) => sql`${type} = any(c.events)`), sql` or `)
   const channelFilter = event.channelId
     ? sql`c.id = ${event.channelId}`
-    : sql`c.is_active and (${wanted}) and (c.all_monitors or exists (
+    : event.wholeOrganization === true
+      ? sql`c.is_active and (${wanted})`
+      : sql`c.is_active and (${wanted}) and (c.all_monitors or exists (
         select 1 from ${monitorNotificationChannels} mc where mc.channel_id = c.id and mc.monitor_id = ${event.monitorId}))`
   const result = await tx.execute(sql`
     with event as (
@@ -50,6 +54,13 @@ export async function enqueueEvent (tx: Database, event: OutboxEvent): Promise<{
   const [row] = rowsOf<{ event_id: string, deliveries: number }>(result)
   return { eventId: row.event_id, deliveries: Number(row.deliveries) }
 }
+
+/**
+ * Whether the incident's opening is told: not while a parent's incident suppresses it, nor while its monitor is in
+ * maintenance, unless it was still open when the maintenance ended (opening_told_at).
+ */
+const openingTold = (incident: IncidentRow) =>
+  incident.suppressedBy === null && (!incident.duringMaintenance || incident.openingToldAt !== null)
 
 /** The monitor's whole record; its channels are read only when something is told. */
 const withChannels = async (tx: Database, monitor: MonitorWithoutChannels) =>
@@ -71,8 +82,8 @@ interface IncidentChange {
  * leaves slowness whole), or `about` it: someone is on it, or a reminder to `channelId` that nobody is yet.
  */
 export async function enqueueIncidentEvent (tx: Database, change: IncidentChange): Promise<void> {
-  // Suppressed by a parent's incident: its opening and its end are told to no one.
-  if (change.incident.suppressedBy !== null && change.about === undefined) return
+  // An opening told to no one (a parent's incident suppressed it, or maintenance): its end is not told either.
+  if (!openingTold(change.incident) && change.about === undefined) return
   const monitor = await withChannels(tx, change.monitor)
   const { kind, status } = change.incident
   const edge = kind === 'degraded' ? 'monitor.degraded' : status === 'open' ? 'incident.opened' : 'incident.resolved'
@@ -96,7 +107,7 @@ export async function enqueueIncidentEvent (tx: Database, change: IncidentChange
 export async function enqueueHeartbeatMissedEvent (
   tx: Database, change: { orgId: string, monitor: MonitorWithoutChannels, incident: IncidentRow, check: Check, at: Date }
 ): Promise<void> {
-  if (change.incident.suppressedBy !== null) return
+  if (!openingTold(change.incident)) return
   const dependents = await dependentsDown(tx, change.orgId, change.monitor.id)
   await enqueueEvent(tx, {
     orgId: change.orgId,

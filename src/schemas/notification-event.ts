@@ -4,6 +4,7 @@ import { NOTIFICATION_EVENT_TYPES } from '../domain/vocabulary.ts'
 import { CheckSchema } from './check.ts'
 import { IncidentSchema } from './incident.ts'
 import { MonitorSchema } from '../monitors/schema.ts'
+import { MaintenanceWindowSchema } from '../maintenance/schema.ts'
 import { StringEnum, Timestamp } from './common.ts'
 
 const OrNull = <T extends Parameters<typeof Type.Ref>[0]>(schema: T, description: string) =>
@@ -15,17 +16,21 @@ export const NotificationEventSchema = Type.Object({
       '`degraded` incident opened or resolved (one type for both edges: the incident\'s `status` says which); `heartbeat.missed`, a ' +
       'heartbeat\'s down incident opened because no ping came within its interval and grace (its resolution is an ' +
       '`incident.resolved`); `incident.acknowledged`, someone said they are on an open incident (`acknowledged_by`); `incident.reminder`, an incident the channel was told of is still open and unacknowledged ' +
-      '(every `reminder_minutes` of the channel); `tls.expiring`, an HTTPS ' +
+      '(every `reminder_minutes` of the channel); `maintenance.started`, `maintenance.ended`, an occurrence of a maintenance window began ' +
+      'or ended (`data.maintenance_window`); `tls.expiring`, an HTTPS ' +
       'check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route',
   }),
   timestamp: Timestamp('When it happened (for `tls.expiring`, when the check saw the certificate)'),
   data: Type.Object({
     monitor: OrNull(MonitorSchema, 'The monitor as it was then (for `tls.expiring`, its `tls_expires_at` and `tls_issuer` are the ' +
-      'certificate\'s); null for a `test` event'),
+      'certificate\'s); null for `test` and `maintenance.*` events'),
     incident: OrNull(IncidentSchema, 'The incident that opened, resolved, was acknowledged or is reminded of (`kind` `degraded` for ' +
-      '`monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test` and `tls.expiring` events'),
+      '`monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test`, `tls.expiring` and `maintenance.*` events'),
     check: OrNull(CheckSchema, 'The check that opened or resolved it, or that saw the certificate; null for `test`, and when a pause ' +
       'or a delete resolved it'),
+    maintenance_window: Type.Optional(Type.Ref(MaintenanceWindowSchema, {
+      description: 'On `maintenance.started` and `maintenance.ended`: the window as it was then (its `next_*` times are the occurrence that began, or the one after the end)',
+    })),
     dashboard_url: Type.Optional(Type.String({
       format: 'uri',
       description: 'The monitor\'s page in the dashboard, `$PUBLIC_URL/monitors/{id}` (for a `test` event, the dashboard\'s home); made ' +
@@ -55,7 +60,10 @@ export const NotificationEventSchema = Type.Object({
     'monitor going down, a pause or a delete), to channels whose `events` include it. `heartbeat.missed` goes to the channels whose ' +
     '`events` include it or `incident.opened` (one message each). `tls.expiring` is ' +
     'sent 14, 7 and 1 days before the expiry of the certificate an HTTPS check saw, each once per certificate (a certificate first ' +
-    'seen 5 days from its expiry: one event, the 7-day one); an expired certificate is told by its incident instead.',
+    'seen 5 days from its expiry: one event, the 7-day one); an expired certificate is told by its incident instead. ' +
+    '`maintenance.started` and `maintenance.ended` go to every channel of the organization whose `events` include them. An incident that ' +
+    'opens while its monitor is in maintenance is told to no one; if it is still open when the maintenance ends, its `incident.opened` ' +
+    '(or `monitor.degraded`) is sent then, once.',
 })
 
 export type NotificationEvent = Static<typeof NotificationEventSchema>

@@ -76,6 +76,7 @@ t.test('create, read, update, list and delete a monitor through the typed client
     tls_issuer: null,
     labels: {},
     depends_on: [],
+    in_maintenance: false,
     notification_channel_ids: [],
     created_at: monitor.created_at,
     updated_at: monitor.updated_at,

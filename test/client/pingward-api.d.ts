@@ -338,6 +338,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/maintenance-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List maintenance windows
+         * @description The organization's maintenance windows, the next to start first, then those with no occurrence left.
+         */
+        get: operations["listMaintenanceWindows"];
+        put?: never;
+        /**
+         * Create a maintenance window
+         * @description A one-off window (`rrule` null) or a recurring one. Without `starts_at` it starts now, so a deploy script makes and starts one in one call. While an occurrence is under way the monitors it covers are in maintenance: in `mute` mode their checks run and nothing is told; in `pause` mode no checks run. Either way the time counts neither as up nor down.
+         *
+         *     Needs the `editor` role or a higher one; a `read` key acts as a `viewer`.
+         */
+        post: operations["createMaintenanceWindow"];
+        delete?: never;
+        options?: never;
+        /**
+         * List maintenance windows (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["listMaintenanceWindowsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/maintenance-windows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a maintenance window
+         * @description The window, its state and its occurrence under way or next.
+         */
+        get: operations["getMaintenanceWindow"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a maintenance window
+         * @description An occurrence under way ends first (`maintenance.ended` is sent).
+         *
+         *     Needs the `editor` role or a higher one; a `read` key acts as a `viewer`.
+         */
+        delete: operations["deleteMaintenanceWindow"];
+        options?: never;
+        /**
+         * Get a maintenance window (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["getMaintenanceWindowHead"];
+        /**
+         * Update a maintenance window
+         * @description Changes the fields given. A change of `starts_at`, `ends_at`, `rrule` or `timezone` recomputes the next occurrence (one under way that no longer holds now ends now); `state: cancelled` turns the window off, `scheduled` back on.
+         *
+         *     Needs the `editor` role or a higher one; a `read` key acts as a `viewer`.
+         */
+        patch: operations["updateMaintenanceWindow"];
+        trace?: never;
+    };
+    "/api/v1/maintenance-windows/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a maintenance window now
+         * @description Begins an occurrence now, lasting `duration_minutes` (or as long as the first occurrence); on a window under way, sets its end that far from now. A recurring window's rule goes on after it. Send `{}` for the default length.
+         *
+         *     Needs the `responder` role or a higher one; a `read` key acts as a `viewer`.
+         */
+        post: operations["startMaintenanceWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/maintenance-windows/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a maintenance window now
+         * @description Ends the occurrence under way now: its monitors leave maintenance, and an incident that opened inside and is still open is told then. A recurring window goes on to its next occurrence.
+         *
+         *     Needs the `responder` role or a higher one; a `read` key acts as a `viewer`.
+         */
+        post: operations["endMaintenanceWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/monitors/{id}/uptime": {
         parameters: {
             query?: never;
@@ -910,6 +1020,8 @@ export interface components {
             };
             /** @description Monitors this one depends on (a router, a database): while one of them is down, an incident of this one is kept but told to no one (`suppressed_by`), and so is its resolution. No cycles */
             depends_on: string[];
+            /** @description An active maintenance window covers the monitor: an incident that opens is told to no one until it ends (`GET /maintenance-windows`) */
+            in_maintenance: boolean;
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
             notification_channel_ids: string[];
             /**
@@ -1159,7 +1271,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -1262,7 +1374,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -1320,7 +1432,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test" | "incident.reminder";
+            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test" | "incident.reminder";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -1384,7 +1496,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test" | "incident.reminder";
+            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test" | "incident.reminder";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -1450,14 +1562,14 @@ export interface components {
         };
         /**
          * NotificationEvent
-         * @description The JSON body of a webhook request. Its id is the `webhook-id` header, the same on every retry. `monitor.degraded` is sent when a degraded incident opens (`data.incident.status` `open`) and again when it resolves (`resolved`: fast checks, the monitor going down, a pause or a delete), to channels whose `events` include it. `heartbeat.missed` goes to the channels whose `events` include it or `incident.opened` (one message each). `tls.expiring` is sent 14, 7 and 1 days before the expiry of the certificate an HTTPS check saw, each once per certificate (a certificate first seen 5 days from its expiry: one event, the 7-day one); an expired certificate is told by its incident instead.
+         * @description The JSON body of a webhook request. Its id is the `webhook-id` header, the same on every retry. `monitor.degraded` is sent when a degraded incident opens (`data.incident.status` `open`) and again when it resolves (`resolved`: fast checks, the monitor going down, a pause or a delete), to channels whose `events` include it. `heartbeat.missed` goes to the channels whose `events` include it or `incident.opened` (one message each). `tls.expiring` is sent 14, 7 and 1 days before the expiry of the certificate an HTTPS check saw, each once per certificate (a certificate first seen 5 days from its expiry: one event, the 7-day one); an expired certificate is told by its incident instead. `maintenance.started` and `maintenance.ended` go to every channel of the organization whose `events` include them. An incident that opens while its monitor is in maintenance is told to no one; if it is still open when the maintenance ends, its `incident.opened` (or `monitor.degraded`) is sent then, once.
          */
         NotificationEvent: {
             /**
-             * @description What happened: `incident.opened`, `incident.resolved`, a `down` incident opened or resolved; `monitor.degraded`, a `degraded` incident opened or resolved (one type for both edges: the incident's `status` says which); `heartbeat.missed`, a heartbeat's down incident opened because no ping came within its interval and grace (its resolution is an `incident.resolved`); `incident.acknowledged`, someone said they are on an open incident (`acknowledged_by`); `incident.reminder`, an incident the channel was told of is still open and unacknowledged (every `reminder_minutes` of the channel); `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route
+             * @description What happened: `incident.opened`, `incident.resolved`, a `down` incident opened or resolved; `monitor.degraded`, a `degraded` incident opened or resolved (one type for both edges: the incident's `status` says which); `heartbeat.missed`, a heartbeat's down incident opened because no ping came within its interval and grace (its resolution is an `incident.resolved`); `incident.acknowledged`, someone said they are on an open incident (`acknowledged_by`); `incident.reminder`, an incident the channel was told of is still open and unacknowledged (every `reminder_minutes` of the channel); `maintenance.started`, `maintenance.ended`, an occurrence of a maintenance window began or ended (`data.maintenance_window`); `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route
              * @enum {string}
              */
-            type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test" | "incident.reminder";
+            type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test" | "incident.reminder";
             /**
              * Format: date-time
              * @description When it happened (for `tls.expiring`, when the check saw the certificate)
@@ -1465,12 +1577,13 @@ export interface components {
              */
             timestamp: string;
             data: {
-                /** @description The monitor as it was then (for `tls.expiring`, its `tls_expires_at` and `tls_issuer` are the certificate's); null for a `test` event */
+                /** @description The monitor as it was then (for `tls.expiring`, its `tls_expires_at` and `tls_issuer` are the certificate's); null for `test` and `maintenance.*` events */
                 monitor: components["schemas"]["Monitor"] | null;
-                /** @description The incident that opened, resolved, was acknowledged or is reminded of (`kind` `degraded` for `monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test` and `tls.expiring` events */
+                /** @description The incident that opened, resolved, was acknowledged or is reminded of (`kind` `degraded` for `monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test`, `tls.expiring` and `maintenance.*` events */
                 incident: components["schemas"]["Incident"] | null;
                 /** @description The check that opened or resolved it, or that saw the certificate; null for `test`, and when a pause or a delete resolved it */
                 check: components["schemas"]["Check"] | null;
+                maintenance_window?: components["schemas"]["MaintenanceWindow"];
                 /**
                  * Format: uri
                  * @description The monitor's page in the dashboard, `$PUBLIC_URL/monitors/{id}` (for a `test` event, the dashboard's home); made from the sending server's `PUBLIC_URL` at each attempt, so always sent, while the stored event does not keep it
@@ -1679,7 +1792,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -2035,13 +2148,13 @@ export interface components {
              * @example monitor.updated
              * @enum {string}
              */
-            action: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "incident.acknowledged" | "incident.note_added";
+            action: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "incident.acknowledged" | "incident.note_added" | "maintenance_window.created" | "maintenance_window.updated" | "maintenance_window.deleted" | "maintenance_window.started" | "maintenance_window.ended";
             /**
              * @description What was changed: the part of `action` before the dot
              * @example monitor
              * @enum {string}
              */
-            entity_type: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation" | "incident";
+            entity_type: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation" | "incident" | "maintenance_window";
             /**
              * Format: uuid
              * @description Id of what was changed (a member's user id)
@@ -2196,7 +2309,7 @@ export interface components {
                  * @description What it told
                  * @enum {string}
                  */
-                event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test" | "incident.reminder";
+                event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test" | "incident.reminder";
                 /**
                  * @description Where the delivery is: `delivered`, or still `pending`, `failed` (retried) or `dead`
                  * @enum {string}
@@ -2371,6 +2484,225 @@ export interface components {
              * @example Rolling back the 14:02 deploy
              */
             body: string;
+        };
+        /**
+         * MaintenanceWindow
+         * @description A maintenance window: while one of its occurrences is under way, the monitors it covers are in maintenance
+         */
+        MaintenanceWindow: {
+            /**
+             * Format: uuid
+             * @description Id of the window
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            id: string;
+            /**
+             * @description What the window is for
+             * @example Weekly database upgrade
+             */
+            title: string;
+            /** @description More about it, for the people who read the dashboard */
+            description: string | null;
+            /** @description Monitors the window covers by id */
+            monitor_ids: string[];
+            /** @description The window covers every monitor of the organization, those made later too */
+            all_monitors: boolean;
+            /**
+             * @description The window covers the monitors whose labels match every item: `key:value`, or `key` for any value (as `GET /monitors?label=`); empty: none by label
+             * @example [
+             *       "env:prod",
+             *       "team"
+             *     ]
+             */
+            label_selector: string[];
+            /**
+             * Format: date-time
+             * @description The first occurrence's start
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description The first occurrence's end, after its start
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            ends_at: string;
+            /**
+             * @description How the first occurrence repeats, an RFC 5545 RRULE without its `RRULE:` prefix: `FREQ=DAILY|WEEKLY|MONTHLY`, `INTERVAL`, `BYDAY` (with ordinals such as `1SU` or `-1FR` when monthly), `BYMONTHDAY`, `UNTIL` (UTC) or `COUNT`. Each occurrence keeps the first one's wall-clock times in `timezone` across DST changes (a time a change skips moves forward by the gap). Null: one-off
+             * @example FREQ=MONTHLY;BYDAY=1SU
+             */
+            rrule: string | null;
+            /**
+             * @description The IANA time zone the rule keeps wall-clock times in
+             * @example Europe/Berlin
+             */
+            timezone: string;
+            /**
+             * @description `mute`: checks run and are recorded, nothing is notified; `pause`: no checks run
+             * @enum {string}
+             */
+            mode: "mute" | "pause";
+            /**
+             * @description `scheduled` (an occurrence is to come), `active` (one is under way), `completed` (none is left) or `cancelled`
+             * @enum {string}
+             */
+            state: "scheduled" | "active" | "completed" | "cancelled";
+            /**
+             * Format: date-time
+             * @description The start of the occurrence under way or next; null when none is left or the window is cancelled
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            next_starts_at: string | null;
+            /**
+             * Format: date-time
+             * @description Its end
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            next_ends_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the window was made
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was last changed
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * CreateMaintenanceWindowRequest
+         * @description A new window; it must cover monitors by `monitor_ids`, `all_monitors` or `label_selector` (any of them)
+         * @example {
+         *       "title": "Deploy",
+         *       "ends_at": "2030-12-01T10:30:00.000Z",
+         *       "label_selector": [
+         *         "service:api"
+         *       ]
+         *     }
+         */
+        CreateMaintenanceWindowRequest: {
+            /**
+             * @description What the window is for
+             * @example Weekly database upgrade
+             */
+            title: string;
+            /** @description More about it, for the people who read the dashboard (default `null`) */
+            description?: string | null;
+            /** @description Monitors the window covers by id (default `[]`) */
+            monitor_ids?: string[];
+            /** @description The window covers every monitor of the organization, those made later too (default `false`) */
+            all_monitors?: boolean;
+            /**
+             * @description The window covers the monitors whose labels match every item: `key:value`, or `key` for any value (as `GET /monitors?label=`); empty: none by label (default `[]`)
+             * @example [
+             *       "env:prod",
+             *       "team"
+             *     ]
+             */
+            label_selector?: string[];
+            /**
+             * Format: date-time
+             * @description The first occurrence's start; omitted: now (the window starts at once)
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            starts_at?: string;
+            /**
+             * Format: date-time
+             * @description The first occurrence's end, after its start
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            ends_at: string;
+            /**
+             * @description How the first occurrence repeats, an RFC 5545 RRULE without its `RRULE:` prefix: `FREQ=DAILY|WEEKLY|MONTHLY`, `INTERVAL`, `BYDAY` (with ordinals such as `1SU` or `-1FR` when monthly), `BYMONTHDAY`, `UNTIL` (UTC) or `COUNT`. Each occurrence keeps the first one's wall-clock times in `timezone` across DST changes (a time a change skips moves forward by the gap). Null: one-off (default `null`)
+             * @example FREQ=MONTHLY;BYDAY=1SU
+             */
+            rrule?: string | null;
+            /**
+             * @description The IANA time zone the rule keeps wall-clock times in (default `UTC`)
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /**
+             * @description `mute`: checks run and are recorded, nothing is notified; `pause`: no checks run (default `mute`)
+             * @enum {string}
+             */
+            mode?: "mute" | "pause";
+        };
+        /**
+         * UpdateMaintenanceWindowRequest
+         * @description The fields to change; a change of its times or rule moves its next occurrence
+         * @example {
+         *       "state": "cancelled"
+         *     }
+         */
+        UpdateMaintenanceWindowRequest: {
+            /**
+             * @description What the window is for
+             * @example Weekly database upgrade
+             */
+            title?: string;
+            /** @description More about it, for the people who read the dashboard */
+            description?: string | null;
+            /** @description Monitors the window covers by id */
+            monitor_ids?: string[];
+            /** @description The window covers every monitor of the organization, those made later too */
+            all_monitors?: boolean;
+            /**
+             * @description The window covers the monitors whose labels match every item: `key:value`, or `key` for any value (as `GET /monitors?label=`); empty: none by label
+             * @example [
+             *       "env:prod",
+             *       "team"
+             *     ]
+             */
+            label_selector?: string[];
+            /**
+             * Format: date-time
+             * @description The first occurrence's start
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            starts_at?: string;
+            /**
+             * Format: date-time
+             * @description The first occurrence's end, after its start
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            ends_at?: string;
+            /**
+             * @description How the first occurrence repeats, an RFC 5545 RRULE without its `RRULE:` prefix: `FREQ=DAILY|WEEKLY|MONTHLY`, `INTERVAL`, `BYDAY` (with ordinals such as `1SU` or `-1FR` when monthly), `BYMONTHDAY`, `UNTIL` (UTC) or `COUNT`. Each occurrence keeps the first one's wall-clock times in `timezone` across DST changes (a time a change skips moves forward by the gap). Null: one-off
+             * @example FREQ=MONTHLY;BYDAY=1SU
+             */
+            rrule?: string | null;
+            /**
+             * @description The IANA time zone the rule keeps wall-clock times in
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /**
+             * @description `mute`: checks run and are recorded, nothing is notified; `pause`: no checks run
+             * @enum {string}
+             */
+            mode?: "mute" | "pause";
+            /**
+             * @description `cancelled` turns the window off (an occurrence under way ends now); `scheduled` turns a cancelled one on again
+             * @enum {string}
+             */
+            state?: "cancelled" | "scheduled";
+        };
+        /**
+         * StartMaintenanceRequest
+         * @example {
+         *       "duration_minutes": 30
+         *     }
+         */
+        StartMaintenanceRequest: {
+            /**
+             * Format: int32
+             * @description How long the occurrence lasts from now; omitted: as long as the window's first occurrence
+             */
+            duration_minutes?: number;
         };
         /** CreateSiteMonitor */
         CreateSiteMonitor: {
@@ -2677,7 +3009,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2720,7 +3052,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2763,7 +3095,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2806,7 +3138,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2853,7 +3185,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2906,7 +3238,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2948,7 +3280,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -2987,7 +3319,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -6496,6 +6828,1498 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Incident not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    listMaintenanceWindows: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's maintenance windows, the next to start first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MaintenanceWindow"][];
+                    };
+                };
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad request: the Host header is missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    createMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Deploy",
+                 *       "ends_at": "2030-12-01T10:30:00.000Z",
+                 *       "label_selector": [
+                 *         "service:api"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMaintenanceWindowRequest"];
+            };
+        };
+        responses: {
+            /** @description The maintenance window */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description The path of the new window */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MaintenanceWindow"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The API key may not do this: a `read` key on a change, or its maker's role is below the one the operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    listMaintenanceWindowsHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's maintenance windows, the next to start first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the maintenance window
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The maintenance window */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MaintenanceWindow"];
+                    };
+                };
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such maintenance window of the caller's organization */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Maintenance window not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deleteMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the maintenance window
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The API key may not do this: a `read` key on a change, or its maker's role is below the one the operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such maintenance window of the caller's organization */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Maintenance window not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getMaintenanceWindowHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Id of the maintenance window
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The maintenance window */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such maintenance window of the caller's organization */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    updateMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the maintenance window
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "cancelled"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateMaintenanceWindowRequest"];
+            };
+        };
+        responses: {
+            /** @description The maintenance window */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MaintenanceWindow"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The API key may not do this: a `read` key on a change, or its maker's role is below the one the operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such maintenance window of the caller's organization */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Maintenance window not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    startMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the maintenance window
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "duration_minutes": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["StartMaintenanceRequest"];
+            };
+        };
+        responses: {
+            /** @description The maintenance window */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MaintenanceWindow"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The API key may not do this: a `read` key on a change, or its maker's role is below the one the operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such maintenance window of the caller's organization */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Maintenance window not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The window is cancelled */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The window is cancelled: set its state to scheduled before starting it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    endMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the maintenance window
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The maintenance window */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MaintenanceWindow"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The API key may not do this: a `read` key on a change, or its maker's role is below the one the operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "API key does not have access to this resource"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such maintenance window of the caller's organization */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Maintenance window not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No occurrence of the window is under way */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The window is not under way: there is nothing to end"
                      *     }
                      */
                     "application/json": components["schemas"]["ApiError"];
@@ -11309,9 +13133,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this action */
-                action?: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "incident.acknowledged" | "incident.note_added";
+                action?: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "incident.acknowledged" | "incident.note_added" | "maintenance_window.created" | "maintenance_window.updated" | "maintenance_window.deleted" | "maintenance_window.started" | "maintenance_window.ended";
                 /** @description Only changes of this kind of entity */
-                entity_type?: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation" | "incident";
+                entity_type?: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation" | "incident" | "maintenance_window";
                 /**
                  * @description Only changes of this entity
                  * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
@@ -11484,9 +13308,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this action */
-                action?: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "incident.acknowledged" | "incident.note_added";
+                action?: "monitor.created" | "monitor.updated" | "monitor.deleted" | "notification_channel.created" | "notification_channel.updated" | "notification_channel.deleted" | "notification_channel.secret_rotated" | "notification_channel.tested" | "delivery.retried" | "api_key.created" | "api_key.deleted" | "organization.created" | "organization.updated" | "member.added" | "member.role_changed" | "member.removed" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "incident.acknowledged" | "incident.note_added" | "maintenance_window.created" | "maintenance_window.updated" | "maintenance_window.deleted" | "maintenance_window.started" | "maintenance_window.ended";
                 /** @description Only changes of this kind of entity */
-                entity_type?: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation" | "incident";
+                entity_type?: "monitor" | "notification_channel" | "delivery" | "api_key" | "organization" | "member" | "invitation" | "incident" | "maintenance_window";
                 /**
                  * @description Only changes of this entity
                  * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d

@@ -147,9 +147,10 @@ function mutatedObject (schema: Schema): fc.Arbitrary<unknown> {
 }
 
 /** What a path's `{id}` names, and how a 404 for it reads. */
-type Resource = 'monitors' | 'incidents' | 'channels' | 'deliveries' | 'members' | 'invitations'
+type Resource = 'monitors' | 'incidents' | 'channels' | 'deliveries' | 'members' | 'invitations' | 'windows'
 const PREFIXES: Array<[string, Resource]> = [
   ['/api/v1/notification-channels', 'channels'], ['/api/v1/deliveries', 'deliveries'], ['/api/v1/incidents', 'incidents'],
+  ['/api/v1/maintenance-windows', 'windows'],
   ['/api/v1/organization/members', 'members'], ['/api/v1/organization/invitations', 'invitations'],
 ]
 const resourceOf = (path: string): Resource => PREFIXES.find(([prefix]) => path.startsWith(prefix))?.[1] ?? 'monitors'
@@ -160,6 +161,7 @@ const NOT_FOUND: Record<Resource, string> = {
   deliveries: 'Delivery not found',
   members: 'Member not found',
   invitations: 'Invitation not found',
+  windows: 'Maintenance window not found',
 }
 // Where the owner reads one: members and invitations have no read of one, so their whole list.
 const readUrl = (resource: Resource, id: string): string => ({
@@ -169,6 +171,7 @@ const readUrl = (resource: Resource, id: string): string => ({
   deliveries: `/api/v1/deliveries/${id}`,
   members: '/api/v1/organization/members',
   invitations: '/api/v1/organization/invitations',
+  windows: `/api/v1/maintenance-windows/${id}`,
 })[resource]
 // A token only its link carries: no fuzzed body accepts an invitation (test/routes/invitations.test.ts does). The
 // fuzzed organizations are personal ones, which go only with their users (test/routes/organization.test.ts).
@@ -215,6 +218,10 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
   const memberOf = async (user: typeof alice) => (await makeMember(app, user.orgId, 'viewer')).user.id
   const invitationOf = async (user: typeof alice) =>
     (await inviteMember(app.db, { orgId: user.orgId, role: 'owner', userId: user.user.id, audit: testAudit }, { email: `invited-${randomUUID()}@example.com`, role: 'viewer' }, new Date())).invitation.id
+  /** A maintenance window of the user's, under way for an hour. */
+  const windowOf = async (user: typeof alice, title: string) => (await request(app, user.auth, {
+    method: 'POST', url: '/api/v1/maintenance-windows', payload: { title, all_monitors: true, ends_at: new Date(Date.now() + 3_600_000).toISOString() },
+  })).json().data.id as string
   const ids: Record<'alice' | 'bob', Record<Resource, string[]>> = {
     alice: {
       monitors: aliceIds,
@@ -223,6 +230,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
       deliveries: aliceChannels.map((c) => c.deliveryId),
       members: [await memberOf(alice), await memberOf(alice)],
       invitations: [await invitationOf(alice), await invitationOf(alice)],
+      windows: [await windowOf(alice, 'alice-window-0'), await windowOf(alice, 'alice-window-1')],
     },
     bob: {
       monitors: bobIds,
@@ -231,6 +239,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
       deliveries: bobChannels.map((c) => c.deliveryId),
       members: [await memberOf(bob)],
       invitations: [await invitationOf(bob)],
+      windows: [await windowOf(bob, 'bob-window-4c1e')],
     },
   }
   const bobView = async () => Promise.all([
@@ -238,6 +247,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     ...ids.bob.channels.flatMap((id) => [`/api/v1/notification-channels/${id}`, `/api/v1/notification-channels/${id}/deliveries`]),
     ...ids.bob.deliveries.map((id) => `/api/v1/deliveries/${id}`),
     `/api/v1/incidents/${bobIncident.id}`,
+    ...ids.bob.windows.map((id) => `/api/v1/maintenance-windows/${id}`),
   ].map(async (url) => (await app.inject({ url, headers: bobRead.auth })).body))
   const bobBefore = await bobView()
   const authHeader: Record<string, string | undefined> = {

@@ -51,6 +51,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   const heads = ops.filter((o) => o.name.startsWith('HEAD ')).map((o) => o.name)
   t.same(heads.sort(), ops.filter((o) => o.name.startsWith('GET ')).map((o) => o.name.replace('GET', 'HEAD')).sort(), 'each GET has its HEAD')
   t.same(ops.map((o) => o.name).filter((name) => !heads.includes(name)).sort(), [
+    'DELETE /api/v1/maintenance-windows/{id}',
     'DELETE /api/v1/monitors/{id}',
     'DELETE /api/v1/notification-channels/{id}',
     'DELETE /api/v1/organization',
@@ -59,6 +60,8 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /api/v1/audit-events',
     'GET /api/v1/deliveries/{id}',
     'GET /api/v1/incidents/{id}',
+    'GET /api/v1/maintenance-windows',
+    'GET /api/v1/maintenance-windows/{id}',
     'GET /api/v1/monitors',
     'GET /api/v1/monitors/{id}',
     'GET /api/v1/monitors/{id}/checks',
@@ -76,6 +79,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /ping/{token}',
     'GET /ping/{token}/fail',
     'GET /readyz',
+    'PATCH /api/v1/maintenance-windows/{id}',
     'PATCH /api/v1/monitors/{id}',
     'PATCH /api/v1/notification-channels/{id}',
     'PATCH /api/v1/organization',
@@ -84,6 +88,9 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'POST /api/v1/incidents/{id}/acknowledge',
     'POST /api/v1/incidents/{id}/notes',
     'POST /api/v1/invitations/accept',
+    'POST /api/v1/maintenance-windows',
+    'POST /api/v1/maintenance-windows/{id}/end',
+    'POST /api/v1/maintenance-windows/{id}/start',
     'POST /api/v1/monitors',
     'POST /api/v1/notification-channels',
     'POST /api/v1/notification-channels/{id}/rotate-secret',
@@ -103,6 +110,8 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'POST /api/v1/organization/invitations': '201',
     'POST /api/v1/deliveries/{id}/retry': '202',
     'POST /api/v1/incidents/{id}/notes': '201',
+    'POST /api/v1/maintenance-windows': '201',
+    'DELETE /api/v1/maintenance-windows/{id}': '204',
   }
   const tagNames = new Set((current.tags ?? []).map((tag) => tag.name))
   const ids = new Set<string>()
@@ -155,10 +164,10 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   t.match(current.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer' })
   t.same(Object.keys(current.components?.schemas ?? {}).sort(), [
     'AcceptInvitationRequest', 'AcknowledgeIncidentRequest', 'ApiError', 'AuditEvent', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor', 'CreateEmailChannel', 'CreateHeartbeatMonitor',
-    'CreateIncidentNoteRequest', 'CreateInvitationRequest', 'CreateMonitorRequest', 'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor', 'CreateSlackChannel',
+    'CreateIncidentNoteRequest', 'CreateInvitationRequest', 'CreateMaintenanceWindowRequest', 'CreateMonitorRequest', 'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor', 'CreateSlackChannel',
     'CreateTcpMonitor', 'CreateTeamsChannel', 'CreateTelegramChannel',
-    'CreateWebhookChannel', 'CreatedInvitation', 'Delivery', 'DeliveryDetail', 'Incident', 'IncidentDetail', 'IncidentNote', 'Invitation', 'Member', 'Monitor', 'MonitorListItem', 'NotificationChannel',
-    'NotificationChannelWithSecret', 'NotificationEvent', 'Organization', 'UpdateMemberRequest', 'UpdateMonitorRequest',
+    'CreateWebhookChannel', 'CreatedInvitation', 'Delivery', 'DeliveryDetail', 'Incident', 'IncidentDetail', 'IncidentNote', 'Invitation', 'MaintenanceWindow', 'Member', 'Monitor', 'MonitorListItem', 'NotificationChannel',
+    'NotificationChannelWithSecret', 'NotificationEvent', 'Organization', 'StartMaintenanceRequest', 'UpdateMaintenanceWindowRequest', 'UpdateMemberRequest', 'UpdateMonitorRequest',
     'UpdateNotificationChannelRequest', 'UpdateOrganizationRequest', 'UptimeReport',
   ], 'components are named after the schemas (ApiError: `Error` would shadow the language\'s own in a generated SDK)')
   const create = (current.components!.schemas as Record<string, any>).CreateNotificationChannelRequest
@@ -183,6 +192,9 @@ t.test('for SDK generators: servers, named request bodies, every response header
     'POST /api/v1/invitations/accept': 'AcceptInvitationRequest',
     'POST /api/v1/incidents/{id}/acknowledge': 'AcknowledgeIncidentRequest',
     'POST /api/v1/incidents/{id}/notes': 'CreateIncidentNoteRequest',
+    'POST /api/v1/maintenance-windows': 'CreateMaintenanceWindowRequest',
+    'PATCH /api/v1/maintenance-windows/{id}': 'UpdateMaintenanceWindowRequest',
+    'POST /api/v1/maintenance-windows/{id}/start': 'StartMaintenanceRequest',
   }
   const ops = operations(current) as Array<{ name: string, path: string, op: Operation & Record<string, any> }>
   for (const { name, path, op } of ops) {
@@ -234,7 +246,7 @@ t.test('the webhook payload is in the document\'s top-level webhooks, with its s
     [['header', 'webhook-id', true], ['header', 'webhook-timestamp', true], ['header', 'webhook-signature', true]])
   t.ok(post.tags.every((tag: string) => (current.tags ?? []).some((declared) => declared.name === tag)), 'its tag is declared')
   const event = current.components!.schemas!.NotificationEvent as Record<string, any>
-  t.same(Object.keys(event.properties.data.properties), ['monitor', 'incident', 'check', 'dashboard_url', 'dependents_down', 'acknowledge_url'])
+  t.same(Object.keys(event.properties.data.properties), ['monitor', 'incident', 'check', 'maintenance_window', 'dashboard_url', 'dependents_down', 'acknowledge_url'])
   const deliveries = (current.paths!['/api/v1/notification-channels/{id}/deliveries'] as Record<string, any>).get
   t.ok(deliveries.responses['200'].headers.Link.description, 'the delivery list declares its Link header')
 })

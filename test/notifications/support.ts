@@ -53,6 +53,7 @@ export function monitorRecord (overrides: Partial<Monitor> = {}): Monitor {
     tls_issuer: null,
     labels: {},
     depends_on: [],
+    in_maintenance: false,
     created_at: '2026-04-01T09:00:00.000Z',
     updated_at: '2026-04-01T09:00:00.000Z',
     ...overrides,

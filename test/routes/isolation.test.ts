@@ -72,17 +72,26 @@ t.test('no response of any documented route carries a key, a key hash, a channel
       orgId: write.user.id, monitorId: null, incidentId: null, channelId: hook.id, at, payload: { type: 'test', timestamp: at.toISOString(), data: { monitor: null, incident: null, check: null } },
     })
     const [delivery] = rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))
-    return { who, write, read, monitor, incident, channel: hook, delivery, channelSecrets: [botToken, hook.secret as string] }
+    const window = (await request(app, write.auth, {
+      method: 'POST', url: '/api/v1/maintenance-windows', payload: { title: `${who}-window-title`, monitor_ids: [monitor.id], ends_at: new Date(Date.now() + 3_600_000).toISOString() },
+    })).json().data
+    return { who, write, read, monitor, incident, channel: hook, delivery, window, channelSecrets: [botToken, hook.secret as string] }
   }))
-  /** The id a route's path takes, of this person: their monitor's, incident's, webhook channel's or delivery's. */
+  /** The id a route's path takes, of this person: their monitor's, incident's, webhook channel's, delivery's or maintenance window's. */
   const idOf = (path: string, p: typeof people[number]) =>
-    path.includes('/notification-channels/') ? p.channel.id : path.includes('/deliveries/') ? p.delivery.id : path.includes('/incidents/') ? p.incident.id : p.monitor.id
+    path.includes('/notification-channels/')
+      ? p.channel.id
+      : path.includes('/deliveries/')
+        ? p.delivery.id
+        : path.includes('/incidents/')
+          ? p.incident.id
+          : path.includes('/maintenance-windows/') ? p.window.id : p.monitor.id
   // Everything that identifies a user's data, read from the database itself.
   const hashes = (await app.db.select({ hash: apiKeys.keyHash }).from(apiKeys)).map((row) => row.hash)
   t.equal(hashes.length, 4)
   const traces = async (p: typeof people[number]) => [
     p.monitor.id, p.monitor.name, p.monitor.url, p.write.user.id, p.write.user.email, `${p.who}-check-error`, `${p.who}-incident-cause`,
-    p.channel.id, `${p.who}-channel-name`, `${p.who}-hook-path`, `${p.who}-telegram`, p.delivery.id,
+    p.channel.id, `${p.who}-channel-name`, `${p.who}-hook-path`, `${p.who}-telegram`, p.delivery.id, p.window.id, `${p.who}-window-title`,
     ...(await app.db.select({ id: checks.id }).from(checks).where(eq(checks.monitorId, p.monitor.id))).map((row) => row.id),
     ...(await app.db.select({ id: incidents.id }).from(incidents).where(eq(incidents.monitorId, p.monitor.id))).map((row) => row.id),
   ]
@@ -106,7 +115,9 @@ t.test('no response of any documented route carries a key, a key hash, a channel
           if (own && (method === 'DELETE' || method === 'PATCH')) continue
           const payload = path.startsWith('/api/v1/incidents/') && method === 'POST'
             ? (path.endsWith('/notes') ? { body: 'probe' } : {})
-            : method === 'POST' ? { name: 'probe', url: 'https://example.com' } : method === 'PATCH' ? { name: 'stolen', is_active: false } : undefined
+            : path.startsWith('/api/v1/maintenance-windows/') && method !== 'GET' && method !== 'DELETE'
+              ? (method === 'PATCH' ? { title: 'stolen' } : {})
+              : method === 'POST' ? { name: 'probe', url: 'https://example.com' } : method === 'PATCH' ? { name: 'stolen', is_active: false } : undefined
           const res = await app.inject({ method: method as 'GET', url: path.replace('{id}', id), headers: auth, ...(payload ? { payload } : {}) })
           scanned++
           const where = `${method} ${path} by ${caller.who} on ${own ? 'own' : 'other'} monitor -> ${res.statusCode}`

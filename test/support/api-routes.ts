@@ -57,7 +57,7 @@ let members = 0
 
 /**
  * A fresh resource of the owner's organization for a route's `:id`, by the resource the path names: a monitor, an
- * open incident, a notification channel (sending to a local receiver), a delivery, an invitation or a member (a
+ * open incident, an active maintenance window, a notification channel (sending to a local receiver), a delivery, an invitation or a member (a
  * viewer, also for the paths without one); made with data for every read to return.
  */
 export async function makeTarget (app: FastifyInstance, owner: Owner, route: Route, receiverUrl: string): Promise<string> {
@@ -71,6 +71,13 @@ export async function makeTarget (app: FastifyInstance, owner: Owner, route: Rou
     const monitorId = (await makeMonitor(app, owner.auth)).id
     const incident = await openIncident(app.db, monitorId, { cause: 'expected status 200, got 500', statusCode: 500, startedAt: new Date() })
     return incident!.id
+  }
+  if (route.path.startsWith('/api/v1/maintenance-windows')) {
+    // Under way, so that it can be ended as well as started, changed and deleted.
+    const window = await request(app, owner.auth, {
+      method: 'POST', url: '/api/v1/maintenance-windows', payload: { title: 'Deploy', all_monitors: true, ends_at: new Date(Date.now() + 3_600_000).toISOString() },
+    })
+    return window.json().data.id as string
   }
   // A change, so that the log has an event to read.
   if (route.path === '/api/v1/audit-events') return (await makeMonitor(app, owner.auth)).id
@@ -96,13 +103,14 @@ export async function makeTarget (app: FastifyInstance, owner: Owner, route: Rou
   return rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))[0].id
 }
 
-/** Everything of the owner's organization a route could change: monitors, incidents and notes, channels, deliveries, the organization, members. */
+/** Everything of the owner's organization a route could change: monitors, incidents and notes, channels, maintenance windows, deliveries, the organization, members. */
 export async function organizationState (app: FastifyInstance, orgId: string): Promise<string> {
   const rows = await Promise.all([
     sql`select * from monitors where org_id = ${orgId} order by id`,
     sql`select i.* from incidents i join monitors m on m.id = i.monitor_id where m.org_id = ${orgId} order by i.id`,
     sql`select n.* from incident_notes n join incidents i on i.id = n.incident_id join monitors m on m.id = i.monitor_id where m.org_id = ${orgId} order by n.id`,
     sql`select * from notification_channels where org_id = ${orgId} order by id`,
+    sql`select * from maintenance_windows where org_id = ${orgId} order by id`,
     sql`select d.* from notification_deliveries d join notification_channels c on c.id = d.channel_id where c.org_id = ${orgId} order by d.id`,
     sql`select * from organizations where id = ${orgId}`,
     sql`select * from memberships where org_id = ${orgId} order by user_id`,

@@ -30,6 +30,8 @@ export const EVENT_NAMES: Record<NotificationEventType, { short: string, long: s
   'monitor.degraded': { short: 'Degraded', long: 'Degraded: checks pass but slower than allowed, and when that ends' },
   'heartbeat.missed': { short: 'Heartbeat missed', long: 'Heartbeat missed: no ping within its interval and grace (also told to channels that get Down)' },
   'tls.expiring': { short: 'Certificate expiring', long: 'Certificate expiring: 14, 7 and 1 days before an HTTPS certificate expires' },
+  'maintenance.started': { short: 'Maintenance began', long: 'Maintenance began: an occurrence of a maintenance window started' },
+  'maintenance.ended': { short: 'Maintenance ended', long: 'Maintenance ended: an occurrence of a maintenance window ended' },
   test: { short: 'Tests', long: 'Tests (Send test sends one whatever this says)' },
 }
 

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { HttpError } from '../../http/error-catalog.ts'
 import { bodyValidator, type FieldError } from '../../http/validation.ts'
 import { presentIncidentDetail } from '../../incidents/presenter.ts'
-import { deliveriesOf, findIncident, notesOf } from '../../incidents/repository.ts'
+import { deliveriesOf, findIncident, maintenanceStaysOf, notesOf } from '../../incidents/repository.ts'
 import { CreateNoteSchema, IncidentParams } from '../../incidents/schema.ts'
 import { acknowledgeIncident, addIncidentNote, type Responder } from '../../incidents/service.ts'
 import { ConflictError } from '../../domain/errors.ts'
@@ -22,9 +22,9 @@ const dashboardIncidentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function render (request: FastifyRequest, reply: FastifyReply, id: string, options: { note?: string, error?: FieldError, notice?: string, status?: number } = {}) {
     const found = await findIncident(app.db, request.session!.orgId, id)
     if (!found) throw notFound()
-    const [deliveries, notes] = await Promise.all([deliveriesOf(app.db, id), notesOf(app.db, id)])
+    const [deliveries, notes, stays] = await Promise.all([deliveriesOf(app.db, id), notesOf(app.db, id), maintenanceStaysOf(app.db, found.incident)])
     const page = incidentPage(pageContext(app, request, reply), {
-      incident: presentIncidentDetail(found.incident, deliveries, notes),
+      incident: presentIncidentDetail(found.incident, deliveries, notes, stays),
       monitor: { id: found.monitor.id, name: found.monitor.name },
       note: options.note ?? '',
       error: options.error ?? null,

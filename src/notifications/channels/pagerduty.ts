@@ -1,5 +1,5 @@
 // PagerDuty Events API v2: an alert keyed by incident id, so the resolve closes it, or by certificate and expiry.
-import { certificateOf, humanText, incidentOf, incidentKind, monitorUrl, truncate, utcTime } from '../message.ts'
+import { certificateOf, humanText, incidentOf, incidentKind, maintenanceOf, monitorUrl, truncate, utcTime } from '../message.ts'
 import { configText, jsonPost } from './fields.ts'
 import type { Monitor } from '../../monitors/schema.ts'
 import type { ChannelAdapter, SendContext } from './types.ts'
@@ -28,6 +28,27 @@ export const pagerdutyAdapter: ChannelAdapter = {
         timestamp: told.event.timestamp,
         class: 'tls certificate',
         details: { monitor: monitor.name, url: monitor.url, expires_at: certificate.expiresAt, issuer: certificate.issuer, monitor_id: monitor.id },
+      })
+    }
+    const maintenance = maintenanceOf(told)
+    if (maintenance) {
+      // An informational alert while the window is under way, resolved at its end.
+      const dedupKey = `pingward-maintenance-${maintenance.window.id}`
+      if (!maintenance.began) return jsonPost(url, { routing_key: routingKey, event_action: 'resolve', dedup_key: dedupKey })
+      return jsonPost(url, {
+        routing_key: routingKey,
+        event_action: 'trigger',
+        dedup_key: dedupKey,
+        payload: {
+          summary: truncate(humanText(channel, message, context).title, SUMMARY_MAX),
+          source: context.publicUrl,
+          severity: 'info',
+          timestamp: told.event.timestamp,
+          class: 'maintenance',
+          custom_details: { window_id: maintenance.window.id, mode: maintenance.window.mode, until: maintenance.window.next_ends_at },
+        },
+        client: 'Pingward',
+        client_url: `${context.publicUrl}/maintenance`,
       })
     }
     if (!parts) {
