@@ -5,6 +5,9 @@ import { MONITOR_TYPES, type MonitorType } from '../domain/vocabulary.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
 import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
 import { CreateMonitorSchema, UpdateMonitorSchema, type NewMonitor, type UpdateMonitor } from '../monitors/schema.ts'
+import { CreateMaintenanceWindowSchema, type NewMaintenanceWindow } from '../maintenance/schema.ts'
+import { isTimeZone } from '../maintenance/occurrences.ts'
+import { Temporal } from 'temporal-polyfill'
 import { inputErrorMessage } from '../http/error-catalog.ts'
 import { bodyValidator, type FieldError, type Validated } from '../http/validation.ts'
 
@@ -13,6 +16,7 @@ export type FormFields = Record<string, string | undefined>
 const validateCreateMonitor = bodyValidator<NewMonitor>(CreateMonitorSchema)
 const validateUpdateMonitor = bodyValidator<UpdateMonitor>(UpdateMonitorSchema)
 const validateCreateKey = bodyValidator<CreateApiKey>(CreateApiKeySchema)
+const validateCreateWindow = bodyValidator<NewMaintenanceWindow>(CreateMaintenanceWindowSchema)
 
 // The monitor's integer fields, as the update schema types them: whether each may be null (left empty).
 const MONITOR_INTEGER_FIELDS = Object.entries(UpdateMonitorSchema.properties)
@@ -143,4 +147,28 @@ export function parseCreateKey (form: FormFields): Validated<CreateApiKey> {
   const input: Record<string, unknown> = { name: (form.name ?? '').trim(), scope: form.scope ?? '' }
   putNumber(input, 'expires_in_days', form.expires_in_days)
   return validateCreateKey(input)
+}
+
+/** The form's name of a monitor's checkbox on the maintenance window form. */
+export const windowMonitorFieldName = (id: string) => `monitor:${id}`
+
+/** A `datetime-local` value, the wall-clock time in `zone`, as the instant the API takes; anything else is left for the schema to refuse. */
+function instantIn (value: string, zone: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value) || !isTimeZone(zone)) return value
+  return Temporal.PlainDateTime.from(value).toZonedDateTime(zone).toInstant().toString({ smallestUnit: 'millisecond' })
+}
+
+/** The new window form as API input: times are wall-clock times in its time zone, an empty start is now. */
+export function parseCreateWindow (form: FormFields): Validated<NewMaintenanceWindow> {
+  const timezone = (form.timezone ?? '').trim() || 'UTC'
+  const input: Record<string, unknown> = { title: form.title ?? '', timezone, mode: form.mode ?? 'mute', all_monitors: form.all_monitors === 'on' }
+  if (form.description?.trim()) input.description = form.description
+  if (form.starts_at?.trim()) input.starts_at = instantIn(form.starts_at.trim(), timezone)
+  input.ends_at = instantIn((form.ends_at ?? '').trim(), timezone)
+  input.rrule = form.rrule?.trim() ? form.rrule.trim() : null
+  // Items separated by commas or spaces, as `key:value` or `key`.
+  input.label_selector = (form.label_selector ?? '').split(/[\s,]+/).filter((item) => item !== '')
+  const prefix = windowMonitorFieldName('')
+  input.monitor_ids = Object.keys(form).filter((name) => name.startsWith(prefix) && form[name] === 'on').map((name) => name.slice(prefix.length))
+  return validateCreateWindow(input)
 }

@@ -21,6 +21,7 @@ import notificationRoutes from './routes/notifications.ts'
 import organizationRoutes from './routes/organization.ts'
 import auditRoutes from './routes/audit-log.ts'
 import incidentRoutes from './routes/incidents.ts'
+import maintenanceRoutes from './routes/maintenance.ts'
 import acknowledgeRoutes from './routes/acknowledge.ts'
 import sessionPlugin, { CSRF_FIELD } from './session.ts'
 
@@ -100,6 +101,7 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   await app.register(organizationRoutes, { config: options.config })
   await app.register(auditRoutes)
   await app.register(incidentRoutes)
+  await app.register(maintenanceRoutes)
   await app.register(acknowledgeRoutes)
   await app.register(eventRoutes)
 }

@@ -37,5 +37,5 @@ export async function monitorUptimeView (db: Database, orgId: string, monitorId:
 
 function emptyFigures (now: Date): UptimeReport['summary'] {
   const at = now.toISOString()
-  return { start: at, end: at, uptime_percent: null, downtime_seconds: 0, checks: 0, failed_checks: 0, response_time_ms: { p50: null, p95: null, p99: null } }
+  return { start: at, end: at, uptime_percent: null, downtime_seconds: 0, maintenance_seconds: 0, checks: 0, failed_checks: 0, response_time_ms: { p50: null, p95: null, p99: null } }
 }

@@ -418,6 +418,8 @@ export const monitorMaintenance = pgTable('monitor_maintenance', {
 }, (t) => [
   primaryKey({ columns: [t.monitorId, t.startedAt] }),
   uniqueIndex('monitor_maintenance_one_open_idx').on(t.monitorId).where(sql`${t.endedAt} is null`),
+  // The closed stays that overlap an hour being rolled up (src/repositories/rollups.ts): ended since its start.
+  index('monitor_maintenance_ended_idx').on(t.endedAt).where(sql`${t.endedAt} is not null`),
 ])
 
 // One row per pause of a monitor, resumed_at null while it lasts; written by the trigger monitors_record_pauses
@@ -435,8 +437,8 @@ export const monitorPauses = pgTable('monitor_pauses', {
   index('monitor_pauses_resumed_idx').on(t.resumedAt).where(sql`${t.resumedAt} is not null`),
 ])
 
-// Uptime and latency per monitor and UTC hour or day (src/checker/rollups.ts): tracked_ms is the time unpaused,
-// downtime_ms the part of it in a `down` incident; the histogram uses src/domain/latency-histogram.ts.
+// Uptime and latency per monitor and UTC hour or day (src/checker/rollups.ts): tracked_ms is the time neither paused
+// nor in maintenance, downtime_ms the part of it in a `down` incident, maintenance_ms the time in maintenance; the histogram uses src/domain/latency-histogram.ts.
 export const monitorRollups = pgTable('monitor_rollups', {
   monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
   granularity: text('granularity', { enum: ROLLUP_GRANULARITIES }).notNull(),
@@ -445,12 +447,14 @@ export const monitorRollups = pgTable('monitor_rollups', {
   failedChecks: integer('failed_checks').notNull(),
   trackedMs: integer('tracked_ms').notNull(),
   downtimeMs: integer('downtime_ms').notNull(),
+  // Time in a maintenance window: neither tracked (up) nor down.
+  maintenanceMs: integer('maintenance_ms').notNull().default(0),
   histBuckets: smallint('hist_buckets').array().notNull(),
   histCounts: integer('hist_counts').array().notNull(),
   // A day row as the uptime read sends it (drizzle/0016_rollup_day_text.sql), kept by the database so that a read
   // does not format a year of arrays; hour rows are formatted by the read itself.
   rowText: text('row_text').generatedAlwaysAs(sql.raw(`case when granularity = 'day' then
-    rollup_day_text(start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts) end`)),
+    rollup_day_text(start, checks, failed_checks, tracked_ms, downtime_ms, maintenance_ms, hist_buckets, hist_counts) end`)),
 }, (t) => [
   primaryKey({ columns: [t.monitorId, t.granularity, t.start] }),
   // The retention's range: the oldest rows of a granularity, whatever their monitor.

@@ -1,4 +1,4 @@
-// Uptime rollups (monitor_rollups): hour rows built from checks, incidents and pauses, day rows from hours,
+// Uptime rollups (monitor_rollups): hour rows built from checks, incidents, pauses and stays in maintenance, day rows from hours,
 // each bucket by one set-based statement; how far they are built (rollup_progress); and their retention.
 import { sql, type SQL } from 'drizzle-orm'
 import { rowsOf, type Database } from '../db/client.ts'
@@ -44,6 +44,12 @@ export function rollupSelect (ranges: TimeRange[] | BucketQuery, monitor?: SQL):
     union all
     select monitor_id, ${sql.raw(from)}, ${sql.raw(to)} from ${sql.raw(table)}
       where ${sql.raw(to)} > ${lo} and ${sql.raw(from)} < ${hi}${only('monitor_id')}${table === 'incidents' ? sql` and kind = 'down'` : sql``}`
+  // The part of a bucket in both an incident and a stay in maintenance: down time that does not count.
+  const bothWithin = sql`
+    select m.id, m.s, sum(greatest(0, ${ms(sql`least(coalesce(x.z, m.hi), coalesce(y.z, m.hi), m.hi) - greatest(x.a, y.a, m.lo)`)}))::float8 as total
+    from m join i x on x.monitor_id = m.id and x.a < m.hi and (x.z is null or x.z > m.lo)
+      join mt y on y.monitor_id = m.id and y.a < m.hi and (y.z is null or y.z > m.lo)
+    group by 1, 2`
   const within = (table: string) => sql`
     select m.id, m.s, sum(greatest(0, ${ms(sql`least(coalesce(x.z, m.hi), m.hi) - greatest(x.a, m.lo)`)}))::float8 as total
     from m join ${sql.raw(table)} x on x.monitor_id = m.id and x.a < m.hi and (x.z is null or x.z > m.lo)
@@ -66,31 +72,37 @@ export function rollupSelect (ranges: TimeRange[] | BucketQuery, monitor?: SQL):
       from c group by 1, 2
     ), i as (${overlaps('incidents', 'started_at', 'resolved_at')}
     ), p as (${overlaps('monitor_pauses', 'paused_at', 'resumed_at')}
+    ), mt as (${overlaps('monitor_maintenance', 'started_at', 'ended_at')}
     ), down as (${within('i')}
     ), paused as (${within('p')}
+    ), maint as (${within('mt')}
+    ), downmaint as (${bothWithin}
     ), r as (
-      select m.id, m.s, ca.checks, ca.failed, ca.hb, ca.hc, down.total as down,
-        greatest(0, round(${ms(sql`m.hi - m.lo`)} - coalesce(paused.total, 0)))::int as tracked
+      select m.id, m.s, ca.checks, ca.failed, ca.hb, ca.hc, greatest(0, coalesce(down.total, 0) - coalesce(downmaint.total, 0)) as down,
+        greatest(0, round(${ms(sql`m.hi - m.lo`)} - coalesce(paused.total, 0) - coalesce(maint.total, 0)))::int as tracked,
+        round(coalesce(maint.total, 0))::int as maintenance
       from m
         left join ca on ca.monitor_id = m.id and ca.s = m.s
         left join down on down.id = m.id and down.s = m.s
         left join paused on paused.id = m.id and paused.s = m.s
+        left join maint on maint.id = m.id and maint.s = m.s
+        left join downmaint on downmaint.id = m.id and downmaint.s = m.s
     )
     select id as monitor_id, s as start, coalesce(checks, 0) as checks, coalesce(failed, 0) as failed_checks,
-      tracked as tracked_ms, least(tracked, round(coalesce(down, 0)))::int as downtime_ms,
+      tracked as tracked_ms, least(tracked, round(down))::int as downtime_ms, maintenance as maintenance_ms,
       coalesce(hb, '{}') as hist_buckets, coalesce(hc, '{}') as hist_counts
-    from r where checks is not null or tracked > 0`
+    from r where checks is not null or tracked > 0 or maintenance > 0`
 }
 
 const UPSERT = sql`on conflict (monitor_id, granularity, start) do update set
   checks = excluded.checks, failed_checks = excluded.failed_checks, tracked_ms = excluded.tracked_ms,
-  downtime_ms = excluded.downtime_ms, hist_buckets = excluded.hist_buckets, hist_counts = excluded.hist_counts`
-const COLUMNS = sql`(monitor_id, granularity, start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts)`
+  downtime_ms = excluded.downtime_ms, maintenance_ms = excluded.maintenance_ms, hist_buckets = excluded.hist_buckets, hist_counts = excluded.hist_counts`
+const COLUMNS = sql`(monitor_id, granularity, start, checks, failed_checks, tracked_ms, downtime_ms, maintenance_ms, hist_buckets, hist_counts)`
 
 /** Builds (or rebuilds, idempotently) every monitor's row of one hour from the raw rows. */
 async function buildHourRollups (db: Pick<Database, 'execute'>, hourStart: number): Promise<void> {
   await db.execute(sql`insert into monitor_rollups ${COLUMNS}
-    select monitor_id, 'hour', start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts
+    select monitor_id, 'hour', start, checks, failed_checks, tracked_ms, downtime_ms, maintenance_ms, hist_buckets, hist_counts
     from (${rollupSelect([{ start: hourStart, end: hourStart + HOUR_MS }])}) r
     ${UPSERT}`)
 }
@@ -103,7 +115,7 @@ async function buildDayRollups (db: Pick<Database, 'execute'>, dayStart: number)
       select * from monitor_rollups where granularity = 'hour' and start >= ${from}::timestamptz and start < ${to}::timestamptz
     ), t as (
       select monitor_id, sum(checks)::int as checks, sum(failed_checks)::int as failed, sum(tracked_ms)::int as tracked,
-        sum(downtime_ms)::int as down
+        sum(downtime_ms)::int as down, sum(maintenance_ms)::int as maintenance
       from h group by 1
     ), u as (
       select h.monitor_id, x.bucket, sum(x.n)::int as n
@@ -112,7 +124,7 @@ async function buildDayRollups (db: Pick<Database, 'execute'>, dayStart: number)
       select monitor_id, array_agg(bucket order by bucket) as hb, array_agg(n order by bucket) as hc from u group by 1
     )
     insert into monitor_rollups ${COLUMNS}
-    select t.monitor_id, 'day', ${from}::timestamptz, t.checks, t.failed, t.tracked, t.down, coalesce(ua.hb, '{}'), coalesce(ua.hc, '{}')
+    select t.monitor_id, 'day', ${from}::timestamptz, t.checks, t.failed, t.tracked, t.down, t.maintenance, coalesce(ua.hb, '{}'), coalesce(ua.hc, '{}')
     from t left join ua on ua.monitor_id = t.monitor_id
     ${UPSERT}`)
 }

@@ -12,7 +12,7 @@ import { bucketStart, rollupSelect, STEP_MS } from './rollups.ts'
 const STEP_SQL: Record<RollupGranularity, SQL> = { hour: sql.raw("interval '1 hour'"), day: sql.raw("interval '1 day'") }
 
 /** A rollup row as text (rollup_row_text, drizzle/0016_rollup_day_text.sql). */
-const ROW_TEXT = sql.raw('rollup_row_text(start, checks, failed_checks, tracked_ms, downtime_ms, hist_buckets, hist_counts)')
+const ROW_TEXT = sql.raw('rollup_row_text(start, checks, failed_checks, tracked_ms, downtime_ms, maintenance_ms, hist_buckets, hist_counts)')
 
 /**
  * A monitor's stored rows in a range, as text. Day rows come from a covering index (drizzle/0016); the
@@ -26,7 +26,7 @@ export function storedRollupsQuery (granularity: RollupGranularity, p: Record<'m
 
 // The whole read in one round trip: the owner's monitor (the deleted-key rule), the stored rows, the built hours
 // of a day being built, then hours computed by rollupSelect. Rows come back as one text, `;`-separated, each
-// `start ms,checks,failed,tracked ms,downtime ms,{buckets},{counts}`: one value for the driver, not many rows.
+// `start ms,checks,failed,tracked ms,downtime ms,maintenance ms,{buckets},{counts}`: one value for the driver, not many rows.
 const uptimeStatement = perOwnerKind((kind: OwnerKind) => {
   const build = (granularity: RollupGranularity) => preparedSql(`uptime_${kind}_${granularity}`, () => {
     const hours = granularity === 'day'
@@ -73,6 +73,7 @@ interface Rows {
   failed: Float64Array
   tracked: Float64Array
   down: Float64Array
+  maintenance: Float64Array
   histogramStart: Int32Array
   histogramEnd: Int32Array
   buckets: Int32Array
@@ -85,8 +86,8 @@ let scratch: Rows | undefined
 // Parses the statement's text in one pass, without splitting it into strings. The arrays are shared:
 // valid until the next call, which is safe because the read uses them before it awaits anything.
 function parseRows (text: string): Rows {
-  // A row takes at least 15 characters ("0,0,0,0,0,{},{}"), a histogram entry at least 2 in each array.
-  const [rowsMax, entriesMax] = [Math.ceil((text.length + 1) / 15), Math.ceil(text.length / 4)]
+  // A row takes at least 17 characters ("0,0,0,0,0,0,{},{}"), a histogram entry at least 2 in each array.
+  const [rowsMax, entriesMax] = [Math.ceil((text.length + 1) / 17), Math.ceil(text.length / 4)]
   if (scratch === undefined || scratch.start.length < rowsMax || scratch.buckets.length < entriesMax) {
     const [rowsSize, entriesSize] = [Math.max(rowsMax, 512), Math.max(entriesMax, 16_384)]
     scratch = {
@@ -96,6 +97,7 @@ function parseRows (text: string): Rows {
       failed: new Float64Array(rowsSize),
       tracked: new Float64Array(rowsSize),
       down: new Float64Array(rowsSize),
+      maintenance: new Float64Array(rowsSize),
       histogramStart: new Int32Array(rowsSize),
       histogramEnd: new Int32Array(rowsSize),
       buckets: new Int32Array(entriesSize),
@@ -103,7 +105,7 @@ function parseRows (text: string): Rows {
     }
   }
   const rows = scratch
-  const { start, checks, failed, tracked, down, histogramStart, histogramEnd, buckets, counts } = rows
+  const { start, checks, failed, tracked, down, maintenance, histogramStart, histogramEnd, buckets, counts } = rows
   let at = 0
   let entry = 0
   let row = 0
@@ -120,6 +122,7 @@ function parseRows (text: string): Rows {
     failed[row] = number()
     tracked[row] = number()
     down[row] = number()
+    maintenance[row] = number()
     histogramStart[row] = entry
     // '{1,2,3}' or '{}': the buckets; then ',' and their counts in the same form; then ';' or the end.
     at++
@@ -146,6 +149,7 @@ export interface UptimeSeries extends PercentileColumns {
   failed: Float64Array
   trackedMs: Float64Array
   downtimeMs: Float64Array
+  maintenanceMs: Float64Array
 }
 
 /** Start and end (ms) of bucket `i` of a series, or of the whole range when i is `count`. */
@@ -168,6 +172,7 @@ export function uptimeReport (series: UptimeSeries): UptimeReport {
       end: new Date(end).toISOString(),
       uptime_percent: uptimePercent(series.trackedMs[i], series.downtimeMs[i]),
       downtime_seconds: Math.round(series.downtimeMs[i] / 1000),
+      maintenance_seconds: Math.round(series.maintenanceMs[i] / 1000),
       checks: series.checks[i],
       failed_checks: series.failed[i],
       response_time_ms: percentilesAt(series, i),
@@ -204,6 +209,7 @@ export async function monitorUptime (db: Database, owner: Owner, monitorId: stri
     failed: column(),
     trackedMs: column(),
     downtimeMs: column(),
+    maintenanceMs: column(),
     p50: column(),
     p95: column(),
     p99: column(),
@@ -217,6 +223,7 @@ export async function monitorUptime (db: Database, owner: Owner, monitorId: stri
     series.failed[bucket] += rows.failed[row]
     series.trackedMs[bucket] += rows.tracked[row]
     series.downtimeMs[bucket] += rows.down[row]
+    series.maintenanceMs[bucket] += rows.maintenance[row]
     if (rows.histogramEnd[row] > rows.histogramStart[row]) {
       next[row] = first[bucket]
       first[bucket] = row
@@ -230,6 +237,7 @@ export async function monitorUptime (db: Database, owner: Owner, monitorId: stri
     series.failed[count] += series.failed[bucket]
     series.trackedMs[count] += series.trackedMs[bucket]
     series.downtimeMs[count] += series.downtimeMs[bucket]
+    series.maintenanceMs[count] += series.maintenanceMs[bucket]
     const row = first[bucket]
     if (rowsIn[bucket] <= 1) {
       // Usually one stored row: its own sparse histogram is used as is.

@@ -25,6 +25,7 @@ function period (series: UptimeSeries, i: number): string {
   return '{"start":"' + iso(start) + '","end":"' + iso(end) +
     '","uptime_percent":' + number(uptimePercent(series.trackedMs[i], series.downtimeMs[i])) +
     ',"downtime_seconds":' + Math.round(series.downtimeMs[i] / 1000) +
+    ',"maintenance_seconds":' + Math.round(series.maintenanceMs[i] / 1000) +
     ',"checks":' + series.checks[i] + ',"failed_checks":' + series.failed[i] +
     ',"response_time_ms":{"p50":' + number(series.p50[i]) + ',"p95":' + number(series.p95[i]) + ',"p99":' + number(series.p99[i]) + '}}'
 }

@@ -22,11 +22,17 @@ const figures = {
   uptime_percent: Nullable(Type.Number({
     minimum: 0,
     maximum: 100,
-    description: 'Share of the time the monitor was not in a `down` incident, in percent, rounded down to 4 decimals. Time paused and ' +
-      'before the monitor was created is left out; null when none is left',
+    description: 'Share of the time the monitor was not in a `down` incident, in percent, rounded down to 4 decimals. Time paused, in ' +
+      'maintenance and before the monitor was created is left out; null when none is left',
     examples: [99.3055],
   })),
-  downtime_seconds: Type.Integer({ minimum: 0, format: 'int64', description: 'Seconds in a `down` incident (degraded time is up)', examples: [600] }),
+  downtime_seconds: Type.Integer({ minimum: 0, format: 'int64', description: 'Seconds in a `down` incident (degraded time is up), outside maintenance', examples: [600] }),
+  maintenance_seconds: Type.Integer({
+    minimum: 0,
+    format: 'int64',
+    description: 'Seconds in a maintenance window: counted neither as up nor as down (left out of `uptime_percent`, like paused time)',
+    examples: [0],
+  }),
   checks: Type.Integer({ minimum: 0, format: 'int64', description: 'Checks (and heartbeat pings or misses) recorded', examples: [1440] }),
   failed_checks: Type.Integer({ minimum: 0, format: 'int64', description: 'Those of them that failed', examples: [3] }),
   response_time_ms: Type.Object({

@@ -1820,16 +1820,22 @@ export interface components {
                  */
                 end: string;
                 /**
-                 * @description Share of the time the monitor was not in a `down` incident, in percent, rounded down to 4 decimals. Time paused and before the monitor was created is left out; null when none is left
+                 * @description Share of the time the monitor was not in a `down` incident, in percent, rounded down to 4 decimals. Time paused, in maintenance and before the monitor was created is left out; null when none is left
                  * @example 99.3055
                  */
                 uptime_percent: number | null;
                 /**
                  * Format: int64
-                 * @description Seconds in a `down` incident (degraded time is up)
+                 * @description Seconds in a `down` incident (degraded time is up), outside maintenance
                  * @example 600
                  */
                 downtime_seconds: number;
+                /**
+                 * Format: int64
+                 * @description Seconds in a maintenance window: counted neither as up nor as down (left out of `uptime_percent`, like paused time)
+                 * @example 0
+                 */
+                maintenance_seconds: number;
                 /**
                  * Format: int64
                  * @description Checks (and heartbeat pings or misses) recorded
@@ -1876,16 +1882,22 @@ export interface components {
                  */
                 end: string;
                 /**
-                 * @description Share of the time the monitor was not in a `down` incident, in percent, rounded down to 4 decimals. Time paused and before the monitor was created is left out; null when none is left
+                 * @description Share of the time the monitor was not in a `down` incident, in percent, rounded down to 4 decimals. Time paused, in maintenance and before the monitor was created is left out; null when none is left
                  * @example 99.3055
                  */
                 uptime_percent: number | null;
                 /**
                  * Format: int64
-                 * @description Seconds in a `down` incident (degraded time is up)
+                 * @description Seconds in a `down` incident (degraded time is up), outside maintenance
                  * @example 600
                  */
                 downtime_seconds: number;
+                /**
+                 * Format: int64
+                 * @description Seconds in a maintenance window: counted neither as up nor as down (left out of `uptime_percent`, like paused time)
+                 * @example 0
+                 */
+                maintenance_seconds: number;
                 /**
                  * Format: int64
                  * @description Checks (and heartbeat pings or misses) recorded

@@ -102,6 +102,8 @@ t.test('0024 moves every row into its owner\'s personal organization, nothing lo
       }
       if (table === 'api_keys') return { ...row, org_id: row.user_id }
       if (table === 'sessions') return { ...row, org_id: null }
+      // 0032 puts maintenance_ms (0 for rows made before it) after downtime_ms in a day row's text.
+      if (table === 'monitor_rollups' && typeof row.row_text === 'string') return { ...row, row_text: row.row_text.replace(/^((?:[^,]*,){5})/, '$10,') }
       return row
     })
     const shown = (row: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b))))

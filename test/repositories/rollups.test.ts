@@ -154,3 +154,24 @@ t.test('a monitor created paused counts from its resume', async (t) => {
   t.same(rowsOf(await app.db.execute(sql`select tracked_ms from monitor_rollups where granularity = 'hour' order by start`)), [{ tracked_ms: 30 * MINUTE }],
     'no row for the hours paused throughout')
 })
+
+t.test('time in maintenance is neither up nor down: maintenance_seconds, live and built alike', async (t) => {
+  let now = T0
+  const { app } = await buildTestApp(t, { clock: () => new Date(now) })
+  const { user, auth } = await makeUser(app)
+  const monitor = await makeMonitor(app, auth)
+  // Down from 02:00 to 04:00; in maintenance from 03:00 to 05:00: one hour of downtime, two of maintenance.
+  await app.db.execute(sql`insert into incidents (monitor_id, status, kind, cause, started_at, resolved_at)
+    values (${monitor.id}, 'resolved', 'down', 'x', ${new Date(T0 + 2 * HOUR_MS).toISOString()}, ${new Date(T0 + 4 * HOUR_MS).toISOString()})`)
+  await app.db.execute(sql`insert into monitor_maintenance (monitor_id, window_id, started_at, ended_at)
+    values (${monitor.id}, gen_random_uuid(), ${new Date(T0 + 3 * HOUR_MS).toISOString()}, ${new Date(T0 + 5 * HOUR_MS).toISOString()})`)
+  now = T0 + DAY_MS + 30 * MINUTE
+  const query = { from: new Date(T0), to: new Date(T0 + DAY_MS), granularity: 'day' as const }
+  const live = await uptime(app.db, { orgId: user.id }, monitor.id, query, new Date(now))
+  const expected = { downtime_seconds: 3600, maintenance_seconds: 7200, uptime_percent: Math.floor(1e4 * 100 * (79_200 - 3600) / 79_200) / 1e4 }
+  t.match(live!.buckets[0], expected, 'the hour down in maintenance is not downtime; the window is left out of uptime')
+  const hours = await uptime(app.db, { orgId: user.id }, monitor.id, { ...query, granularity: 'hour' }, new Date(now))
+  t.match(hours!.buckets[3], { downtime_seconds: 0, maintenance_seconds: 3600, uptime_percent: null }, 'an hour all in maintenance has no uptime')
+  await runRollups(app.db, () => new Date(now))
+  t.same(await uptime(app.db, { orgId: user.id }, monitor.id, query, new Date(now)), live, 'the built day says the same')
+})

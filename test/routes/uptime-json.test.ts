@@ -31,6 +31,7 @@ function series (count: number, start: number, step: number, end: number, next: 
     failed: column(() => Math.floor(next() * 100)),
     trackedMs: tracked,
     downtimeMs: tracked.map((ms) => next() < 0.5 ? 0 : Math.floor(next() * ms)),
+    maintenanceMs: column(() => next() < 0.8 ? 0 : Math.floor(next() * step)),
     p50: column(percentile),
     p95: column(percentile),
     p99: column(percentile),

@@ -34,7 +34,7 @@ t.test('uptime of a monitor', async (t) => {
     t.match(buckets[29], { start: '2026-11-21T00:00:00.000Z', end: '2026-11-21T10:30:00.000Z', checks: 63 })
     t.match(buckets[28], { start: '2026-11-20T00:00:00.000Z', downtime_seconds: 600, uptime_percent: 99.3055, failed_checks: 0 })
     t.match(summary, { start: '2026-10-23T00:00:00.000Z', end: '2026-11-21T10:30:00.000Z', downtime_seconds: 600 })
-    t.same(Object.keys(summary).sort(), ['checks', 'downtime_seconds', 'end', 'failed_checks', 'response_time_ms', 'start', 'uptime_percent'])
+    t.same(Object.keys(summary).sort(), ['checks', 'downtime_seconds', 'end', 'failed_checks', 'maintenance_seconds', 'response_time_ms', 'start', 'uptime_percent'])
     // Within 5% of the exact median of the summary's checks (the histogram's promise, docs/architecture.md).
     const times = rows.filter((row) => row.checkedAt.getTime() >= Date.parse(summary.start)).map((row) => row.responseTimeMs).sort((x, y) => x - y)
     const median = (times[(times.length - 1) >> 1] + times[times.length >> 1]) / 2

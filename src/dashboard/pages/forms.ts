@@ -36,7 +36,7 @@ function describe (f: FieldBase): { attrs: SafeHtml, after: SafeHtml } {
 
 export function inputField (f: FieldBase & {
   value?: string
-  type?: 'text' | 'url' | 'number' | 'email' | 'password'
+  type?: 'text' | 'url' | 'number' | 'email' | 'password' | 'datetime-local'
   /** Text shown in an empty field (an example), never a value. */
   placeholder?: string
   autocomplete?: string

@@ -32,7 +32,7 @@ function organizationSwitcher (context: PageContext): SafeHtml | '' {
 <button type="submit" class="link">Switch</button> <span class="who">(${current.role})</span></form>`
 }
 
-export type Section = 'monitors' | 'settings' | null
+export type Section = 'monitors' | 'maintenance' | 'settings' | null
 
 /** Messages shown after a redirect, chosen by a fixed code so that no text comes from the URL. */
 const NOTICES: Record<string, string> = {
@@ -49,6 +49,13 @@ const NOTICES: Record<string, string> = {
   'incident-acknowledged': 'Acknowledged: you are on it. Channels that want acknowledgements are told.',
   'incident-resolved': 'The incident resolved before it was acknowledged: a note still can be added.',
   'note-added': 'Note added to the timeline.',
+  'window-created': 'Maintenance window saved.',
+  'window-started': 'Maintenance started: its monitors tell no one until it ends.',
+  'window-ended': 'Maintenance ended: its monitors tell again, and what opened inside and is still open is told now.',
+  'window-cancelled': 'Maintenance window cancelled: it does not start again.',
+  'window-deleted': 'Maintenance window deleted.',
+  'window-not-active': 'That window is not under way: there was nothing to end.',
+  'window-cancelled-already': 'That window is cancelled: it cannot be started.',
   'delivery-retried': 'The delivery is due again: it is sent within seconds.',
   'member-saved': 'Role saved: the member\'s keys act with it from their next request.',
   'member-removed': 'Member removed, with the keys they made here.',
@@ -104,6 +111,7 @@ export function page (options: {
 <a class="brand" href="/">Pingward</a>
 ${context.email && html`<nav aria-label="Main"><ul>
 ${navLink('/', 'Monitors', section === 'monitors')}
+${navLink('/maintenance', 'Maintenance', section === 'maintenance')}
 ${navLink('/settings/api-keys', 'Settings', section === 'settings')}
 </ul></nav>
 ${organizationSwitcher(context)}
