@@ -165,7 +165,7 @@ export default [
   layerRule(['src/maintenance/repository.ts'], 'src/maintenance/repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
     patterns: [{ regex: '^\\./(?!schema\\.ts$)', what: 'src/maintenance/ but its schema' }],
   }),
-  layerRule(['src/maintenance/service.ts', 'src/maintenance/edges.ts'], 'src/maintenance/{service,edges}.ts (the rules and their clock)', [...EDGE, 'checker', 'notifications', 'cli'], {
+  layerRule(['src/maintenance/service.ts', 'src/maintenance/monitors.ts', 'src/maintenance/edges.ts'], 'src/maintenance/{service,monitors,edges}.ts (the rules and their clock)', [...EDGE, 'checker', 'notifications', 'cli'], {
     fastify: LOGGER, patterns: [{ regex: '^\\./routes\\.ts$', what: 'src/maintenance/routes.ts' }],
   }),
   layerRule(['src/maintenance/presenter.ts'], 'src/maintenance/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {

@@ -130,6 +130,37 @@ async function addMonitors (db: Runner, total: number): Promise<() => Promise<vo
   return remove
 }
 
+/**
+ * 500 maintenance windows over the checked monitors, 20 each, all `mute` (checks go on): a third recurring daily; the
+ * first 100 under way from the start, the next 100 beginning in the measured window and ending 60 s later, the rest
+ * tomorrow; the workers' sweep acts on their edges. And 2,000 dependency edges, a monitor on the next of its organization.
+ */
+async function addMaintenance (db: Runner, start: Date, options: CheckerBenchOptions): Promise<void> {
+  const at = (ms: number) => `'${new Date(start.getTime() + ms).toISOString()}'::timestamptz`
+  const inWindow = (options.warmupSeconds + 30) * 1000
+  await db.query(`
+    insert into maintenance_windows (org_id, title, monitor_ids, starts_at, ends_at, rrule, mode, next_starts_at, next_ends_at)
+    select o.org_id, 'bench window ' || g, o.ids, s.a, s.z, case when g % 3 = 0 then 'FREQ=DAILY' end, 'mute', s.a, s.z
+    from generate_series(0, 499) g
+    join bench_monitors first on first.idx = (g * 20) % ${options.monitors}
+    cross join lateral (select first.org_id, array(select b.id from bench_monitors b where b.org_id = first.org_id and b.idx < ${options.monitors}
+      order by md5(b.id::text || g) limit 20) as ids) o
+    cross join lateral (select case when g < 100 then ${at(-60_000)} when g < 200 then ${at(inWindow)} else ${at(86_400_000)} end as a) s0
+    cross join lateral (select s0.a as a, case when g < 100 then ${at(3_600_000)} else s0.a + interval '60 seconds' end as z) s
+    ;
+    with ranked as (
+      select id, idx, lead(id) over (partition by org_id order by idx) as parent from bench_monitors where idx < ${options.monitors}
+    ), edges as (select id, parent from ranked where parent is not null order by idx limit 2000)
+    update monitors m set depends_on = array[e.parent] from edges e where m.id = e.id;`)
+}
+
+async function removeMaintenance (db: Runner): Promise<void> {
+  await db.query(`
+    delete from maintenance_windows where title like 'bench window %';
+    delete from monitor_maintenance;
+    update monitors set depends_on = '{}', in_maintenance = false, maintenance_paused = false where in_maintenance or depends_on <> '{}';`)
+}
+
 async function targetRequests (target: string): Promise<number> {
   return ((await (await fetch(`${target}/__stats`)).json()) as { requests: number }).requests
 }
@@ -258,11 +289,11 @@ export interface CheckerResults {
 }
 
 /**
- * The phases BENCH_CHECKER_PHASES names (comma-separated: drain, 1, 2, mixed, 30k, anchor; all when unset): a shorter run
+ * The phases BENCH_CHECKER_PHASES names (comma-separated: drain, 1, 2, mixed, 30k, maintenance, anchor; all when unset): a shorter run
  * that still gives the capacity (drain) and one worker's steady state (1), for before/after comparisons of one change.
  */
 function phasesToRun (): Set<string> {
-  const all = ['drain', '1', '2', 'mixed', '30k', 'anchor']
+  const all = ['drain', '1', '2', 'mixed', '30k', 'maintenance', 'anchor']
   const named = process.env.BENCH_CHECKER_PHASES?.split(',').map((p) => p.trim()).filter(Boolean) ?? all
   if (named.some((p) => !all.includes(p))) throw new Error(`BENCH_CHECKER_PHASES takes a comma-separated list of ${all.join(', ')}`)
   return new Set(named)
@@ -320,6 +351,19 @@ export async function runCheckerBench (options: CheckerBenchOptions): Promise<Ch
         phases.push(many)
       } finally {
         await removeAdded()
+      }
+    }
+    if (run.has('maintenance')) {
+      // Issue 44: with 500 windows (a third recurring) and 2,000 dependency edges, CPU per check +10% at most, lateness p95 <= 1 s.
+      options.log(`  steady state, 1 worker, 500 maintenance windows and 2,000 dependency edges: ${options.warmupSeconds} s warm-up + ${options.measureSeconds} s measured`)
+      try {
+        const quiet = await steady(options, target, 1, (start) => addMaintenance(options.db, start, options))
+        quiet.label = '1 worker, 500 maintenance windows, 2,000 dependency edges'
+        options.log(`  ${quiet.label}: ${quiet.checksPerSecond.toFixed(1)} checks/s, lateness p50/p95/p99 ${quiet.latenessMs.p50}/` +
+          `${quiet.latenessMs.p95}/${quiet.latenessMs.p99} ms, RSS ${quiet.rssMb} MB, ${quiet.cpuSecondsPer1000.toFixed(2)} CPU s/1000 checks`)
+        phases.push(quiet)
+      } finally {
+        await removeMaintenance(options.db)
       }
     }
     return { drain: drained, phases, anchor }

@@ -6,9 +6,10 @@ import type { IncidentDetail, IncidentNote, TimelineEntry } from './schema.ts'
 export const presentNote = (row: NoteRow): IncidentNote =>
   ({ id: row.id, at: row.createdAt.toISOString(), actor: row.actor, body: row.body })
 
-// What happened at the same millisecond reads in the order things happen to an incident.
+// What happened at the same millisecond reads in the order things happen to an incident: an opening told at the
+// end of maintenance is told after it ended.
 const ORDER: Record<TimelineEntry['kind'], number> = {
-  opened: 0, notified: 1, maintenance_started: 2, acknowledged: 3, note: 4, maintenance_ended: 5, resolved: 6,
+  opened: 0, maintenance_ended: 1, notified: 2, maintenance_started: 3, acknowledged: 4, note: 5, resolved: 6,
 }
 
 export function presentIncidentDetail (row: IncidentRow, deliveries: IncidentDelivery[], notes: NoteRow[], stays: MaintenanceStay[]): IncidentDetail {

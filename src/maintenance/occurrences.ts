@@ -8,7 +8,7 @@ export interface Schedule { startsAt: Date, endsAt: Date, rrule: string | null, 
 export interface Occurrence { startsAt: Date, endsAt: Date }
 
 const FREQS = ['DAILY', 'WEEKLY', 'MONTHLY']
-const WEEKDAY = /^([+-]?([1-9]|[1-4]\d|5[0-3]))?(MO|TU|WE|TH|FR|SA|SU)$/
+const WEEKDAY = /^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$/
 const UNTIL = /^(\d{8})(T\d{6}Z)?$/
 /** How many occurrences a search steps over at most: ten years of a daily rule. */
 const MAX_STEPS = 3660
@@ -47,7 +47,7 @@ export function rruleProblem (rrule: string): string | null {
   if (problem) return problem
   for (const day of parts.get('BYDAY')?.split(',') ?? []) {
     const match = WEEKDAY.exec(day)
-    if (!match) return `BYDAY "${day}" is not a weekday (MO..SU), with an ordinal such as 1SU or -1FR for a monthly rule`
+    if (!match) return `BYDAY "${day}" is not a weekday (MO..SU), with an ordinal from -5 to 5 such as 1SU or -1FR for a monthly rule`
     if (match[1] !== undefined && freq !== 'MONTHLY') return `BYDAY "${day}": an ordinal needs FREQ=MONTHLY`
   }
   for (const day of parts.get('BYMONTHDAY')?.split(',') ?? []) {
@@ -57,6 +57,11 @@ export function rruleProblem (rrule: string): string | null {
   const until = parts.get('UNTIL')
   if (until !== undefined && !UNTIL.test(until)) return 'UNTIL must be a UTC time (20270101T000000Z) or a date (20270101)'
   if (until !== undefined && parts.has('COUNT')) return 'UNTIL and COUNT cannot both be given'
+  try {
+    new RRuleTemporal({ rruleString: rrule, dtstart: Temporal.ZonedDateTime.from('2026-01-01T00:00:00[UTC]') }).next()
+  } catch (err) {
+    return `it cannot be expanded: ${(err as Error).message}`
+  }
   return null
 }
 

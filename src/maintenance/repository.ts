@@ -62,16 +62,17 @@ export async function lockDueWindow (tx: Database, now: Date): Promise<WindowRow
 /**
  * Brings the organization's monitors in line with its active windows at `now`: in_maintenance, maintenance_paused (a
  * paused one is not scheduled; leaving, it is due at once, a heartbeat's deadline a whole interval and grace away)
- * and their stays. Returns the monitors that left maintenance. One change at a time per organization.
+ * and their stays. Returns the monitors that left maintenance. One change at a time per organization; with
+ * `monitorId`, that one monitor only, which the caller has locked (its labels changed).
  */
-export async function refreshMaintenance (tx: Database, orgId: string, now: Date): Promise<string[]> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`maintenance:${orgId}`}))`)
+export async function refreshMaintenance (tx: Database, orgId: string, now: Date, monitorId?: string): Promise<string[]> {
+  if (monitorId === undefined) await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`maintenance:${orgId}`}))`)
   const at = sql`${now.toISOString()}::timestamptz`
   const rows = rowsOf<{ id: string }>(await tx.execute(sql`
     with wanted as (
       select m.id, m.in_maintenance as was, w.id as window_id, coalesce(w.mode = 'pause', false) as paused
       from ${monitors} m left join ${maintenanceWindows} w on w.id = maintenance_window_of(m.org_id, m.id, m.labels)
-      where m.org_id = ${orgId} and m.deleted_at is null
+      where m.org_id = ${orgId} and m.deleted_at is null${monitorId === undefined ? sql`` : sql` and m.id = ${monitorId}`}
     ), changed as (
       update ${monitors} m set in_maintenance = t.window_id is not null, maintenance_paused = t.paused,
         next_check_at = case

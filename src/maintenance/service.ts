@@ -7,13 +7,12 @@ import { atomically, type Database } from '../db/client.ts'
 import type { AuditAction } from '../domain/vocabulary.ts'
 import type { AuditContext } from '../domain/audit.ts'
 import { ConflictError, InvalidInputError } from '../domain/errors.ts'
-import { toMonitor } from '../monitors/presenter.ts'
-import { enqueueEvent, enqueueIncidentEvent } from '../repositories/notification-outbox.ts'
+import { enqueueEvent } from '../repositories/notification-outbox.ts'
+import { bringMonitorsInLine } from './monitors.ts'
 import { isTimeZone, occurrenceAfter, rruleProblem, type Occurrence, type Schedule } from './occurrences.ts'
 import { presentWindow } from './presenter.ts'
 import {
-  deleteWindow, findWindow, insertWindow, lockDueWindow, markOpeningTold, refreshMaintenance, unknownMonitorIds, untoldOpenings,
-  updateWindow, type WindowInsert, type WindowRow,
+  deleteWindow, findWindow, insertWindow, lockDueWindow, unknownMonitorIds, updateWindow, type WindowInsert, type WindowRow,
 } from './repository.ts'
 import type { MaintenanceWindowChanges, NewMaintenanceWindow } from './schema.ts'
 
@@ -167,17 +166,8 @@ async function reconcile (tx: Database, row: WindowRow, now: Date, options: { re
       break
     }
   }
-  if (changed) await refreshMonitors(tx, row.orgId, now)
+  if (changed) await bringMonitorsInLine(tx, row.orgId, now)
   return row
-}
-
-/** Brings the organization's monitors in line with its active windows; those that left tell what opened inside and is still open. */
-async function refreshMonitors (tx: Database, orgId: string, now: Date): Promise<void> {
-  const left = await refreshMaintenance(tx, orgId, now)
-  for (const { incident, monitor } of await untoldOpenings(tx, left)) {
-    const told = await markOpeningTold(tx, incident.id, now)
-    await enqueueIncidentEvent(tx, { orgId, monitor: toMonitor({ ...monitor, inMaintenance: false, maintenancePaused: false }), incident: told, check: null, at: now })
-  }
 }
 
 async function tellWindow (tx: Database, row: WindowRow, type: 'maintenance.started' | 'maintenance.ended', now: Date): Promise<void> {

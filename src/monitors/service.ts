@@ -6,6 +6,7 @@ import type { AuditContext } from '../domain/audit.ts'
 import { InvalidInputError } from '../domain/errors.ts'
 import { assertSecretsGivenAgain, assertSendableRequest, isSecretHeader, originOf } from '../domain/monitor-request.ts'
 import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.ts'
+import { bringMonitorsInLine } from '../maintenance/monitors.ts'
 import { resolveOpenIncident } from '../repositories/incidents.ts'
 import { monitorChannelIds } from '../repositories/monitor-channels.ts'
 import { enqueueIncidentEvent } from '../repositories/notification-outbox.ts'
@@ -211,7 +212,12 @@ export async function updateMonitor (
     if (Object.keys(columns).length === 0 && !channelsChange) return { ...toMonitor(current), notification_channel_ids: channelIds }
     // Another URL may be another server: forget the old certificate and the reminders sent about it.
     const forgotten = columns.url !== undefined ? { tlsExpiresAt: null, tlsIssuer: null, tlsExpiryToldDays: null } : {}
-    const row = await updateMonitorRow(tx, id, { ...columns, updatedAt: now, ...forgotten, ...scheduleChanges(current, input, columns, now) })
+    let row = await updateMonitorRow(tx, id, { ...columns, updatedAt: now, ...forgotten, ...scheduleChanges(current, input, columns, now) })
+    // Other labels: a window under way may cover it now, or no longer.
+    if (columns.labels !== undefined) {
+      await bringMonitorsInLine(tx, orgId, now, id)
+      row = (await lockOwnedMonitor(tx, orgId, id))!
+    }
     if (channelsChange) await setMonitorChannels(tx, orgId, id, input.notification_channel_ids!)
     const monitor = toMonitor(row)
     if (input.is_active === false && current.isActive) await resolveAndNotify(tx, monitor, orgId, now)

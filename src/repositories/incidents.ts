@@ -55,10 +55,14 @@ export async function openIncident (
   return row
 }
 
-/** How many live monitors that depend on this one are down: a parent's notification says it. */
+/**
+ * How many live monitors that depend on this one are down, or failing towards it (their failure threshold not yet
+ * reached: the same outage, seen a check earlier): a parent's notification says it.
+ */
 export async function dependentsDown (db: Database, orgId: string, monitorId: string): Promise<number> {
   const [row] = await db.select({ count: sql<number>`count(*)::int` }).from(monitors)
-    .where(and(eq(monitors.orgId, orgId), isNull(monitors.deletedAt), sql`${monitors.dependsOn} @> array[${monitorId}::uuid]`, eq(monitors.status, 'down')))
+    .where(and(eq(monitors.orgId, orgId), isNull(monitors.deletedAt), sql`${monitors.dependsOn} @> array[${monitorId}::uuid]`,
+      sql`(${monitors.status} = 'down' or ${monitors.consecutiveFailures} > 0)`))
   return Number(row.count)
 }
 

@@ -39,8 +39,8 @@ export const NotificationEventSchema = Type.Object({
     })),
     dependents_down: Type.Optional(Type.Integer({
       minimum: 0,
-      description: 'On the opening (and reminders) of a down incident: how many monitors that depend on this one are down too; their ' +
-        'incidents, opened while this one is down, are told to no one',
+      description: 'On the opening (and reminders) of a down incident: how many monitors that depend on this one are down too, or ' +
+        'failing towards it (their `failure_threshold` not yet reached); their incidents, opened while this one is down, are told to no one',
     })),
     acknowledge_url: Type.Optional(Type.String({
       format: 'uri',

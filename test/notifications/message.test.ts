@@ -3,7 +3,7 @@
 import t from 'tap'
 import { duration, fitLines, humanText, plainBody, truncate, utcTime } from '../../src/notifications/message.ts'
 import {
-  EXPIRES, MONITOR_ID, acknowledged, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, flap, monitorRecord, opened, resolved, resolvedEvent, sendContext, stormEvents, test, testEvent, openedEvent, reminder,
+  EXPIRES, MONITOR_ID, acknowledged, maintenanceEvent, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, flap, monitorRecord, opened, resolved, resolvedEvent, sendContext, stormEvents, test, testEvent, openedEvent, reminder,
 } from './support.ts'
 
 const channel = { name: 'Ops phone' }
@@ -235,4 +235,21 @@ t.test('acknowledged, reminded, and the one-click link of an event that asks for
   const withLink = humanText(channel, { kind: 'event', told: { ...told, event: { ...told.event, data: { ...told.event.data, acknowledge_url: url } } } }, context)
   t.same(withLink.facts.at(-1), { label: 'Acknowledge', value: url, url: true }, 'the link, as a fact every adapter shows')
   t.match(plainBody(withLink), `Acknowledge: ${url}`)
+})
+
+t.test('a maintenance window\'s start and end: what it covers, how, until when; a digest line', async (t) => {
+  t.strictSame(humanText(channel, { kind: 'event', told: maintenanceEvent('started') }, context), {
+    tone: 'info',
+    title: 'Maintenance began: Database upgrade',
+    facts: [
+      { label: 'Covers', value: '1 monitor and monitors labelled env:prod' },
+      { label: 'Mode', value: 'muted: checks run, nothing is told' },
+      { label: 'Until', value: '2026-05-01 13:00 UTC' },
+    ],
+    items: [],
+    link: { url: 'https://pingward.example.com/maintenance', label: 'Open in Pingward' },
+  })
+  t.equal(humanText(channel, { kind: 'event', told: maintenanceEvent('ended') }, context).title, 'Maintenance ended: Database upgrade')
+  const digest = humanText(channel, { kind: 'digest', told: [maintenanceEvent('started'), maintenanceEvent('ended')] }, context)
+  t.same(digest.items.map((item) => item.line), ['Maintenance began: Database upgrade', 'Maintenance ended: Database upgrade'])
 })

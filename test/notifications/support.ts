@@ -6,6 +6,7 @@ import type { ChannelForSending, Message, Outgoing, SendContext, ToldEvent } fro
 import { CheckSchema } from '../../src/schemas/check.ts'
 import { IncidentSchema } from '../../src/schemas/incident.ts'
 import { MonitorSchema, type Monitor } from '../../src/monitors/schema.ts'
+import { MaintenanceWindowSchema } from '../../src/maintenance/schema.ts'
 import { NotificationEventSchema, type NotificationEvent } from '../../src/schemas/notification-event.ts'
 import type { Teardown } from '../helper.ts'
 import { ajv, typeboxAnswer } from '../support/response-validators.ts'
@@ -60,7 +61,7 @@ export function monitorRecord (overrides: Partial<Monitor> = {}): Monitor {
   } as Monitor
 }
 
-const isEvent = typeboxAnswer(NotificationEventSchema, MonitorSchema, IncidentSchema, CheckSchema)
+const isEvent = typeboxAnswer(NotificationEventSchema, MonitorSchema, IncidentSchema, CheckSchema, MaintenanceWindowSchema)
 
 /** The fixture, once it is proven to be what the outbox writes: a webhook body of the API's records. */
 function checked (event: NotificationEvent): NotificationEvent {
@@ -254,6 +255,34 @@ export function reminderEvent (): ToldEvent {
   return { id: 'a1a1a1a1-0000-4000-8000-000000000009', event: { ...base, type: 'incident.reminder', timestamp: REMINDED, data: { ...base.data, check: null } } }
 }
 
+export const WINDOW_ID = '7e2d1c0b-4a3f-4e5d-9c8b-1a2b3c4d5e6f'
+
+/** `maintenance.started` (or `ended`) of a one-off window over the monitor, muted, 12:00 to 13:00. */
+export function maintenanceEvent (edge: 'started' | 'ended'): ToldEvent {
+  const window = {
+    id: WINDOW_ID,
+    title: 'Database upgrade',
+    description: null,
+    monitor_ids: [MONITOR_ID],
+    all_monitors: false,
+    label_selector: ['env:prod'],
+    starts_at: '2026-05-01T12:00:00.000Z',
+    ends_at: '2026-05-01T13:00:00.000Z',
+    rrule: null,
+    timezone: 'UTC',
+    mode: 'mute' as const,
+    state: edge === 'started' ? 'active' as const : 'completed' as const,
+    next_starts_at: edge === 'started' ? '2026-05-01T12:00:00.000Z' : null,
+    next_ends_at: edge === 'started' ? '2026-05-01T13:00:00.000Z' : null,
+    created_at: '2026-04-30T09:00:00.000Z',
+    updated_at: '2026-04-30T09:00:00.000Z',
+  }
+  return {
+    id: `a1a1a1a1-0000-4000-8000-00000000001${edge === 'started' ? 0 : 1}`,
+    event: checked({ type: `maintenance.${edge}`, timestamp: edge === 'started' ? '2026-05-01T12:00:00.000Z' : '2026-05-01T13:00:00.000Z', data: { monitor: null, incident: null, check: null, maintenance_window: window } }),
+  }
+}
+
 export function testEvent (): ToldEvent {
   return { id: 'a1a1a1a1-0000-4000-8000-000000000003', event: checked({ type: 'test', timestamp: OPENED, data: { monitor: null, incident: null, check: null } }) }
 }
@@ -286,6 +315,8 @@ export const MESSAGES_FOR_PEOPLE: Array<[string, Message]> = [
   ['degraded', degradedOpened], ['no longer degraded', degradedResolved],
   ['degraded flap', { kind: 'flap', opened: degradedEvent('opened'), resolved: degradedEvent('resolved') }],
   ['digest with degraded', { kind: 'digest', told: [...stormEvents(10), degradedEvent('opened'), degradedEvent('resolved')] }],
+  ['maintenance started', { kind: 'event', told: maintenanceEvent('started') }],
+  ['digest with maintenance', { kind: 'digest', told: [...stormEvents(11), maintenanceEvent('ended')] }],
 ]
 
 /** A send context for services at `base` (a stand-in), "now" one minute after the incident opened. */

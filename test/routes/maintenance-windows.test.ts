@@ -77,7 +77,7 @@ t.test('a window made without starts_at starts now; inside it an incident is tol
   t.same((await told(app.db)).map((e) => e.type).slice(3), ['incident.resolved'], 'its resolution is told, since its opening was; nothing twice')
   const timeline = (await request(app, team.auth, { url: `/api/v1/incidents/${inside.id}` })).json().data.timeline
   t.same(timeline.map((e: { kind: string, event_type?: string }) => e.event_type ?? e.kind), [
-    'maintenance_started', 'opened', 'incident.opened', 'maintenance_ended', 'incident.resolved', 'resolved',
+    'maintenance_started', 'opened', 'maintenance_ended', 'incident.opened', 'incident.resolved', 'resolved',
   ], 'told at the window\'s end, when it left maintenance')
   t.equal(timeline[0].window_id, window.id)
   t.equal((await request(app, team.auth, { method: 'POST', url: `/api/v1/maintenance-windows/${window.id}/end` })).statusCode, 409, 'nothing under way to end')
@@ -98,6 +98,7 @@ t.test('resolved inside: nothing is told; down before and still down after: noth
   await recordCheck(app.db, monitor.id, failed(clock()), 30_000)
   const [before] = await incidents()
   t.match(before, { status: 'open', during_maintenance: false })
+  clock.advance(MINUTE)
   const again = (await request(app, team.auth, { method: 'POST', url: `/api/v1/maintenance-windows/${window.id}/start`, payload: { duration_minutes: 5 } })).json().data
   t.match(again, { state: 'active', next_ends_at: new Date(clock().getTime() + 5 * MINUTE).toISOString() })
   clock.advance(MINUTE)
@@ -184,4 +185,35 @@ t.test('a window says what is wrong with it, by field; roles and organizations a
   const actions = (await request(app, team.auth, { url: `/api/v1/audit-events?entity_id=${window.id}` })).json().data.map((e: { action: string }) => e.action)
   t.same(actions.sort(), ['maintenance_window.created', 'maintenance_window.deleted', 'maintenance_window.started', 'maintenance_window.updated', 'maintenance_window.updated'])
   t.same((await told(app.db)).map((e) => e.type).sort(), ['maintenance.ended', 'maintenance.started'], 'the cancel ended the occurrence under way')
+})
+
+t.test('a monitor whose labels change enters or leaves a window under way at once; leaving, what opened inside is told', async (t) => {
+  const { app, clock, team, monitor, create, monitorRecord, incidents } = await setUp(t)
+  await create({ title: 'Payments deploy', label_selector: ['team:payments'], ends_at: new Date(clock().getTime() + 60 * MINUTE).toISOString() })
+  t.equal((await monitorRecord()).in_maintenance, false, 'service:api is not team:payments')
+  const patch = (labels: Record<string, string>) => request(app, team.auth, { method: 'PATCH', url: `/api/v1/monitors/${monitor.id}`, payload: { labels } })
+  const entered = await patch({ service: 'api', team: 'payments' })
+  t.equal(entered.json().data.in_maintenance, true, 'the answer says so')
+  clock.advance(MINUTE)
+  await recordCheck(app.db, monitor.id, failed(clock()), 30_000)
+  const [inside] = await incidents()
+  t.equal(inside.during_maintenance, true)
+  clock.advance(MINUTE)
+  t.equal((await patch({ service: 'api' })).json().data.in_maintenance, false)
+  t.same((await told(app.db)).map((e) => e.type), ['maintenance.started', 'incident.opened'], 'still down as it leaves: its opening is told then')
+  const timeline = (await request(app, team.auth, { url: `/api/v1/incidents/${inside.id}` })).json().data.timeline
+  t.same(timeline.map((e: { kind: string }) => e.kind).slice(0, 3), ['maintenance_started', 'opened', 'maintenance_ended'])
+})
+
+t.test('sweeps side by side act on each edge once', async (t) => {
+  const { app, clock, create } = await setUp(t)
+  for (let i = 0; i < 5; i++) {
+    await create({ title: `Window ${i}`, all_monitors: true, starts_at: new Date(clock().getTime() + MINUTE).toISOString(), ends_at: new Date(clock().getTime() + 2 * MINUTE).toISOString() })
+  }
+  clock.advance(MINUTE)
+  const acted = await Promise.all([actOnDueEdges(app.db, clock()), actOnDueEdges(app.db, clock()), actOnDueEdges(app.db, clock())])
+  t.equal(acted.reduce((a, b) => a + b, 0), 5, 'five windows, each started by one sweep')
+  t.equal((await told(app.db)).filter((e) => e.type === 'maintenance.started').length, 5)
+  const stays = rowsOf<{ n: number }>(await app.db.execute(sql`select count(*)::int as n from monitor_maintenance`))
+  t.equal(stays[0].n, 1, 'the monitor entered maintenance once')
 })

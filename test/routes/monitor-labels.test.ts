@@ -105,3 +105,23 @@ t.test('a dependent\'s incident while its parent is down is suppressed, told to 
   t.equal((await incidentOf(shop.id)).suppressed_by, null, 'the parent up: a dependent\'s incident is told as any')
   t.ok((await told()).some((e) => e.type === 'incident.opened' && e.monitor_id === shop.id))
 })
+
+t.test('a parent that goes down as its dependents start failing sends one message, naming them', async (t) => {
+  const { app } = await buildTestApp(t)
+  const owner = await makeUser(app)
+  await request(app, owner.auth, {
+    method: 'POST', url: '/api/v1/notification-channels', payload: { name: 'hook', type: 'webhook', config: { url: 'https://example.com/hook' }, all_monitors: true },
+  })
+  const router = await makeMonitor(app, owner.auth, { name: 'Router', failure_threshold: 1 })
+  const shops = [await makeMonitor(app, owner.auth, { name: 'Shop', failure_threshold: 2, depends_on: [router.id] }),
+    await makeMonitor(app, owner.auth, { name: 'Blog', failure_threshold: 2, depends_on: [router.id] })]
+  const start = Date.now()
+  // The dependents' first failures come a moment before the router's: not down yet, but failing.
+  for (const shop of shops) await recordCheck(app.db, shop.id, failed(new Date(start)), 30_000)
+  await recordCheck(app.db, router.id, failed(new Date(start + 1000)), 30_000)
+  for (const shop of shops) await recordCheck(app.db, shop.id, failed(new Date(start + 30_000)), 30_000)
+  const told = rowsOf<{ type: string, monitor_id: string, dependents: number | null }>(await app.db.execute(sql`
+    select e.type, e.monitor_id, (e.payload->'data'->>'dependents_down')::int as dependents from notification_events e
+    join notification_deliveries d on d.event_id = e.id`))
+  t.same(told, [{ type: 'incident.opened', monitor_id: router.id, dependents: 2 }], 'one message: the router down, two dependents with it')
+})

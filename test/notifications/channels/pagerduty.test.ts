@@ -4,7 +4,7 @@ import t from 'tap'
 import { pagerdutyAdapter } from '../../../src/notifications/channels/pagerduty.ts'
 import {
   DEGRADED_INCIDENT_ID, EXPIRES, acknowledged, INCIDENT_ID, MONITOR_ID, channel, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, flap, monitorRecord, opened, post, resolved, resolvedEvent, sendContext,
-  standIn, stormEvents, test,
+  standIn, stormEvents, test, maintenanceEvent, WINDOW_ID,
 } from '../support.ts'
 
 const ROUTING_KEY = 'R0UT1NGKEY0123456789ABCDEFGHIJKL'
@@ -185,4 +185,18 @@ t.test('a certificate near its expiry triggers a warning keyed by monitor and ce
   const renewed = render(expiringEvent(monitorRecord({ status: 'up', tls_expires_at: '2026-05-09T11:59:59.000Z', tls_issuer: null })))
   t.equal(renewed.dedup_key, `pingward-tls-${MONITOR_ID}-2026-05-09T11:59:59.000Z`, 'another certificate: another alert')
   t.equal(renewed.payload.custom_details.issuer, null)
+})
+
+t.test('a maintenance window is an info alert while it lasts, keyed by the window, resolved at its end', async (t) => {
+  const pagerduty = await standIn(t, { status: 202, answer })
+  for (const edge of ['started', 'ended'] as const) {
+    t.equal(await post(pagerdutyAdapter.render(service, { kind: 'event', told: maintenanceEvent(edge) }, sendContext(pagerduty.url))), 202)
+  }
+  const [trigger, resolve] = pagerduty.received.map((request) => JSON.parse(request.body))
+  t.match(trigger, {
+    event_action: 'trigger',
+    dedup_key: `pingward-maintenance-${WINDOW_ID}`,
+    payload: { summary: 'Maintenance began: Database upgrade', severity: 'info', class: 'maintenance', custom_details: { window_id: WINDOW_ID, mode: 'mute' } },
+  })
+  t.strictSame(resolve, { routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: `pingward-maintenance-${WINDOW_ID}` })
 })
