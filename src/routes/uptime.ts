@@ -15,6 +15,9 @@ function uptimeRange (query: UptimeQueryString, now: Date): Range {
   const granularity = query.granularity ?? 'day'
   const to = query.to === undefined ? now : new Date(query.to)
   const from = query.from === undefined ? new Date(Math.floor(to.getTime() / DAY_MS) * DAY_MS - 29 * DAY_MS) : new Date(query.from)
+  // No monitor is older, and PostgreSQL has no year 0 for a range (or its default start) to reach.
+  if (to.getTime() < 0) throw new HttpError(400, 'querystring/to must not be before 1970-01-01T00:00:00Z')
+  if (from.getTime() < 0 && query.from !== undefined) throw new HttpError(400, 'querystring/from must not be before 1970-01-01T00:00:00Z')
   if (to <= from) throw new HttpError(400, 'querystring/to must be after from')
   if (to.getTime() - from.getTime() > UPTIME_MAX_DAYS[granularity] * DAY_MS) {
     throw new HttpError(400, `querystring/from must be at most ${UPTIME_MAX_DAYS[granularity]} days before to when granularity is ${granularity}`)
