@@ -103,7 +103,7 @@ const maintenanceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'An occurrence under way ends first (`maintenance.ended` is sent).',
       operationId: 'deleteMaintenanceWindow',
       params: MaintenanceWindowParams,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...windowErrors(400, 403, 404) },
+      response: { 204: Type.Null({ description: 'Deleted; no body' }), ...windowErrors(400, 403, 404, 413, 415) },
     },
     config: { role: 'editor' },
   }, async (request, reply) => {

@@ -16,7 +16,7 @@ import {
 import { nextAttemptAt } from './backoff.ts'
 import { planBatch, STORM_LIMIT, type PlannedSend } from './batch-plan.ts'
 import { CHANNEL_ADAPTERS } from './channels/index.ts'
-import { acknowledgeUrl, dashboardUrl } from './message.ts'
+import { acknowledgeUrl, dashboardUrl, maintenancePageUrl } from './message.ts'
 import type { Message, SendContext, ToldEvent } from './channels/types.ts'
 import { createEmailSender } from './email-sender.ts'
 import { createHttpSender, SEND_TIMEOUT_MS } from './http-sender.ts'
@@ -230,7 +230,7 @@ function asSent (message: Message, publicUrl: string, acknowledgeLink: (event: N
     const data = {
       ...one.event.data,
       monitor: monitor?.ping_url ? withAbsolutePingUrl(monitor, publicUrl) : monitor,
-      dashboard_url: dashboardUrl(publicUrl, monitor?.id ?? null),
+      dashboard_url: one.event.data.maintenance_window ? maintenancePageUrl(publicUrl) : dashboardUrl(publicUrl, monitor?.id ?? null),
       ...(link && { acknowledge_url: link }),
     }
     return { ...one, event: { ...one.event, data } }

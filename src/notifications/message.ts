@@ -81,7 +81,7 @@ function maintenanceText (maintenance: { window: MaintenanceWindow, began: boole
   ]
   if (began && window.next_ends_at) facts.push({ label: 'Until', value: utcTime(window.next_ends_at) })
   if (!began && window.next_starts_at) facts.push({ label: 'Next', value: utcTime(window.next_starts_at) })
-  return { tone: 'info', title: maintenanceHeadline(maintenance), facts, items: [], link: { url: `${context.publicUrl}/maintenance`, label: 'Open in Pingward' } }
+  return { tone: 'info', title: maintenanceHeadline(maintenance), facts, items: [], link: { url: maintenancePageUrl(context.publicUrl), label: 'Open in Pingward' } }
 }
 
 function textOf (channel: Pick<ChannelForSending, 'name'>, message: Message, context: SendContext): HumanText {
@@ -244,7 +244,7 @@ function digestText (told: ToldEvent[], context: SendContext): HumanText {
       return { tone: 'expiring' as Tone, line, url: monitorUrl(context, monitor.id) }
     }
     const maintenance = maintenanceOf(one)
-    if (maintenance) return { tone: 'info' as Tone, line: maintenanceHeadline(maintenance), url: `${context.publicUrl}/maintenance` }
+    if (maintenance) return { tone: 'info' as Tone, line: maintenanceHeadline(maintenance), url: maintenancePageUrl(context.publicUrl) }
     const parts = incidentOf(one)
     if (!parts) return { tone: 'info' as Tone, line: 'Test notification', url: null }
     const { monitor, incident } = parts
@@ -298,6 +298,9 @@ export function plainBody (text: HumanText): string {
 
 /** The dashboard's page of a monitor (its route at the root, `/monitors/:id`), or its home for an event of none (a test). */
 export const dashboardUrl = (publicUrl: string, monitorId: string | null) => monitorId ? `${publicUrl}/monitors/${monitorId}` : `${publicUrl}/`
+
+/** The dashboard's maintenance page: where a maintenance event links. */
+export const maintenancePageUrl = (publicUrl: string) => `${publicUrl}/maintenance`
 
 export const monitorUrl = (context: SendContext, monitorId: string) => dashboardUrl(context.publicUrl, monitorId)
 

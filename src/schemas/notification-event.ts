@@ -33,7 +33,8 @@ export const NotificationEventSchema = Type.Object({
     })),
     dashboard_url: Type.Optional(Type.String({
       format: 'uri',
-      description: 'The monitor\'s page in the dashboard, `$PUBLIC_URL/monitors/{id}` (for a `test` event, the dashboard\'s home); made ' +
+      description: 'The monitor\'s page in the dashboard, `$PUBLIC_URL/monitors/{id}` (for a `test` event, the dashboard\'s home; for a ' +
+        '`maintenance.*` event, its maintenance page, `$PUBLIC_URL/maintenance`); made ' +
         'from the sending server\'s `PUBLIC_URL` at each attempt, so always sent, while the stored event does not keep it',
       examples: ['https://pingward.example.com/monitors/6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b'],
     })),

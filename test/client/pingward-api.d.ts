@@ -1586,13 +1586,13 @@ export interface components {
                 maintenance_window?: components["schemas"]["MaintenanceWindow"];
                 /**
                  * Format: uri
-                 * @description The monitor's page in the dashboard, `$PUBLIC_URL/monitors/{id}` (for a `test` event, the dashboard's home); made from the sending server's `PUBLIC_URL` at each attempt, so always sent, while the stored event does not keep it
+                 * @description The monitor's page in the dashboard, `$PUBLIC_URL/monitors/{id}` (for a `test` event, the dashboard's home; for a `maintenance.*` event, its maintenance page, `$PUBLIC_URL/maintenance`); made from the sending server's `PUBLIC_URL` at each attempt, so always sent, while the stored event does not keep it
                  * @example https://pingward.example.com/monitors/6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b
                  */
                 dashboard_url?: string;
                 /**
                  * Format: int32
-                 * @description On the opening (and reminders) of a down incident: how many monitors that depend on this one are down too; their incidents, opened while this one is down, are told to no one
+                 * @description On the opening (and reminders) of a down incident: how many monitors that depend on this one are down too, or failing towards it (their `failure_threshold` not yet reached); their incidents, opened while this one is down, are told to no one
                  */
                 dependents_down?: number;
                 /**
@@ -7533,7 +7533,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
+            /** @description Deleted; no body */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7612,6 +7612,42 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Maintenance window not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
                      *     }
                      */
                     "application/json": components["schemas"]["ApiError"];

@@ -73,8 +73,8 @@ function terminal (t: Teardown, cwd: string, vars: Record<string, string>, scrip
 // The tour runs the README's default, the embedded database: once, in the PGlite run.
 t.test('the README\'s two-minute tour, run as written', { skip: usingPostgres && 'the tour runs on the embedded database' }, async (t) => {
   const readme = readFileSync(new URL('README.md', root), 'utf8')
-  const [server, target, receiver, setUp, watch, ...more] = sectionBlocks(readme, 'A two-minute tour')
-  t.same(more, [], 'five blocks: the server, the target, the receiver, the channel and the monitor, the API\'s view')
+  const [server, target, receiver, setUp, watch, startWindow, endWindow, ...more] = sectionBlocks(readme, 'A two-minute tour')
+  t.same(more, [], 'seven blocks: the server, the target, the receiver, the channel and the monitor, the API\'s view, a maintenance window made and ended')
   t.match(server, /^ALLOW_PRIVATE_TARGETS=true npm start\b/, 'the server is npm start, allowed to check this machine')
   t.match(readme, /!\[[^\]]+\]\(docs\/images\/dashboard\.png\)/, 'the tour shows the screenshot')
   t.ok(existsSync(new URL('docs/images/dashboard.png', root)), 'the screenshot is there')
@@ -105,4 +105,15 @@ t.test('the README\'s two-minute tour, run as written', { skip: usingPostgres &&
   await receiverShell.waitFor(/"type":"incident\.resolved"/)
   t.equal(await status(), 'up', 'the API says it is up again')
   t.match(receiverShell.output(), /"name":"Local target"[^\n]*"type":"incident\.opened"/, 'the receiver printed the opening\'s body')
+
+  // The same restart inside a maintenance window: nothing printed.
+  const printed = receiverShell.output()
+  await api.run(onFreePorts(startWindow))
+  t.match(await api.run('echo "window $W"'), /^window [0-9a-f-]{36}$/m, 'the window\'s id, from the answer')
+  await targetShell.interrupt()
+  await until(async () => await status() === 'down', 500)
+  targetShell = terminal(t, clone, {}, onFreePorts(target))
+  await until(async () => await status() === 'up', 500)
+  t.match(await api.run(onFreePorts(endWindow)), /"state":"completed"/, 'the window ended')
+  t.equal(receiverShell.output(), printed, 'the receiver printed nothing for the restart inside the window')
 })

@@ -11,6 +11,8 @@ export interface Operation {
   /** The path has parameters (all of them get the chosen id). */
   hasId: boolean
   body?: Schema
+  /** The document's example of the body: one that the service's own rules take, not only the schema. */
+  example?: unknown
   /** Status -> the schema of its JSON body, or null when it has none (204). */
   responses: Record<string, Schema | null>
   secured: boolean

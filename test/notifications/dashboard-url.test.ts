@@ -18,7 +18,7 @@ import { deref } from '../fuzz/schema-arbitrary.ts'
 import { ajv, openapiDocument as doc } from '../support/response-validators.ts'
 import { webhookReceiver } from '../support/webhook-receiver.ts'
 import { newSecret } from './delivery-helper.ts'
-import { acknowledgedEvent, degradedEvent, expiringEvent, reminderEvent, heartbeatMissedEvent, openedEvent, resolvedEvent, testEvent } from './support.ts'
+import { acknowledgedEvent, degradedEvent, expiringEvent, reminderEvent, heartbeatMissedEvent, openedEvent, resolvedEvent, testEvent, maintenanceEvent } from './support.ts'
 
 const silent = { info () {}, warn () {}, error () {}, debug () {}, trace () {}, fatal () {}, child () { return silent }, level: 'silent', silent () {} } as never
 
@@ -31,6 +31,7 @@ function about (told: ToldEvent, id: string): NotificationEvent {
   return {
     ...told.event,
     data: {
+      ...told.event.data,
       monitor: monitor && { ...monitor, id, ping_url: monitor.ping_url && new URL(monitor.ping_url).pathname },
       incident: incident && { ...incident, monitor_id: id },
       check: check && { ...check, monitor_id: id },
@@ -56,7 +57,10 @@ for (const { name, env, base } of CASES) {
       orgId: userId, name: 'hook', type: 'webhook', config: { url: `${receiver.url}/hook` }, events: [...CHANNEL_EVENT_TYPES], allMonitors: true, secret,
     }).returning()
 
-    const events = [openedEvent(), resolvedEvent(), acknowledgedEvent(), reminderEvent(), degradedEvent('opened'), heartbeatMissedEvent(), expiringEvent(), testEvent()]
+    const events = [
+      openedEvent(), resolvedEvent(), acknowledgedEvent(), reminderEvent(), degradedEvent('opened'), heartbeatMissedEvent(), expiringEvent(), testEvent(),
+      maintenanceEvent('started'), maintenanceEvent('ended'),
+    ]
       .map((told) => about(told, monitor.id))
     t.same(new Set(events.map((e) => e.type)), new Set(NOTIFICATION_EVENT_TYPES), 'one event of each type')
     for (const event of events) {
@@ -72,7 +76,8 @@ for (const { name, env, base } of CASES) {
     for (const { payload, verifiedWith } of received) {
       const sent = events.find((e) => e.type === payload?.type)!
       t.strictSame(verifiedWith, [secret], `${sent.type}: signed (standardwebhooks verifies it)`)
-      t.equal(payload.data.dashboard_url, sent.type === 'test' ? `${base}/` : page, `${sent.type}: the dashboard's page`)
+      const expected = sent.type === 'test' ? `${base}/` : sent.type.startsWith('maintenance.') ? `${base}/maintenance` : page
+      t.equal(payload.data.dashboard_url, expected, `${sent.type}: the dashboard's page`)
       const monitorSent = sent.data.monitor && { ...sent.data.monitor, ping_url: sent.data.monitor.ping_url && `${base}${sent.data.monitor.ping_url}` }
       const answerable = ['incident.opened', 'heartbeat.missed', 'incident.reminder'].includes(sent.type) ||
         (sent.type === 'monitor.degraded' && sent.data.incident?.status === 'open')

@@ -1,5 +1,5 @@
 // PagerDuty Events API v2: an alert keyed by incident id, so the resolve closes it, or by certificate and expiry.
-import { certificateOf, humanText, incidentOf, incidentKind, maintenanceOf, monitorUrl, truncate, utcTime } from '../message.ts'
+import { certificateOf, humanText, incidentOf, incidentKind, maintenanceOf, maintenancePageUrl, monitorUrl, truncate, utcTime } from '../message.ts'
 import { configText, jsonPost } from './fields.ts'
 import type { Monitor } from '../../monitors/schema.ts'
 import type { ChannelAdapter, SendContext } from './types.ts'
@@ -48,7 +48,7 @@ export const pagerdutyAdapter: ChannelAdapter = {
           custom_details: { window_id: maintenance.window.id, mode: maintenance.window.mode, until: maintenance.window.next_ends_at },
         },
         client: 'Pingward',
-        client_url: `${context.publicUrl}/maintenance`,
+        client_url: maintenancePageUrl(context.publicUrl),
       })
     }
     if (!parts) {
