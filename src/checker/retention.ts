@@ -2,6 +2,7 @@
 // (AUDIT_RETENTION_DAYS), in the background.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../runtime/clock.ts'
+import { startPeriodic } from '../runtime/periodic.ts'
 import type { Database } from '../db/client.ts'
 import { pruneAuditEvents } from '../audit/repository.ts'
 import { deleteExpiredChecks } from '../repositories/checks.ts'
@@ -45,15 +46,5 @@ export async function pruneExpired (options: RetentionOptions): Promise<void> {
 
 /** Runs pruneExpired now and every ten minutes until the returned stop function is called. */
 export function startRetention (options: RetentionOptions): () => Promise<void> {
-  let current: Promise<unknown> = Promise.resolve()
-  const run = () => {
-    current = pruneExpired(options).catch((err) => options.log.warn({ err }, 'retention: failed, will retry'))
-  }
-  const first = setTimeout(run, 5_000)
-  const timer = setInterval(run, EVERY_MS)
-  return async () => {
-    clearTimeout(first)
-    clearInterval(timer)
-    await current
-  }
+  return startPeriodic({ everyMs: EVERY_MS, firstAfterMs: 5_000, what: 'retention', log: options.log, task: async () => pruneExpired(options) })
 }

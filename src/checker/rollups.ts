@@ -5,6 +5,7 @@ import type { Clock } from '../runtime/clock.ts'
 import type { Database } from '../db/client.ts'
 import { buildNextRollup, pruneRollups, vacuumRollups } from '../repositories/rollups.ts'
 import { pause } from '../runtime/pause.ts'
+import { startPeriodic } from '../runtime/periodic.ts'
 
 const EVERY_MS = 60_000
 /** Buckets built per run at most: a long catch-up (a first start over old checks) spreads over several runs. */
@@ -41,23 +42,14 @@ export async function runRollups (db: Database, clock: Clock, options: RollupRun
 
 /** Runs runRollups soon and then every minute until the returned stop function is called. */
 export function startRollups (options: { db: Database, clock: Clock, log: FastifyBaseLogger }): () => Promise<void> {
-  const stopping = new AbortController()
-  let current: Promise<unknown> = Promise.resolve()
-  let running = false
-  const run = () => {
-    if (running) return
-    running = true
-    current = runRollups(options.db, options.clock, { restRatio: REST_RATIO, signal: stopping.signal })
-      .then((built) => { if (built > 0) options.log.debug({ built }, 'rollups: buckets built') })
-      .catch((err) => options.log.warn({ err }, 'rollups: failed, will retry'))
-      .finally(() => { running = false })
-  }
-  const first = setTimeout(run, 5_000)
-  const timer = setInterval(run, EVERY_MS)
-  return async () => {
-    clearTimeout(first)
-    clearInterval(timer)
-    stopping.abort()
-    await current
-  }
+  return startPeriodic({
+    everyMs: EVERY_MS,
+    firstAfterMs: 5_000,
+    what: 'rollups',
+    log: options.log,
+    task: async (signal) => {
+      const built = await runRollups(options.db, options.clock, { restRatio: REST_RATIO, signal })
+      if (built > 0) options.log.debug({ built }, 'rollups: buckets built')
+    },
+  })
 }

@@ -3,24 +3,18 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/client.ts'
 import type { Clock } from '../runtime/clock.ts'
+import { startPeriodic } from '../runtime/periodic.ts'
 import { actOnDueEdges } from './service.ts'
-
-const EVERY_MS = 1000
 
 /** Acts on due window edges every second until the returned stop function is called. */
 export function startMaintenanceEdges (options: { db: Database, clock: Clock, log: FastifyBaseLogger }): () => Promise<void> {
-  let current: Promise<unknown> = Promise.resolve()
-  let running = false
-  const timer = setInterval(() => {
-    if (running) return
-    running = true
-    current = actOnDueEdges(options.db, options.clock())
-      .then((acted) => { if (acted > 0) options.log.info({ windows: acted }, 'maintenance windows began or ended') })
-      .catch((err) => options.log.warn({ err }, 'maintenance windows: failed, will retry'))
-      .finally(() => { running = false })
-  }, EVERY_MS)
-  return async () => {
-    clearInterval(timer)
-    await current
-  }
+  return startPeriodic({
+    everyMs: 1000,
+    what: 'maintenance windows',
+    log: options.log,
+    task: async () => {
+      const acted = await actOnDueEdges(options.db, options.clock())
+      if (acted > 0) options.log.info({ windows: acted }, 'maintenance windows began or ended')
+    },
+  })
 }

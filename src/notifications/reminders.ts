@@ -8,6 +8,7 @@ import { toMonitor } from '../monitors/presenter.ts'
 import { enqueueIncidentEvent } from '../repositories/notification-outbox.ts'
 import { lockDueReminders } from '../repositories/reminders.ts'
 import type { Clock } from '../runtime/clock.ts'
+import { startPeriodic } from '../runtime/periodic.ts'
 
 const EVERY_MS = 30_000
 
@@ -31,14 +32,13 @@ export async function sendDueReminders (db: Database, now: Date): Promise<number
 
 /** Sends due reminders every 30 seconds until the returned stop function is called. */
 export function startReminders (options: { db: Database, clock: Clock, log: FastifyBaseLogger }): () => Promise<void> {
-  let current: Promise<unknown> = Promise.resolve()
-  const timer = setInterval(() => {
-    current = sendDueReminders(options.db, options.clock())
-      .then((sent) => { if (sent > 0) options.log.info({ sent }, 'reminders queued') })
-      .catch((err) => options.log.warn({ err }, 'reminders: failed, will retry'))
-  }, EVERY_MS)
-  return async () => {
-    clearInterval(timer)
-    await current
-  }
+  return startPeriodic({
+    everyMs: EVERY_MS,
+    what: 'reminders',
+    log: options.log,
+    task: async () => {
+      const sent = await sendDueReminders(options.db, options.clock())
+      if (sent > 0) options.log.info({ sent }, 'reminders queued')
+    },
+  })
 }
