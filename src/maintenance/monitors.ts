@@ -10,6 +10,6 @@ export async function bringMonitorsInLine (tx: Database, orgId: string, now: Dat
   const left = await refreshMaintenance(tx, orgId, now, monitorId)
   for (const { incident, monitor } of await untoldOpenings(tx, left)) {
     const told = await markOpeningTold(tx, incident.id, now)
-    await enqueueIncidentEvent(tx, { orgId, monitor: toMonitor({ ...monitor, inMaintenance: false, maintenancePaused: false }), incident: told, check: null, at: now })
+    await enqueueIncidentEvent(tx, { orgId, monitor: toMonitor(monitor), incident: told, check: null, at: now })
   }
 }

@@ -58,9 +58,9 @@ export async function createWindow (db: Database, who: Maintainer, input: NewMai
   const next = occurrenceAfter(scheduleOf(values), now)
   if (next === null) throw new InvalidInputError('ends_at', 'ends_at is past and no occurrence is left: the window would never start')
   return atomically(db, async (tx) => {
-    const row = await insertWindow(tx, { ...values, nextStartsAt: next.startsAt, nextEndsAt: next.endsAt, createdAt: now, updatedAt: now })
+    const row = await reconcile(tx, await insertWindow(tx, { ...values, nextStartsAt: next.startsAt, nextEndsAt: next.endsAt, createdAt: now, updatedAt: now }), now)
     await audit(tx, who, 'maintenance_window.created', null, row, now)
-    return reconcile(tx, row, now)
+    return row
   })
 }
 
@@ -86,9 +86,10 @@ export async function changeWindow (db: Database, who: Maintainer, id: string, c
     const cancelledAt = changes.state === 'cancelled' ? (before.cancelledAt ?? now) : changes.state === 'scheduled' ? null : before.cancelledAt
     let next: Occurrence | null = before.nextStartsAt && before.nextEndsAt ? { startsAt: before.nextStartsAt, endsAt: before.nextEndsAt } : null
     if (rescheduled || (before.cancelledAt !== null && cancelledAt === null)) next = occurrenceAfter(scheduleOf(merged), now)
-    const row = await updateWindow(tx, id, { ...merged, cancelledAt, nextStartsAt: next?.startsAt ?? null, nextEndsAt: next?.endsAt ?? null, updatedAt: now })
+    const changed = await updateWindow(tx, id, { ...merged, cancelledAt, nextStartsAt: next?.startsAt ?? null, nextEndsAt: next?.endsAt ?? null, updatedAt: now })
+    const row = await reconcile(tx, changed, now, { retarget: true })
     await audit(tx, who, 'maintenance_window.updated', before, row, now)
-    return reconcile(tx, row, now, { retarget: true })
+    return row
   })
 }
 
@@ -112,9 +113,9 @@ export async function startWindow (db: Database, who: Maintainer, id: string, du
     if (before.cancelledAt !== null) throw new WindowStateError('The window is cancelled: set its state to scheduled before starting it')
     const length = durationMinutes === undefined ? before.endsAt.getTime() - before.startsAt.getTime() : durationMinutes * 60_000
     const endsAt = new Date(now.getTime() + length)
-    const row = await updateWindow(tx, id, before.active ? { nextEndsAt: endsAt } : { nextStartsAt: now, nextEndsAt: endsAt })
+    const row = await reconcile(tx, await updateWindow(tx, id, before.active ? { nextEndsAt: endsAt } : { nextStartsAt: now, nextEndsAt: endsAt }), now)
     await audit(tx, who, 'maintenance_window.started', before, row, now)
-    return reconcile(tx, row, now)
+    return row
   })
 }
 
@@ -124,9 +125,9 @@ export async function endWindow (db: Database, who: Maintainer, id: string, now:
     const before = await findWindow(tx, who.orgId, id, 'lock')
     if (!before) return undefined
     if (!before.active) throw new WindowStateError('The window is not under way: there is nothing to end')
-    const row = await updateWindow(tx, id, { nextEndsAt: now })
+    const row = await reconcile(tx, await updateWindow(tx, id, { nextEndsAt: now }), now)
     await audit(tx, who, 'maintenance_window.ended', before, row, now)
-    return reconcile(tx, row, now)
+    return row
   })
 }
 
@@ -149,18 +150,16 @@ export async function actOnDueEdges (db: Database, now: Date): Promise<number> {
 async function reconcile (tx: Database, row: WindowRow, now: Date, options: { retarget?: boolean } = {}): Promise<WindowRow> {
   let changed = options.retarget === true && row.active
   for (let step = 0; step < 1000; step++) {
-    const current = row.cancelledAt === null && row.nextStartsAt !== null && row.nextEndsAt !== null &&
-      row.nextStartsAt <= now && now < row.nextEndsAt
-    if (row.active && !current) {
-      row = await updateWindow(tx, row.id, { active: false })
-      await tellWindow(tx, row, 'maintenance.ended', now)
+    const occurrence = row.cancelledAt === null && row.nextStartsAt !== null && row.nextEndsAt !== null
+      ? { startsAt: row.nextStartsAt, endsAt: row.nextEndsAt }
+      : null
+    const current = occurrence !== null && occurrence.startsAt <= now && now < occurrence.endsAt
+    if (row.active !== current) {
+      row = await updateWindow(tx, row.id, { active: current })
+      await tellWindow(tx, row, current ? 'maintenance.started' : 'maintenance.ended', now)
       changed = true
-    } else if (!row.active && current) {
-      row = await updateWindow(tx, row.id, { active: true })
-      await tellWindow(tx, row, 'maintenance.started', now)
-      changed = true
-    } else if (row.cancelledAt === null && row.nextStartsAt !== null && row.nextEndsAt !== null && row.nextEndsAt <= now) {
-      const next = occurrenceAfter(scheduleOf(row), now, row.nextStartsAt)
+    } else if (occurrence !== null && occurrence.endsAt <= now) {
+      const next = occurrenceAfter(scheduleOf(row), now, occurrence.startsAt)
       row = await updateWindow(tx, row.id, { nextStartsAt: next?.startsAt ?? null, nextEndsAt: next?.endsAt ?? null })
     } else {
       break

@@ -182,7 +182,9 @@ t.test('a window says what is wrong with it, by field; roles and organizations a
   const restored = await request(app, team.auth, { method: 'PATCH', url: `/api/v1/maintenance-windows/${window.id}`, payload: { state: 'scheduled' } })
   t.match(restored.json().data, { state: 'scheduled', next_starts_at: '2026-12-02T10:00:00.000Z' })
   t.equal((await request(app, team.auth, { method: 'DELETE', url: `/api/v1/maintenance-windows/${window.id}` })).statusCode, 204)
-  const actions = (await request(app, team.auth, { url: `/api/v1/audit-events?entity_id=${window.id}` })).json().data.map((e: { action: string }) => e.action)
+  const events = (await request(app, team.auth, { url: `/api/v1/audit-events?entity_id=${window.id}` })).json().data
+  t.same(events.find((e: { action: string }) => e.action === 'maintenance_window.started').changes.state, ['scheduled', 'active'], 'the start is audited as it left the window')
+  const actions = events.map((e: { action: string }) => e.action)
   t.same(actions.sort(), ['maintenance_window.created', 'maintenance_window.deleted', 'maintenance_window.started', 'maintenance_window.updated', 'maintenance_window.updated'])
   t.same((await told(app.db)).map((e) => e.type).sort(), ['maintenance.ended', 'maintenance.started'], 'the cancel ended the occurrence under way')
 })
