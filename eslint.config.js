@@ -50,7 +50,7 @@ const ORCHESTRATION = ['services', 'checker', 'notifications', 'checks']
 // Fastify's, since pino 10's own BaseLogger type is not one that app.log (typed on Fastify's pino) satisfies.
 const LOGGER = ['FastifyBaseLogger']
 // A feature folder's routes belong to the edge (the routes' rule), not to its folder's layer.
-const ROUTES = ['src/routes/**', 'src/*/routes.ts']
+const ROUTES = ['src/routes/**', 'src/*/routes.ts', 'src/*/public-routes.ts']
 
 export default [
   ...neostandard({
@@ -171,11 +171,31 @@ export default [
   layerRule(['src/maintenance/presenter.ts'], 'src/maintenance/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
     patterns: [{ regex: '^\\./(service|routes)\\.ts$', what: 'src/maintenance/{service,routes}.ts' }],
   }),
+  // Status pages (src/status-pages/): shapes and pure status rules alone, repository rows alone, service and view the
+  // rules and what a page shows, the renderers (feeds, public page) on the edge's HTML helper; snapshots serve them.
+  layerRule(['src/status-pages/schema.ts', 'src/status-pages/status.ts'], 'src/status-pages/{schema,status}.ts (shapes and pure rules)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
+    patterns: [{ regex: '^\\./', what: 'another file of src/status-pages/' }],
+  }),
+  layerRule(['src/status-pages/repository.ts'], 'src/status-pages/repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
+    patterns: [{ regex: '^\\./(?!schema\\.ts$)', what: 'src/status-pages/ but its schema' }],
+  }),
+  layerRule(['src/status-pages/service.ts', 'src/status-pages/view.ts'], 'src/status-pages/{service,view}.ts (the rules, what a page shows)', [...EDGE, 'checker', 'notifications', 'cli'], {
+    patterns: [{ regex: '^\\./(routes|public-routes|snapshots|feeds|public-page)\\.ts$', what: 'src/status-pages/ routes, snapshots or renderers' }],
+  }),
+  layerRule(['src/status-pages/presenter.ts'], 'src/status-pages/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
+    patterns: [{ regex: '^\\./(service|routes|public-routes|snapshots)\\.ts$', what: 'src/status-pages/{service,routes,public-routes,snapshots}.ts' }],
+  }),
+  layerRule(['src/status-pages/feeds.ts', 'src/status-pages/public-page.ts'], 'src/status-pages/{feeds,public-page}.ts (renderers)', ['routes', 'plugins', 'dashboard', ...ORCHESTRATION, 'db', 'cli'], {
+    patterns: [{ regex: '^\\./(service|routes|public-routes|snapshots)\\.ts$', what: 'src/status-pages/{service,routes,public-routes,snapshots}.ts' }],
+  }),
+  layerRule(['src/status-pages/snapshots.ts'], 'src/status-pages/snapshots.ts (the public pages\' cache)', ['routes', 'plugins', 'dashboard', ...ORCHESTRATION, 'cli'], {
+    patterns: [{ regex: '^\\./(service|routes|public-routes)\\.ts$', what: 'src/status-pages/{service,routes,public-routes}.ts' }],
+  }),
   // The audit log (src/audit/): every service writes through service.ts, which knows no other feature.
   layerRule(['src/audit/schema.ts'], 'src/audit/schema.ts (domain only)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
     patterns: [{ regex: '^\\./', what: 'another file of src/audit/' }],
   }),
-  layerRule(['src/audit/repository.ts', 'src/audit/service.ts'], 'src/audit/{repository,service}.ts (rows and their writer)', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'incidents', 'cli'], {
+  layerRule(['src/audit/repository.ts', 'src/audit/service.ts'], 'src/audit/{repository,service}.ts (rows and their writer)', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'incidents', 'maintenance', 'status-pages', 'cli'], {
     patterns: [{ regex: '^\\./(routes|presenter|schema)\\.ts$', what: 'src/audit/{routes,presenter,schema}.ts' }],
   }),
   layerRule(['src/cli/**'], 'src/cli', ['routes', 'plugins', 'dashboard', 'checker', 'notifications']),

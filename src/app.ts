@@ -36,6 +36,13 @@ import checkRoutes from './routes/checks.ts'
 import incidentRoutes from './incidents/routes.ts'
 import maintenanceRoutes from './maintenance/routes.ts'
 import uptimeRoutes from './routes/uptime.ts'
+import statusPageRoutes from './status-pages/routes.ts'
+import publicStatusRoutes from './status-pages/public-routes.ts'
+import { PageSnapshots } from './status-pages/snapshots.ts'
+import {
+  ComponentSchema, CreateComponentSchema, CreateReportSchema, CreateStatusPageSchema, PostReportUpdateSchema, ReportDraftSchema,
+  ReportUpdateSchema, StatusPageSchema, StatusReportSchema, UpdateComponentSchema, UpdateReportSchema, UpdateStatusPageSchema,
+} from './status-pages/schema.ts'
 import notificationRoutes from './notifications/routes.ts'
 import dashboardPlugin from './dashboard/plugin.ts'
 import { ErrorSchema } from './schemas/common.ts'
@@ -72,6 +79,8 @@ export const SHARED_SCHEMAS = [
   OrganizationSchema, UpdateOrganizationSchema, MemberSchema, UpdateMemberSchema, InvitationSchema, CreatedInvitationSchema,
   CreateInvitationSchema, AcceptInvitationSchema, AuditEventSchema, IncidentDetailSchema, IncidentNoteSchema, AcknowledgeSchema, CreateNoteSchema,
   MaintenanceWindowSchema, CreateMaintenanceWindowSchema, UpdateMaintenanceWindowSchema, StartMaintenanceSchema,
+  StatusPageSchema, CreateStatusPageSchema, UpdateStatusPageSchema, ComponentSchema, CreateComponentSchema, UpdateComponentSchema,
+  ReportUpdateSchema, StatusReportSchema, CreateReportSchema, UpdateReportSchema, PostReportUpdateSchema, ReportDraftSchema,
 ]
 
 export async function buildApp ({ config, clock = systemClock, database, logger }: BuildAppOptions): Promise<FastifyInstance> {
@@ -128,6 +137,10 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
   await app.register(metricsRoutes, { token: config.METRICS_TOKEN })
   // Heartbeats' ping URLs: at the root (short URLs for cron lines), no key, their own rate limit per token.
   await app.register(pingRoutes, { perMinute: config.PING_RATE_LIMIT })
+  const snapshots = new PageSnapshots({ db: app.db, clock: app.clock, publicUrl: config.PUBLIC_URL, onError: (error) => app.log.warn({ err: error }, 'status page snapshot not rebuilt') })
+  snapshots.listen(app.changes)
+  app.addHook('onClose', async () => snapshots.close())
+  await app.register(publicStatusRoutes, { snapshots })
   await app.register(async (api) => {
     // First: compression takes the routes registered after it.
     await api.register(apiResponsesPlugin, { corsOrigins: config.CORS_ORIGINS })
@@ -137,6 +150,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(checkRoutes)
     await api.register(incidentRoutes)
     await api.register(maintenanceRoutes)
+    await api.register(statusPageRoutes, { snapshots })
     await api.register(uptimeRoutes)
     await api.register(notificationRoutes, { config })
     await api.register(organizationRoutes, { config })

@@ -1,5 +1,5 @@
 // Inline SVG made on the server; down checks are squares (not only another colour) and every chart has a text summary.
-import { html, raw, type SafeHtml } from './html.ts'
+import { html, raw, type SafeHtml } from '../http/html.ts'
 import { utc } from './format.ts'
 
 export interface ChartPoint {

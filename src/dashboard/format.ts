@@ -1,7 +1,7 @@
 // How the dashboard writes times, durations, percentages and statuses, as text (never colour alone).
 import type { MonitorStatus } from '../domain/vocabulary.ts'
 import type { FailingRun } from '../repositories/check-stats.ts'
-import { html, type SafeHtml } from './html.ts'
+import { html, type SafeHtml } from '../http/html.ts'
 
 export const STATUS_LABELS: Record<MonitorStatus, string> = { up: 'Up', degraded: 'Degraded', down: 'Down', pending: 'Pending', paused: 'Paused' }
 

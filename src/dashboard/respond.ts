@@ -1,7 +1,7 @@
 // Sending dashboard pages: the page context of a request, HTML replies, safe redirects.
 import type { AuditContext } from '../domain/audit.ts'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { SafeHtml } from './html.ts'
+import type { SafeHtml } from '../http/html.ts'
 import type { PageContext } from './pages/layout.ts'
 
 export function pageContext (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): PageContext {

@@ -4,7 +4,7 @@ import {
   boolean, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid, type PgColumn,
 } from 'drizzle-orm/pg-core'
 import {
-  API_KEY_SCOPES, CHANNEL_DEFAULTS, MAINTENANCE_MODES, CHANNEL_EVENT_TYPES, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
+  API_KEY_SCOPES, CHANNEL_DEFAULTS, COMPONENT_STATUSES, REPORT_IMPACTS, REPORT_STATUSES, STATUS_PAGE_ACCESS, MAINTENANCE_MODES, CHANNEL_EVENT_TYPES, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
   MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, REMINDER_MINUTES, ROLES, ROLLUP_GRANULARITIES, AUDIT_ACTOR_TYPES,
   type AuditAction, type AuditEntityType,
 } from '../domain/vocabulary.ts'
@@ -406,6 +406,82 @@ export const maintenanceWindows = pgTable('maintenance_windows', {
   index('maintenance_windows_next_end_idx').on(t.nextEndsAt).where(sql`${t.active}`),
   oneOf('maintenance_windows_mode_check', t.mode, MAINTENANCE_MODES),
   check('maintenance_windows_times_check', sql`${t.startsAt} < ${t.endsAt}`),
+])
+
+// A public status page (api-contract section 16); domain_token is what the TXT record of its custom domain must say.
+export const statusPages = pgTable('status_pages', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  orgId: uuid('org_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  slug: text('slug').notNull(),
+  title: text('title').notNull(),
+  description: text('description'),
+  homepageUrl: text('homepage_url'),
+  published: boolean('published').notNull().default(false),
+  access: text('access', { enum: STATUS_PAGE_ACCESS }).notNull().default('public'),
+  passwordHash: text('password_hash'),
+  historyDays: integer('history_days').notNull().default(90),
+  customDomain: text('custom_domain'),
+  domainToken: text('domain_token').notNull(),
+  domainVerifiedAt: ts('domain_verified_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('status_pages_slug_idx').on(t.slug),
+  uniqueIndex('status_pages_custom_domain_idx').on(t.customDomain),
+  index('status_pages_org_idx').on(t.orgId, t.createdAt, t.id),
+  oneOf('status_pages_access_check', t.access, STATUS_PAGE_ACCESS),
+  check('status_pages_history_days_check', sql`${t.historyDays} between 7 and 365`),
+  check('status_pages_password_check', sql`${t.access} = 'public' or ${t.passwordHash} is not null`),
+])
+
+// A line of a status page: one monitor, the monitors a label selector matches, or a status set by hand.
+export const statusPageComponents = pgTable('status_page_components', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  pageId: uuid('page_id').notNull().references(() => statusPages.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  description: text('description'),
+  groupName: text('group_name'),
+  position: integer('position').notNull().default(0),
+  monitorId: uuid('monitor_id').references(() => monitors.id, { onDelete: 'cascade' }),
+  labelSelector: text('label_selector').array(),
+  manualStatus: text('manual_status', { enum: COMPONENT_STATUSES }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  index('status_page_components_page_idx').on(t.pageId, t.position),
+  index('status_page_components_monitor_idx').on(t.monitorId),
+  oneOf('status_page_components_manual_status_check', t.manualStatus, COMPONENT_STATUSES),
+  check('status_page_components_source_check',
+    sql`num_nonnulls(${t.monitorId}, ${t.labelSelector}, ${t.manualStatus}) = 1`),
+])
+
+// What an organization tells its users about a problem, on one or more of its pages.
+export const statusReports = pgTable('status_reports', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  orgId: uuid('org_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  title: text('title').notNull(),
+  status: text('status', { enum: REPORT_STATUSES }).notNull(),
+  impact: text('impact', { enum: REPORT_IMPACTS }).notNull(),
+  statusPageIds: uuid('status_page_ids').array().notNull(),
+  componentIds: uuid('component_ids').array().notNull().default(sql`'{}'::uuid[]`),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+  resolvedAt: ts('resolved_at'),
+}, (t) => [
+  index('status_reports_org_idx').on(t.orgId, t.createdAt, t.id),
+  index('status_reports_pages_idx').using('gin', t.statusPageIds),
+  oneOf('status_reports_status_check', t.status, REPORT_STATUSES),
+  oneOf('status_reports_impact_check', t.impact, REPORT_IMPACTS),
+])
+
+export const statusReportUpdates = pgTable('status_report_updates', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  reportId: uuid('report_id').notNull().references(() => statusReports.id, { onDelete: 'cascade' }),
+  status: text('status', { enum: REPORT_STATUSES }).notNull(),
+  message: text('message').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  index('status_report_updates_report_idx').on(t.reportId, t.createdAt),
+  oneOf('status_report_updates_status_check', t.status, REPORT_STATUSES),
 ])
 
 // One row per stay of a monitor in maintenance, ended_at null while it lasts: the incident timeline's maintenance.

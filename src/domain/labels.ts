@@ -18,3 +18,9 @@ export function parseLabelSelector (items: readonly string[]): LabelSelector {
   }
   return selector
 }
+
+/** Whether `labels` has every item of the selector (`key:value` exactly, `key` with any value). */
+export function labelsMatch (labels: Readonly<Record<string, string>>, items: readonly string[]): boolean {
+  const { values, keys } = parseLabelSelector(items)
+  return keys.every((key) => key in labels) && Object.entries(values).every(([key, value]) => labels[key] === value)
+}

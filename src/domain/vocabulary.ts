@@ -55,6 +55,9 @@ export const AUDIT_ACTIONS = [
   'incident.acknowledged', 'incident.note_added',
   'maintenance_window.created', 'maintenance_window.updated', 'maintenance_window.deleted',
   'maintenance_window.started', 'maintenance_window.ended',
+  'status_page.created', 'status_page.updated', 'status_page.deleted',
+  'status_page_component.created', 'status_page_component.updated', 'status_page_component.deleted',
+  'status_report.created', 'status_report.updated', 'status_report.deleted', 'status_report.update_posted',
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 export type AuditEntityType = AuditAction extends `${infer Entity}.${string}` ? Entity : never
@@ -87,6 +90,18 @@ export const MAINTENANCE_MODES = ['mute', 'pause'] as const
 /** `completed`: no occurrence left; `cancelled`: turned off by hand. */
 export const MAINTENANCE_STATES = ['scheduled', 'active', 'completed', 'cancelled'] as const
 export type MaintenanceState = typeof MAINTENANCE_STATES[number]
+
+/** Who may see a status page: anyone, or whoever knows its password (api-contract section 16). */
+export const STATUS_PAGE_ACCESS = ['public', 'password'] as const
+/** A status-page component's status, worst last: Atlassian Statuspage's words. */
+export const COMPONENT_STATUSES = ['operational', 'under_maintenance', 'degraded_performance', 'partial_outage', 'major_outage'] as const
+export type ComponentStatus = typeof COMPONENT_STATUSES[number]
+/** A status report's stage, in the order it usually goes through them. */
+export const REPORT_STATUSES = ['investigating', 'identified', 'monitoring', 'resolved'] as const
+export type ReportStatus = typeof REPORT_STATUSES[number]
+/** How much a status report's problem hurts, least first. */
+export const REPORT_IMPACTS = ['none', 'minor', 'major', 'critical'] as const
+export type ReportImpact = typeof REPORT_IMPACTS[number]
 
 /** A delivery is `pending` until its first attempt, `failed` while it will be retried, `dead` once given up. */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead'] as const

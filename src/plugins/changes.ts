@@ -9,8 +9,11 @@ export const CHANGES_CHANNEL = 'pingward_changes'
 /** An owner's subscribers hear at most this often: a busy fleet's checks reach an open page as one batch. */
 export const COALESCE_MS = 1000
 
-/** What changed for an owner since the last batch: monitors' and channels' ids; `everything` when some may be missed. */
-export interface ChangeBatch { monitors: string[], channels: string[], everything: boolean }
+/**
+ * What changed for an owner since the last batch: monitors' and channels' ids, `status` when what its status pages
+ * show changed (a page, component, report or maintenance window); `everything` when some may be missed.
+ */
+export interface ChangeBatch { monitors: string[], channels: string[], status: boolean, everything: boolean }
 type ChangeListener = (batch: ChangeBatch) => void
 
 declare module 'fastify' {
@@ -23,17 +26,18 @@ interface OwnerState {
   listeners: Set<ChangeListener>
   monitors: Set<string>
   channels: Set<string>
+  status: boolean
   everything: boolean
   sentAt: number
   timer?: NodeJS.Timeout
 }
 
 /** A notification's payload, {owner, kind, id}; undefined for anything else. */
-function parseChange (payload: string): { owner: string, kind: 'monitor' | 'channel', id: string } | undefined {
+function parseChange (payload: string): { owner: string, kind: 'monitor' | 'channel' | 'status', id: string } | undefined {
   try {
     const change = JSON.parse(payload) as Record<string, unknown>
     const { owner, kind, id } = change
-    if (typeof owner !== 'string' || typeof id !== 'string' || (kind !== 'monitor' && kind !== 'channel')) return undefined
+    if (typeof owner !== 'string' || typeof id !== 'string' || (kind !== 'monitor' && kind !== 'channel' && kind !== 'status')) return undefined
     return { owner, kind, id }
   } catch {
     return undefined
@@ -47,7 +51,7 @@ class ChangeFeed {
   subscribe (owner: string, listener: ChangeListener): () => void {
     let state = this.owners.get(owner)
     if (!state) {
-      state = { listeners: new Set(), monitors: new Set(), channels: new Set(), everything: false, sentAt: -Infinity }
+      state = { listeners: new Set(), monitors: new Set(), channels: new Set(), status: false, everything: false, sentAt: -Infinity }
       this.owners.set(owner, state)
     }
     state.listeners.add(listener)
@@ -64,7 +68,8 @@ class ChangeFeed {
     const change = parseChange(payload)
     const state = change && this.owners.get(change.owner)
     if (!change || !state) return
-    ;(change.kind === 'monitor' ? state.monitors : state.channels).add(change.id)
+    if (change.kind === 'status') state.status = true
+    else (change.kind === 'monitor' ? state.monitors : state.channels).add(change.id)
     this.schedule(state)
   }
 
@@ -92,9 +97,10 @@ class ChangeFeed {
     // A timer counts from the event loop's cached time, so it can fire a little early: wait the rest.
     if (performance.now() < state.sentAt + COALESCE_MS) return this.schedule(state)
     state.sentAt = performance.now()
-    const batch: ChangeBatch = { monitors: [...state.monitors], channels: [...state.channels], everything: state.everything }
+    const batch: ChangeBatch = { monitors: [...state.monitors], channels: [...state.channels], status: state.status, everything: state.everything }
     state.monitors.clear()
     state.channels.clear()
+    state.status = false
     state.everything = false
     for (const listener of state.listeners) listener(batch)
   }

@@ -108,6 +108,8 @@ export default fp<OpenApiOptions>(async (app, { publicUrl }) => {
         { name: 'incidents', description: 'Periods during which a monitor was down, or degraded (its checks passed but slower than its `degraded_after_ms`)' },
         { name: 'maintenance', description: 'Maintenance windows: times, one-off or recurring, when the monitors they cover are told of to no one (or not checked)' },
         { name: 'notifications', description: 'Notification channels, where their events go, and the delivery of each event' },
+        { name: 'status pages', description: 'Status pages, their components, and the status reports shown on them' },
+        { name: 'status pages (public)', description: 'A published status page and its machine-readable twins: no key, for everyone' },
         { name: 'organization', description: 'The organization an API key belongs to, its members and their roles' },
         { name: 'heartbeats', description: 'The ping URL of a heartbeat monitor: a job pings it, no key needed' },
         { name: 'health', description: 'Liveness and readiness of the service' },

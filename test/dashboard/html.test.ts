@@ -1,6 +1,6 @@
 // The dashboard's HTML helpers: escaping, formatting and the server-side SVG charts.
 import t from 'tap'
-import { escapeHtml, html, raw } from '../../src/dashboard/html.ts'
+import { escapeHtml, html, raw } from '../../src/http/html.ts'
 import { ago, duration, percent, statusBadge, timeTag, utc } from '../../src/dashboard/format.ts'
 import { msLabel, niceCeiling, pingTimeline, responseTimeChart, sparkline } from '../../src/dashboard/charts.ts'
 import { messageFor } from '../../src/dashboard/pages/forms.ts'

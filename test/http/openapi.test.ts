@@ -57,9 +57,13 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'DELETE /api/v1/organization',
     'DELETE /api/v1/organization/invitations/{id}',
     'DELETE /api/v1/organization/members/{user_id}',
+    'DELETE /api/v1/status-pages/{id}',
+    'DELETE /api/v1/status-pages/{id}/components/{component_id}',
+    'DELETE /api/v1/status-reports/{id}',
     'GET /api/v1/audit-events',
     'GET /api/v1/deliveries/{id}',
     'GET /api/v1/incidents/{id}',
+    'GET /api/v1/incidents/{id}/status-report-draft',
     'GET /api/v1/maintenance-windows',
     'GET /api/v1/maintenance-windows/{id}',
     'GET /api/v1/monitors',
@@ -74,16 +78,35 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /api/v1/organization',
     'GET /api/v1/organization/invitations',
     'GET /api/v1/organization/members',
+    'GET /api/v1/status-pages',
+    'GET /api/v1/status-pages/{id}',
+    'GET /api/v1/status-pages/{id}/components',
+    'GET /api/v1/status-pages/{id}/components/{component_id}',
+    'GET /api/v1/status-reports',
+    'GET /api/v1/status-reports/{id}',
     'GET /healthz',
     'GET /metrics',
     'GET /ping/{token}',
     'GET /ping/{token}/fail',
     'GET /readyz',
+    'GET /status/{slug}',
+    'GET /status/{slug}/api/v2/status.json',
+    'GET /status/{slug}/api/v2/summary.json',
+    'GET /status/{slug}/badge.json',
+    'GET /status/{slug}/badge.svg',
+    'GET /status/{slug}/components/{component_id}/badge.json',
+    'GET /status/{slug}/components/{component_id}/badge.svg',
+    'GET /status/{slug}/history.atom',
+    'GET /status/{slug}/maintenance.ics',
+    'GET /status/{slug}/summary.json',
     'PATCH /api/v1/maintenance-windows/{id}',
     'PATCH /api/v1/monitors/{id}',
     'PATCH /api/v1/notification-channels/{id}',
     'PATCH /api/v1/organization',
     'PATCH /api/v1/organization/members/{user_id}',
+    'PATCH /api/v1/status-pages/{id}',
+    'PATCH /api/v1/status-pages/{id}/components/{component_id}',
+    'PATCH /api/v1/status-reports/{id}',
     'POST /api/v1/deliveries/{id}/retry',
     'POST /api/v1/incidents/{id}/acknowledge',
     'POST /api/v1/incidents/{id}/notes',
@@ -96,8 +119,13 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'POST /api/v1/notification-channels/{id}/rotate-secret',
     'POST /api/v1/notification-channels/{id}/test',
     'POST /api/v1/organization/invitations',
+    'POST /api/v1/status-pages',
+    'POST /api/v1/status-pages/{id}/components',
+    'POST /api/v1/status-reports',
+    'POST /api/v1/status-reports/{id}/updates',
     'POST /ping/{token}',
     'POST /ping/{token}/fail',
+    'POST /status/{slug}',
   ], 'the documented operations')
   const success: Record<string, string> = {
     'POST /api/v1/monitors': '201',
@@ -111,6 +139,14 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'POST /api/v1/deliveries/{id}/retry': '202',
     'POST /api/v1/incidents/{id}/notes': '201',
     'POST /api/v1/maintenance-windows': '201',
+    'POST /api/v1/status-pages': '201',
+    'DELETE /api/v1/status-pages/{id}': '204',
+    'POST /api/v1/status-pages/{id}/components': '201',
+    'DELETE /api/v1/status-pages/{id}/components/{component_id}': '204',
+    'POST /api/v1/status-reports': '201',
+    'DELETE /api/v1/status-reports/{id}': '204',
+    'POST /api/v1/status-reports/{id}/updates': '201',
+    'POST /status/{slug}': '303',
     'DELETE /api/v1/maintenance-windows/{id}': '204',
   }
   const tagNames = new Set((current.tags ?? []).map((tag) => tag.name))
@@ -146,6 +182,11 @@ t.test('every operation is documented: id, summary, tag, its success and its err
       // A heartbeat's ping URL: no key (the token is the credential), its own rate limit, any body (no 415).
       t.same(op.security, [], `${name}: no key needed`)
       t.same(statuses.sort(), ['200', '400', '404', '409', '413', '429', '500', '503'], `${name}: its statuses`)
+    } else if (path.startsWith('/status/')) {
+      // A public status page and its twins: no key, the API's rate limit for unknown slugs only, and a copy to revalidate.
+      t.same(op.security, [], `${name}: no key needed`)
+      const expected = name.startsWith('POST') ? ['303', '400', '401', '404', '413', '429', '500', '503'] : ['200', '304', '400', '401', '404', '429', '500', '503']
+      t.same(statuses.sort(), expected, `${name}: its statuses`)
     } else if (path === '/metrics') {
       // Not an API key: the server's METRICS_TOKEN; off (404) without one.
       t.same(op.security, [{ metricsToken: [] }], `${name}: the metrics token`)
@@ -163,12 +204,16 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   t.same(current.security, [{ bearerAuth: [] }])
   t.match(current.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer' })
   t.same(Object.keys(current.components?.schemas ?? {}).sort(), [
-    'AcceptInvitationRequest', 'AcknowledgeIncidentRequest', 'ApiError', 'AuditEvent', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor', 'CreateEmailChannel', 'CreateHeartbeatMonitor',
-    'CreateIncidentNoteRequest', 'CreateInvitationRequest', 'CreateMaintenanceWindowRequest', 'CreateMonitorRequest', 'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor', 'CreateSlackChannel',
-    'CreateTcpMonitor', 'CreateTeamsChannel', 'CreateTelegramChannel',
-    'CreateWebhookChannel', 'CreatedInvitation', 'Delivery', 'DeliveryDetail', 'Incident', 'IncidentDetail', 'IncidentNote', 'Invitation', 'MaintenanceWindow', 'Member', 'Monitor', 'MonitorListItem', 'NotificationChannel',
-    'NotificationChannelWithSecret', 'NotificationEvent', 'Organization', 'StartMaintenanceRequest', 'UpdateMaintenanceWindowRequest', 'UpdateMemberRequest', 'UpdateMonitorRequest',
-    'UpdateNotificationChannelRequest', 'UpdateOrganizationRequest', 'UptimeReport',
+    'AcceptInvitationRequest', 'AcknowledgeIncidentRequest', 'ApiError', 'AuditEvent', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor',
+    'CreateEmailChannel', 'CreateHeartbeatMonitor', 'CreateIncidentNoteRequest', 'CreateInvitationRequest', 'CreateMaintenanceWindowRequest',
+    'CreateMonitorRequest', 'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor',
+    'CreateSlackChannel', 'CreateStatusPageComponentRequest', 'CreateStatusPageRequest', 'CreateStatusReportRequest', 'CreateTcpMonitor',
+    'CreateTeamsChannel', 'CreateTelegramChannel', 'CreateWebhookChannel', 'CreatedInvitation', 'Delivery', 'DeliveryDetail', 'Incident',
+    'IncidentDetail', 'IncidentNote', 'Invitation', 'MaintenanceWindow', 'Member', 'Monitor', 'MonitorListItem', 'NotificationChannel',
+    'NotificationChannelWithSecret', 'NotificationEvent', 'Organization', 'PostStatusReportUpdateRequest', 'StartMaintenanceRequest', 'StatusPage',
+    'StatusPageComponent', 'StatusReport', 'StatusReportDraft', 'StatusReportUpdate', 'UpdateMaintenanceWindowRequest', 'UpdateMemberRequest',
+    'UpdateMonitorRequest', 'UpdateNotificationChannelRequest', 'UpdateOrganizationRequest', 'UpdateStatusPageComponentRequest',
+    'UpdateStatusPageRequest', 'UpdateStatusReportRequest', 'UptimeReport',
   ], 'components are named after the schemas (ApiError: `Error` would shadow the language\'s own in a generated SDK)')
   const create = (current.components!.schemas as Record<string, any>).CreateNotificationChannelRequest
   t.equal(create.discriminator.mapping.webhook, '#/components/schemas/CreateWebhookChannel', 'each channel type\'s body is named')
@@ -195,6 +240,13 @@ t.test('for SDK generators: servers, named request bodies, every response header
     'POST /api/v1/maintenance-windows': 'CreateMaintenanceWindowRequest',
     'PATCH /api/v1/maintenance-windows/{id}': 'UpdateMaintenanceWindowRequest',
     'POST /api/v1/maintenance-windows/{id}/start': 'StartMaintenanceRequest',
+    'POST /api/v1/status-pages': 'CreateStatusPageRequest',
+    'PATCH /api/v1/status-pages/{id}': 'UpdateStatusPageRequest',
+    'POST /api/v1/status-pages/{id}/components': 'CreateStatusPageComponentRequest',
+    'PATCH /api/v1/status-pages/{id}/components/{component_id}': 'UpdateStatusPageComponentRequest',
+    'POST /api/v1/status-reports': 'CreateStatusReportRequest',
+    'PATCH /api/v1/status-reports/{id}': 'UpdateStatusReportRequest',
+    'POST /api/v1/status-reports/{id}/updates': 'PostStatusReportUpdateRequest',
   }
   const ops = operations(current) as Array<{ name: string, path: string, op: Operation & Record<string, any> }>
   for (const { name, path, op } of ops) {
@@ -217,7 +269,8 @@ t.test('for SDK generators: servers, named request bodies, every response header
       if (status === '200' && path.startsWith('/api/v1/') && path !== OPENAPI_PATH && /^(GET|HEAD) /.test(name)) t.ok(headers.ETag, `${name} 200: ETag`)
       t.same(Object.keys(headers).filter((header) => header === header.toLowerCase()), [], `${name} ${status}: no header named in lowercase`)
       if (name.startsWith('HEAD ')) continue
-      if (Number(status) >= 400) {
+      // The password form answers a wrong password with the form again.
+      if (Number(status) >= 400 && !(name === 'POST /status/{slug}' && status === '401')) {
         const media = response.content?.['application/json']
         t.same(media?.schema, { $ref: '#/components/schemas/ApiError' }, `${name} ${status}: an ApiError`)
         t.type(media?.example?.error, 'string', `${name} ${status}: an example`)

@@ -4,7 +4,7 @@ import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { AUDIT_ACTIONS } from '../../src/domain/vocabulary.ts'
 import { buildTestApp, makeMember, makeUser, request } from '../helper.ts'
-import { bodyFor, isOrganizationDelete, keyedRoutes, makeTarget, openApi, organizationState } from '../support/api-routes.ts'
+import { bodyFor, isOrganizationDelete, keyedRoutes, makeTarget, openApi, organizationState, urlOf } from '../support/api-routes.ts'
 import { targetServer } from '../support/target-server.ts'
 
 const READS = new Set(['GET', 'HEAD'])
@@ -26,7 +26,7 @@ t.test('every write route records one event with its request, or, when the event
     const caller = await makeMember(app, owner.orgId, 'owner')
     const payload = await bodyFor(app, doc, route, owner, caller.user.email)
     const target = await makeTarget(app, owner, route, receiver.url)
-    const url = route.path.replace(/:\w+/g, target)
+    const url = urlOf(route, target)
     const res = await app.inject({ method: route.method as 'POST', url, headers: caller.auth, ...(payload ? { payload } : {}) })
     t.ok(res.statusCode >= 200 && res.statusCode < 300, `${name} answers ${res.statusCode} ${res.body}`)
     const mine = (await events(`&actor_id=${caller.keyId}`)).filter((e) => e.request_id === res.headers['x-request-id'])
@@ -45,7 +45,7 @@ t.test('every write route records one event with its request, or, when the event
     const caller = await makeMember(app, owner.orgId, 'owner')
     const payload = await bodyFor(app, doc, route, owner, caller.user.email)
     const target = await makeTarget(app, owner, route, receiver.url)
-    calls.push({ name: `${route.method} ${route.path}`, method: route.method as 'POST', url: route.path.replace(/:\w+/g, target), headers: caller.auth, payload })
+    calls.push({ name: `${route.method} ${route.path}`, method: route.method as 'POST', url: urlOf(route, target), headers: caller.auth, payload })
   }
   await app.db.execute(sql`update organizations set name = 'Before', slug = ${`before-${owner.orgId}`} where id = ${owner.orgId}`)
   await app.db.execute(sql.raw('create function refuse_audit() returns trigger language plpgsql as $$ begin raise exception \'audit refused\'; end $$'))

@@ -8,7 +8,7 @@ import { listIncidents } from '../../src/repositories/incidents.ts'
 import { MonitorIdParams } from '../../src/schemas/common.ts'
 import { buildTestApp, createTestDatabase, makeKey, makeTeam, makeUser, request, testConfig, validMonitor, type Teardown } from '../helper.ts'
 import {
-  bodyFor, documented, exampleBody, isOrganizationDelete, keyedRoutes, makeTarget, openApi, operation, organizationState, PUBLIC, type Owner,
+  bodyFor, documented, exampleBody, isOrganizationDelete, keyedRoutes, makeTarget, openApi, operation, organizationState, PUBLIC, type Owner, urlOf,
 } from '../support/api-routes.ts'
 import { targetServer } from '../support/target-server.ts'
 
@@ -40,7 +40,7 @@ async function withDeletedKeys (t: Teardown, app: FastifyInstance, owner: Owner)
   const outcomes: Outcome[] = []
   for (const route of keyedRoutes(app)) {
     const send = async (auth: Record<string, string>, id: string, payload: object | undefined) =>
-      app.inject({ method: route.method as 'GET', url: route.path.replace(/:\w+/g, id), headers: auth, ...(payload ? { payload } : {}) })
+      app.inject({ method: route.method as 'GET', url: urlOf(route, id), headers: auth, ...(payload ? { payload } : {}) })
     const key = await makeKey(app, owner.user.id, 'write', undefined, owner.orgId)
     // The organization's deletion would leave nothing to refuse: the key is remembered by a read of it instead.
     const used = isOrganizationDelete(route)

@@ -50,6 +50,15 @@ t.test('two users never see or touch each other\'s monitors', async (t) => {
   t.notOk(JSON.stringify(bobList).includes(aliceMonitor.id))
 })
 
+/** Valid bodies for the status routes, so that another organization's page or report is refused as unknown, not as malformed. */
+const STATUS_BODIES: Record<string, object> = {
+  'PATCH /api/v1/status-pages/{id}': { title: 'stolen' },
+  'POST /api/v1/status-pages/{id}/components': { name: 'probe', manual_status: 'operational' },
+  'PATCH /api/v1/status-pages/{id}/components/{component_id}': { name: 'stolen' },
+  'PATCH /api/v1/status-reports/{id}': { title: 'stolen' },
+  'POST /api/v1/status-reports/{id}/updates': { status: 'identified', message: 'probe' },
+}
+
 t.test('no response of any documented route carries a key, a key hash, a channel secret or the other user\'s data', async (t) => {
   // Private targets allowed: the channels' webhooks go to a local receiver (the test route sends).
   const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
@@ -75,9 +84,18 @@ t.test('no response of any documented route carries a key, a key hash, a channel
     const window = (await request(app, write.auth, {
       method: 'POST', url: '/api/v1/maintenance-windows', payload: { title: `${who}-window-title`, monitor_ids: [monitor.id], ends_at: new Date(Date.now() + 3_600_000).toISOString() },
     })).json().data
-    return { who, write, read, monitor, incident, channel: hook, delivery, window, channelSecrets: [botToken, hook.secret as string] }
+    const page = (await request(app, write.auth, {
+      method: 'POST', url: '/api/v1/status-pages', payload: { slug: `${who}-page-${write.user.id.slice(0, 8)}`, title: `${who}-page-title`, published: true },
+    })).json().data
+    const component = (await request(app, write.auth, {
+      method: 'POST', url: `/api/v1/status-pages/${page.id}/components`, payload: { name: `${who}-component-name`, monitor_id: monitor.id },
+    })).json().data
+    const report = (await request(app, write.auth, {
+      method: 'POST', url: '/api/v1/status-reports', payload: { status_page_ids: [page.id], component_ids: [component.id], title: `${who}-report-title`, message: `${who}-report-message` },
+    })).json().data
+    return { who, write, read, monitor, incident, channel: hook, delivery, window, page, component, report, channelSecrets: [botToken, hook.secret as string] }
   }))
-  /** The id a route's path takes, of this person: their monitor's, incident's, webhook channel's, delivery's or maintenance window's. */
+  /** The id a route's path takes, of this person: their monitor's, incident's, webhook channel's, delivery's, maintenance window's, status page's or report's. */
   const idOf = (path: string, p: typeof people[number]) =>
     path.includes('/notification-channels/')
       ? p.channel.id
@@ -85,13 +103,16 @@ t.test('no response of any documented route carries a key, a key hash, a channel
         ? p.delivery.id
         : path.includes('/incidents/')
           ? p.incident.id
-          : path.includes('/maintenance-windows/') ? p.window.id : p.monitor.id
+          : path.includes('/maintenance-windows/')
+            ? p.window.id
+            : path.includes('/status-pages/') ? p.page.id : path.includes('/status-reports/') ? p.report.id : p.monitor.id
   // Everything that identifies a user's data, read from the database itself.
   const hashes = (await app.db.select({ hash: apiKeys.keyHash }).from(apiKeys)).map((row) => row.hash)
   t.equal(hashes.length, 4)
   const traces = async (p: typeof people[number]) => [
     p.monitor.id, p.monitor.name, p.monitor.url, p.write.user.id, p.write.user.email, `${p.who}-check-error`, `${p.who}-incident-cause`,
     p.channel.id, `${p.who}-channel-name`, `${p.who}-hook-path`, `${p.who}-telegram`, p.delivery.id, p.window.id, `${p.who}-window-title`,
+    p.page.id, p.page.slug, `${p.who}-page-title`, p.component.id, `${p.who}-component-name`, p.report.id, `${p.who}-report-title`, `${p.who}-report-message`,
     ...(await app.db.select({ id: checks.id }).from(checks).where(eq(checks.monitorId, p.monitor.id))).map((row) => row.id),
     ...(await app.db.select({ id: incidents.id }).from(incidents).where(eq(incidents.monitorId, p.monitor.id))).map((row) => row.id),
   ]
@@ -117,8 +138,9 @@ t.test('no response of any documented route carries a key, a key hash, a channel
             ? (path.endsWith('/notes') ? { body: 'probe' } : {})
             : path.startsWith('/api/v1/maintenance-windows/') && method !== 'GET' && method !== 'DELETE'
               ? (method === 'PATCH' ? { title: 'stolen' } : {})
-              : method === 'POST' ? { name: 'probe', url: 'https://example.com' } : method === 'PATCH' ? { name: 'stolen', is_active: false } : undefined
-          const res = await app.inject({ method: method as 'GET', url: path.replace('{id}', id), headers: auth, ...(payload ? { payload } : {}) })
+              : STATUS_BODIES[`${method} ${path}`] ?? (method === 'POST' ? { name: 'probe', url: 'https://example.com' } : method === 'PATCH' ? { name: 'stolen', is_active: false } : undefined)
+          const componentId = (own ? caller : other).component.id
+          const res = await app.inject({ method: method as 'GET', url: path.replace('{id}', id).replace('{component_id}', componentId), headers: auth, ...(payload ? { payload } : {}) })
           scanned++
           const where = `${method} ${path} by ${caller.who} on ${own ? 'own' : 'other'} monitor -> ${res.statusCode}`
           for (const text of [...secrets, ...foreign]) if (res.body.includes(text)) leaks.push(`${where} contains ${text}`)

@@ -41,7 +41,28 @@ export async function bodyFor (app: FastifyInstance, doc: OpenApi, route: Route,
     const { token } = await inviteMember(app.db, { orgId: owner.orgId, role: 'owner', userId: owner.user.id, audit: testAudit }, { email: callerEmail, role: 'viewer' }, new Date())
     return { token }
   }
+  // A slug is the server's once, and a report or component names things of the owner's.
+  if (route.method === 'POST' && route.path === '/api/v1/status-pages') return { slug: `page-${++members}-${Date.now()}`, title: 'Status' }
+  if (route.method === 'POST' && route.path === '/api/v1/status-pages/:id/components') return { name: 'Web', manual_status: 'operational' }
+  if (route.method === 'POST' && route.path === '/api/v1/status-reports') {
+    return { status_page_ids: [(await makeStatusPage(app, owner)).pageId], title: 'Errors', message: 'Looking into it.' }
+  }
   return exampleBody(doc, route) as object | undefined
+}
+
+/** A published status page of the owner's organization with one component. */
+async function makeStatusPage (app: FastifyInstance, owner: Owner): Promise<{ pageId: string, componentId: string }> {
+  const page = await request(app, owner.auth, { method: 'POST', url: '/api/v1/status-pages', payload: { slug: `page-${++members}-${Date.now()}`, title: 'Status', published: true } })
+  const pageId = page.json().data.id as string
+  const component = await request(app, owner.auth, { method: 'POST', url: `/api/v1/status-pages/${pageId}/components`, payload: { name: 'Web', manual_status: 'operational' } })
+  return { pageId, componentId: component.json().data.id as string }
+}
+
+/** The route's URL with `target` in its path: one id per parameter, separated by spaces (a page and its component). */
+export function urlOf (route: Route, target: string): string {
+  const ids = target.split(' ')
+  let index = 0
+  return route.path.replace(/:\w+/g, () => ids[Math.min(index++, ids.length - 1)])
 }
 
 /** The routes under /api/v1 that need a key. */
@@ -57,7 +78,8 @@ let members = 0
 
 /**
  * A fresh resource of the owner's organization for a route's `:id`, by the resource the path names: a monitor, an
- * open incident, an active maintenance window, a notification channel (sending to a local receiver), a delivery, an invitation or a member (a
+ * open incident, an active maintenance window, a status page with a component (both ids, for a component's routes) or a
+ * report, a notification channel (sending to a local receiver), a delivery, an invitation or a member (a
  * viewer, also for the paths without one); made with data for every read to return.
  */
 export async function makeTarget (app: FastifyInstance, owner: Owner, route: Route, receiverUrl: string): Promise<string> {
@@ -78,6 +100,17 @@ export async function makeTarget (app: FastifyInstance, owner: Owner, route: Rou
       method: 'POST', url: '/api/v1/maintenance-windows', payload: { title: 'Deploy', all_monitors: true, ends_at: new Date(Date.now() + 3_600_000).toISOString() },
     })
     return window.json().data.id as string
+  }
+  if (route.path.startsWith('/api/v1/status-pages')) {
+    const { pageId, componentId } = await makeStatusPage(app, owner)
+    return route.path.includes(':component_id') ? `${pageId} ${componentId}` : pageId
+  }
+  if (route.path.startsWith('/api/v1/status-reports')) {
+    const { pageId, componentId } = await makeStatusPage(app, owner)
+    const report = await request(app, owner.auth, {
+      method: 'POST', url: '/api/v1/status-reports', payload: { status_page_ids: [pageId], component_ids: [componentId], title: 'Errors', message: 'Looking into it.' },
+    })
+    return report.json().data.id as string
   }
   // A change, so that the log has an event to read.
   if (route.path === '/api/v1/audit-events') return (await makeMonitor(app, owner.auth)).id
@@ -103,7 +136,7 @@ export async function makeTarget (app: FastifyInstance, owner: Owner, route: Rou
   return rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))[0].id
 }
 
-/** Everything of the owner's organization a route could change: monitors, incidents and notes, channels, maintenance windows, deliveries, the organization, members. */
+/** Everything of the owner's organization a route could change: monitors, incidents and notes, channels, maintenance windows, status pages and reports, deliveries, the organization, members. */
 export async function organizationState (app: FastifyInstance, orgId: string): Promise<string> {
   const rows = await Promise.all([
     sql`select * from monitors where org_id = ${orgId} order by id`,
@@ -111,6 +144,10 @@ export async function organizationState (app: FastifyInstance, orgId: string): P
     sql`select n.* from incident_notes n join incidents i on i.id = n.incident_id join monitors m on m.id = i.monitor_id where m.org_id = ${orgId} order by n.id`,
     sql`select * from notification_channels where org_id = ${orgId} order by id`,
     sql`select * from maintenance_windows where org_id = ${orgId} order by id`,
+    sql`select * from status_pages where org_id = ${orgId} order by id`,
+    sql`select c.* from status_page_components c join status_pages p on p.id = c.page_id where p.org_id = ${orgId} order by c.id`,
+    sql`select * from status_reports where org_id = ${orgId} order by id`,
+    sql`select u.* from status_report_updates u join status_reports r on r.id = u.report_id where r.org_id = ${orgId} order by u.id`,
     sql`select d.* from notification_deliveries d join notification_channels c on c.id = d.channel_id where c.org_id = ${orgId} order by d.id`,
     sql`select * from organizations where id = ${orgId}`,
     sql`select * from memberships where org_id = ${orgId} order by user_id`,

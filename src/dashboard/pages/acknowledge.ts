@@ -1,7 +1,7 @@
 // The page of a one-click acknowledge link: what is down, and one button; no sign-in.
 import type { Incident } from '../../schemas/incident.ts'
 import { duration, timeTag } from '../format.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { csrfField, page, type PageContext } from './layout.ts'
 
 export function acknowledgePage (context: PageContext, options: { token: string, incident: Incident, monitorName: string, notice?: string }): SafeHtml {

@@ -1,7 +1,7 @@
 // Settings, then Audit log: who changed what in the organization, newest first, with each field before and after.
 import type { AuditEventRow } from '../../audit/repository.ts'
 import { timeTag } from '../format.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { page, settingsNav, type PageContext } from './layout.ts'
 
 const shown = (value: unknown): string => value === null ? '—' : typeof value === 'string' ? value : JSON.stringify(value)

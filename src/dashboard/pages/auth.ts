@@ -2,7 +2,7 @@
 import { PASSWORD_MIN_LENGTH } from '../../auth/passwords.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { errorSummary, inputField } from './forms.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { csrfField, page, type PageContext } from './layout.ts'
 
 export function signInPage (context: PageContext, options: {

@@ -4,7 +4,7 @@ import type { FieldError } from '../../http/validation.ts'
 import type { NotificationChannel } from '../../notifications/schema.ts'
 import { configFields, eventFieldName, type ConfigField } from '../channel-input.ts'
 import type { FormFields } from '../form-input.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { checkboxField, checkboxGroup, errorSummary, inputField } from './forms.ts'
 import { csrfField, page, settingsNav, type PageContext } from './layout.ts'
 

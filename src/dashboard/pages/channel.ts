@@ -3,7 +3,7 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/vocabulary.
 import type { Delivery, DeliveryDetail, NotificationChannel } from '../../notifications/schema.ts'
 import { configFields } from '../channel-input.ts'
 import { timeTag, utc } from '../format.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { EVENT_NAMES, typeName } from './channel-form.ts'
 import { channelActionForm, channelActions, channelBadge, eventsText } from './channels.ts'
 import { may, page, settingsNav, type PageContext } from './layout.ts'

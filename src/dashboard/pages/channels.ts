@@ -1,7 +1,7 @@
 // Settings, then Notifications: the user's channels (with edit, test and delete) and a new channel of each type.
 import { CHANNEL_TYPES, type ChannelType } from '../../domain/vocabulary.ts'
 import type { NotificationChannel } from '../../notifications/schema.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { EVENT_NAMES, typeName } from './channel-form.ts'
 import { csrfField, may, page, settingsNav, type PageContext } from './layout.ts'
 

@@ -1,6 +1,6 @@
 // Form fields with real labels, hints and an error message tied to the field (aria-describedby, aria-invalid).
 import type { FieldError } from '../../http/validation.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 
 interface FieldBase {
   name: string

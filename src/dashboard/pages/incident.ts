@@ -2,7 +2,7 @@
 import type { IncidentDetail } from '../../incidents/schema.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { duration, statusBadge, timeTag, utc } from '../format.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { csrfField, may, page, type PageContext } from './layout.ts'
 import { textareaField } from './monitor-kinds.ts'
 

@@ -6,7 +6,7 @@ import type { FieldError } from '../../http/validation.ts'
 import type { FormFields } from '../form-input.ts'
 import { timeTag } from '../format.ts'
 import { errorSummary, inputField, selectField } from './forms.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { csrfField, page, settingsNav, type PageContext } from './layout.ts'
 
 const KEY_LABELS: Record<string, string> = { name: 'Name', scope: 'Scope', expires_in_days: 'Expires in (days)' }

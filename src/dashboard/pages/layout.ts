@@ -1,7 +1,7 @@
 // The page shell of the dashboard: head, skip link, header with navigation and sign-out, main, notices.
 import { includesRole } from '../../domain/roles.ts'
 import type { Role } from '../../domain/vocabulary.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { assetPath } from '../assets.ts'
 import { CSRF_FIELD } from '../session.ts'
 

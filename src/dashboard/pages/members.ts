@@ -2,7 +2,7 @@
 import { ROLES, type Role } from '../../domain/vocabulary.ts'
 import type { InvitationRow, MemberRow, OrganizationRow } from '../../organizations/repository.ts'
 import { timeTag } from '../format.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { csrfField, may, page, settingsNav, type PageContext } from './layout.ts'
 
 // What each role may do, as the role table of docs/teams.md says it (the Record makes a missing role a compile error).

@@ -2,7 +2,7 @@
 import type { Check } from '../../schemas/check.ts'
 import type { Monitor } from '../../monitors/schema.ts'
 import { certificateExpiry, count, timeTag } from '../format.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { KIND_LABELS } from './monitor-kinds.ts'
 
 /** The line under the title: what is checked (as text, never a link: a tcp:// or dns:// URL opens nothing). */

@@ -6,7 +6,7 @@ import type { NotificationChannel } from '../../notifications/schema.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { channelFieldName, dependencyFieldName, pairsText, type FormFields } from '../form-input.ts'
 import { checkboxField, checkboxGroup, errorSummary, inputField, selectField } from './forms.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { typeName } from './channel-form.ts'
 import { csrfField } from './layout.ts'
 import {

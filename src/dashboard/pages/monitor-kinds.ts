@@ -2,7 +2,7 @@
 import { DNS_RECORD_TYPES, MONITOR_TYPES, type MonitorType } from '../../domain/vocabulary.ts'
 import type { FieldError } from '../../http/validation.ts'
 import type { FormFields } from '../form-input.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 import { inputField, messageFor, selectField } from './forms.ts'
 
 /** How the dashboard names each kind of monitor (the form's select, the monitor page, the list). */

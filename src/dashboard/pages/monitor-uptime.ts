@@ -1,7 +1,7 @@
 // The uptime section of a monitor's page: time-weighted uptime over five windows and a bar of the last 90 days.
 import type { MonitorUptimeView, UptimeWindow } from '../uptime-windows.ts'
 import { count, duration, percent } from '../format.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../http/html.ts'
 
 const DAY_MS = 86_400_000
 

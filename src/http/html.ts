@@ -1,4 +1,4 @@
-// The dashboard's one HTML-escaping helper: a tagged template that escapes every value that is not already SafeHtml.
+// The one HTML-escaping helper of the dashboard and the public status pages: a tagged template that escapes every value that is not already SafeHtml.
 
 /** Markup that is already safe: made only by html`` and raw(). */
 export class SafeHtml {

@@ -1,0 +1,224 @@
+// The public pages (api-contract section 16), no key: /status/{slug} and its machine-readable twins, answered from
+// snapshots (snapshots.ts) with strong ETags, 304s, pre-compressed bodies and a Cache-Control that lets a proxy serve
+// stale copies. A `password` page asks for its password and remembers it in a cookie bound to the page's password.
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { negotiate } from '@fastify/accept-negotiator'
+import { Type } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { verifyPassword } from '../auth/passwords.ts'
+import { errorResponse, HttpError } from '../http/error-catalog.ts'
+import { renderPasswordForm } from './public-page.ts'
+import type { Artifact, PageKey, PageSnapshots, Snapshot } from './snapshots.ts'
+
+const NOT_FOUND = 'Status page not found'
+/** Proxies and browsers may keep a copy 30 s, serve it stale a minute while they ask again, and a day while we fail. */
+const CACHE_CONTROL = 'public, max-age=30, stale-while-revalidate=60, stale-if-error=86400'
+const PAGE_SECURITY = {
+  'content-security-policy': 'default-src \'none\'; style-src \'unsafe-inline\'; img-src \'self\' data:; form-action \'self\'; base-uri \'none\'; frame-ancestors \'self\'',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+}
+const COOKIE_DAYS = 30
+
+const SlugParams = Type.Object({
+  slug: Type.String({ maxLength: 63, description: 'The page\'s slug', examples: ['acme'] }),
+}, { additionalProperties: false })
+const ComponentBadgeParams = Type.Object({
+  slug: SlugParams.properties.slug,
+  component_id: Type.String({ maxLength: 36, description: 'Id of the component', examples: ['3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d'] }),
+}, { additionalProperties: false })
+
+const ok = (type: string, description: string, schema: object = Type.String()) => ({ description, content: { [type]: { schema } } })
+const PUBLIC_ERRORS = {
+  304: { description: 'The copy named by `If-None-Match` is current: no body', type: 'null' },
+  401: errorResponse(401, 'A `password` page, and no cookie of its password', 'Unauthorized'),
+  404: errorResponse(404, 'No published page has this slug', NOT_FOUND),
+  429: errorResponse(429, 'Too many requests for pages that do not exist from this address', 'Rate limit exceeded'),
+  500: errorResponse(500),
+  503: errorResponse(503, 'The page was never built and the database cannot be reached', 'Service unavailable'),
+}
+
+const FILES = {
+  'summary.json': { summary: 'The page as Atlassian Statuspage\'s summary.json', type: 'application/json', description: 'The page in the shape of Atlassian Statuspage\'s `/api/v2/summary.json`: `page`, `status {indicator, description}`, `components` (groups as components with `group: true`), `incidents` (the open reports) and `scheduled_maintenances`, so that widgets and clients made for Statuspage read it. Also at `/status/{slug}/api/v2/summary.json`, where such clients ask.' },
+  'history.atom': { summary: 'The page\'s report history as Atom', type: 'application/atom+xml', description: 'The reports of the page\'s history window and their updates, the newest change first: one entry per report.' },
+  'maintenance.ics': { summary: 'The page\'s maintenance as iCalendar', type: 'text/calendar', description: 'One event per maintenance window under way or to come (its current or next occurrence), for calendar subscriptions.' },
+  'badge.svg': { summary: 'The page\'s status as an SVG badge', type: 'image/svg+xml', description: 'A badge saying the page\'s overall status in words (operational, degraded, partial outage, major outage, maintenance).' },
+  'badge.json': { summary: 'The page\'s status as shields.io endpoint JSON', type: 'application/json', description: '`{schemaVersion: 1, label, message, color}` for `https://img.shields.io/endpoint?url=...`.' },
+} as const
+
+/** The cookie that opens a password page: a MAC of the page's id keyed by its password's hash, so a new password closes it. */
+const passwordCookie = (snapshot: Snapshot) => createHmac('sha256', snapshot.page.passwordHash ?? '').update(snapshot.page.id).digest('base64url')
+const cookieName = (snapshot: Snapshot) => `pw_${snapshot.page.id.replaceAll('-', '')}`
+
+function hasPasswordCookie (request: FastifyRequest, snapshot: Snapshot): boolean {
+  const wanted = Buffer.from(`${cookieName(snapshot)}=${passwordCookie(snapshot)}`)
+  return (request.headers.cookie ?? '').split(/;\s*/).some((pair) => {
+    const given = Buffer.from(pair)
+    return given.length === wanted.length && timingSafeEqual(given, wanted)
+  })
+}
+
+/** Sends a file of the snapshot: 304 when the client's copy is current, else its best encoding. */
+function sendFile (request: FastifyRequest, reply: FastifyReply, file: Artifact, options: { cors?: boolean, page?: boolean, private?: boolean } = {}) {
+  const encoding = negotiate(request.headers['accept-encoding'] ?? '', ['br', 'gzip']) as 'br' | 'gzip' | null
+  const etag = encoding === null ? file.etag : `${file.etag.slice(0, -1)}-${encoding === 'br' ? 'br' : 'gz'}"`
+  reply.header('etag', etag).header('vary', 'accept-encoding').header('cache-control', options.private ? 'private, no-cache' : CACHE_CONTROL)
+  if (options.cors) reply.header('access-control-allow-origin', '*')
+  if (options.page) reply.headers(PAGE_SECURITY)
+  const wanted = request.headers['if-none-match']
+  if (wanted !== undefined && wanted.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+    return reply.code(304).send()
+  }
+  reply.type(file.type)
+  if (encoding !== null) reply.header('content-encoding', encoding)
+  return reply.send(encoding === 'br' ? file.br : encoding === 'gzip' ? file.gzip : file.body)
+}
+
+interface PublicRoutesOptions { snapshots: PageSnapshots }
+
+const publicStatusRoutes: FastifyPluginAsyncTypebox<PublicRoutesOptions> = async (app, { snapshots }) => {
+  // The password form's body, read as text by its own route only; the API's JSON parsers are untouched.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_request, body, done) => done(null, body))
+  // Unknown slugs spend the address's API budget: a guessing client cannot make a statement per request.
+  const addressLimit = app.createRateLimit()
+
+  async function spendAddressBudget (request: FastifyRequest): Promise<void> {
+    const state = await addressLimit(request)
+    if (state.isAllowed || !state.isExceeded) return
+    throw new HttpError(429)
+  }
+
+  async function snapshotOf (request: FastifyRequest, key: PageKey): Promise<Snapshot> {
+    const snapshot = await snapshots.get(key)
+    if (snapshot) return snapshot
+    await spendAddressBudget(request)
+    throw new HttpError(404, NOT_FOUND)
+  }
+
+  /** The snapshot of a page the caller may read: a password page needs its cookie (the HTML asks for it instead). */
+  async function readable (request: FastifyRequest, slug: string): Promise<Snapshot> {
+    const snapshot = await snapshotOf(request, { slug })
+    if (snapshot.page.access === 'password' && !hasPasswordCookie(request, snapshot)) throw new HttpError(401)
+    return snapshot
+  }
+
+  const config = { rateLimit: false } as const
+
+  app.get('/status/:slug', {
+    schema: {
+      tags: ['status pages (public)'],
+      summary: 'A public status page',
+      description: 'The page as HTML that needs no JavaScript: the overall status, open reports with their updates, maintenance under ' +
+        'way or to come, each component\'s status and a bar of its last `history_days` days (each day with its text), and past ' +
+        'reports. Answered from a snapshot rebuilt on change and at least every minute: a strong `ETag` (a 304 for `If-None-Match`), ' +
+        '`Cache-Control` with `stale-while-revalidate` and `stale-if-error`, gzip or brotli as asked. While the database is down the ' +
+        'last snapshot answers, with its "Last updated" time. A `password` page answers its password form until the password is given.',
+      operationId: 'getPublicStatusPage',
+      security: [],
+      params: SlugParams,
+      response: { 200: ok('text/html; charset=utf-8', 'The page, or the password form of a `password` page'), ...PUBLIC_ERRORS },
+    },
+    config,
+  }, async (request, reply) => {
+    const snapshot = await snapshotOf(request, { slug: request.params.slug })
+    if (snapshot.page.access === 'password' && !hasPasswordCookie(request, snapshot)) {
+      return reply.headers(PAGE_SECURITY).header('cache-control', 'no-store').type('text/html; charset=utf-8')
+        .send(renderPasswordForm(snapshot.page.title, `/status/${snapshot.page.slug}`, false))
+    }
+    return sendFile(request, reply, snapshot.files.get('index.html')!, { page: true, private: snapshot.page.access === 'password' })
+  })
+
+  app.post('/status/:slug', {
+    schema: {
+      tags: ['status pages (public)'],
+      summary: 'Open a password status page',
+      description: 'The password form\'s target (`application/x-www-form-urlencoded`, field `password`): the right password answers 303 to ' +
+        'the page with a cookie that opens it for 30 days (until the password changes); a wrong one answers the form again with 401.',
+      operationId: 'openPublicStatusPage',
+      security: [],
+      params: SlugParams,
+      response: {
+        303: { description: 'The password is right: go to the page (`location`), with its cookie', type: 'null' },
+        401: ok('text/html; charset=utf-8', 'A wrong password: the form again'),
+        404: PUBLIC_ERRORS[404],
+        413: errorResponse(413),
+        429: PUBLIC_ERRORS[429],
+        500: errorResponse(500),
+        503: PUBLIC_ERRORS[503],
+      },
+    },
+    config,
+  }, async (request, reply) => {
+    const snapshot = await snapshotOf(request, { slug: request.params.slug })
+    if (snapshot.page.access !== 'password') return reply.redirect(`/status/${snapshot.page.slug}`, 303)
+    const password = typeof request.body === 'string' ? new URLSearchParams(request.body).get('password') ?? '' : ''
+    await spendAddressBudget(request)
+    if (!await verifyPassword(password, snapshot.page.passwordHash!)) {
+      return reply.code(401).headers(PAGE_SECURITY).header('cache-control', 'no-store').type('text/html; charset=utf-8')
+        .send(renderPasswordForm(snapshot.page.title, `/status/${snapshot.page.slug}`, true))
+    }
+    const secure = request.protocol === 'https' ? '; Secure' : ''
+    reply.header('set-cookie', `${cookieName(snapshot)}=${passwordCookie(snapshot)}; Path=/status/${snapshot.page.slug}; Max-Age=${COOKIE_DAYS * 86_400}; HttpOnly; SameSite=Lax${secure}`)
+    return reply.redirect(`/status/${snapshot.page.slug}`, 303)
+  })
+
+  for (const [name, file] of Object.entries(FILES)) {
+    const paths = name === 'summary.json' ? [`/status/:slug/${name}`, '/status/:slug/api/v2/summary.json'] : [`/status/:slug/${name}`]
+    for (const url of paths) {
+      app.get(url, {
+        schema: {
+          tags: ['status pages (public)'],
+          summary: file.summary,
+          description: `${file.description} Answered from the page's snapshot, as the page is.`,
+          operationId: `getPublicStatus${url.includes('api/v2') ? 'Statuspage' : ''}${name.replace(/(^|[.-])(\w)/g, (_, _sep, c: string) => c.toUpperCase())}`,
+          security: [],
+          params: SlugParams,
+          response: { 200: ok(file.type, 'The file'), ...PUBLIC_ERRORS },
+        },
+        config,
+      }, async (request, reply) => {
+        const snapshot = await readable(request, request.params.slug)
+        return sendFile(request, reply, snapshot.files.get(name)!, { cors: true, private: snapshot.page.access === 'password' })
+      })
+    }
+  }
+
+  app.get('/status/:slug/api/v2/status.json', {
+    schema: {
+      tags: ['status pages (public)'],
+      summary: 'The page\'s status as Atlassian Statuspage\'s status.json',
+      description: '`{page, status {indicator, description}}`, where clients made for Statuspage ask for it.',
+      operationId: 'getPublicStatusStatuspageStatusJson',
+      security: [],
+      params: SlugParams,
+      response: { 200: ok('application/json', 'The page\'s status'), ...PUBLIC_ERRORS },
+    },
+    config,
+  }, async (request, reply) => {
+    const snapshot = await readable(request, request.params.slug)
+    return sendFile(request, reply, snapshot.files.get('status.json')!, { cors: true, private: snapshot.page.access === 'password' })
+  })
+
+  for (const format of ['svg', 'json'] as const) {
+    app.get(`/status/:slug/components/:component_id/badge.${format}`, {
+      schema: {
+        tags: ['status pages (public)'],
+        summary: `A component's status as ${format === 'svg' ? 'an SVG badge' : 'shields.io endpoint JSON'}`,
+        description: 'The component\'s name and its status in words.',
+        operationId: `getPublicComponentBadge${format === 'svg' ? 'Svg' : 'Json'}`,
+        security: [],
+        params: ComponentBadgeParams,
+        response: { 200: ok(format === 'svg' ? 'image/svg+xml' : 'application/json', 'The badge'), ...PUBLIC_ERRORS, 404: errorResponse(404, 'No published page has this slug, or it has no such component', NOT_FOUND) },
+      },
+      config,
+    }, async (request, reply) => {
+      const snapshot = await readable(request, request.params.slug)
+      const file = snapshot.componentFile(request.params.component_id, format)
+      if (!file) throw new HttpError(404, 'Component not found')
+      return sendFile(request, reply, file, { cors: true, private: snapshot.page.access === 'password' })
+    })
+  }
+}
+
+export default publicStatusRoutes

@@ -1,0 +1,222 @@
+// Public pages are answered from snapshots: every file of a page (HTML, JSON, feeds, badges) made at once, with its
+// strong ETag and its gzip and brotli forms. A snapshot is rebuilt when its organization changes (the change feed, or
+// a write in this process) and at least every MAX_AGE_MS, at most once per MIN_INTERVAL_MS; while the database is
+// down, the last one keeps answering.
+import { createHash } from 'node:crypto'
+import { performance } from 'node:perf_hooks'
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
+import type { Database } from '../db/client.ts'
+import { componentBadge, historyAtom, maintenanceIcs, pageBadge, pageShields, summaryJson, type PageLinks } from './feeds.ts'
+import { renderPage } from './public-page.ts'
+import { findPublishedPage, type PageRow } from './repository.ts'
+import { loadPageView, type PageView } from './view.ts'
+
+const SNAPSHOT_TIMING = { maxAgeMs: 60_000, minIntervalMs: 1000 } as const
+/** Past this many pages asked for, those found missing are forgotten: unknown slugs cannot fill the memory. */
+const MAX_ENTRIES = 10_000
+
+export interface Artifact { body: Buffer, gzip: Buffer, br: Buffer, type: string, etag: string }
+
+/** The page's files by name: `index.html`, `summary.json`, `history.atom`, `maintenance.ics`, `badge.svg`, `badge.json`. */
+export interface Snapshot {
+  page: PageRow
+  view: PageView
+  files: Map<string, Artifact>
+  /** Made when first asked for: a component's `svg` or `json` badge. */
+  componentFile (id: string, format: 'svg' | 'json'): Artifact | undefined
+}
+
+/** Where a page is asked for: its slug under /status/, or its custom domain. */
+export type PageKey = { slug: string } | { domain: string }
+
+interface Entry {
+  snapshot?: Snapshot
+  /** Built and found no published page: a 404 until the next change or build. */
+  missing: boolean
+  stale: boolean
+  /** Made stale by a write in this process: the next request waits for the new snapshot. */
+  awaited: boolean
+  attemptedAt: number
+  building?: Promise<Snapshot | undefined>
+  orgId?: string
+}
+
+/** The change feed as snapshots use it: an organization's changes, batched. */
+export interface ChangeSource { subscribe (owner: string, listener: () => void): () => void }
+
+const TYPES: Record<string, string> = {
+  'index.html': 'text/html; charset=utf-8',
+  'summary.json': 'application/json; charset=utf-8',
+  'status.json': 'application/json; charset=utf-8',
+  'history.atom': 'application/atom+xml; charset=utf-8',
+  'maintenance.ics': 'text/calendar; charset=utf-8',
+  'badge.svg': 'image/svg+xml; charset=utf-8',
+  'badge.json': 'application/json; charset=utf-8',
+}
+
+function artifact (text: string, type: string): Artifact {
+  const body = Buffer.from(text)
+  const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27)
+  return {
+    body,
+    gzip: gzipSync(body, { level: 9 }),
+    br: brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+    type,
+    etag: `"${digest}"`,
+  }
+}
+
+const keyName = (key: PageKey) => 'slug' in key ? `slug:${key.slug}` : `domain:${key.domain}`
+
+export class PageSnapshots {
+  private readonly entries = new Map<string, Entry>()
+  private readonly organizations = new Map<string, { keys: Set<string>, unsubscribe: () => void }>()
+  private readonly db: Database
+  private readonly clock: () => Date
+  private readonly publicUrl: string
+  private readonly onError: (error: unknown) => void
+  private changes?: ChangeSource
+
+  constructor (options: { db: Database, clock: () => Date, publicUrl: string, onError: (error: unknown) => void }) {
+    this.db = options.db
+    this.clock = options.clock
+    this.publicUrl = options.publicUrl
+    this.onError = options.onError
+  }
+
+  /** Rebuilds on the organizations' changes heard from the database, whoever made them. */
+  listen (changes: ChangeSource): void {
+    this.changes = changes
+  }
+
+  /** Something the organization's pages show changed in this process. */
+  changed (orgId: string): void {
+    this.markStale(orgId, true)
+    // A page not yet built for this organization (made or published just now) may be any missing one.
+    for (const entry of this.entries.values()) {
+      if (entry.missing) {
+        entry.stale = true
+        entry.awaited = true
+      }
+    }
+  }
+
+  linksOf (key: PageKey): PageLinks {
+    return { base: 'slug' in key ? `${this.publicUrl}/status/${key.slug}` : `https://${key.domain}` }
+  }
+
+  /** The page's snapshot, built or rebuilt as due; undefined when no published page answers there. Throws when none can be made. */
+  async get (key: PageKey): Promise<Snapshot | undefined> {
+    const name = keyName(key)
+    let entry = this.entries.get(name)
+    if (!entry) {
+      if (this.entries.size >= MAX_ENTRIES) this.forgetMissing()
+      entry = { missing: false, stale: true, awaited: true, attemptedAt: -Infinity }
+      this.entries.set(name, entry)
+    }
+    const age = performance.now() - entry.attemptedAt
+    // A missing page is asked again after a second: it may have been published by another process.
+    const fresh = !entry.stale && age < (entry.missing ? SNAPSHOT_TIMING.minIntervalMs : SNAPSHOT_TIMING.maxAgeMs)
+    if (fresh) return entry.snapshot
+    if (!entry.building && (entry.awaited || age >= SNAPSHOT_TIMING.minIntervalMs)) this.build(key, entry)
+    if (entry.building && (entry.awaited || entry.snapshot === undefined)) {
+      try {
+        return await entry.building
+      } catch (error) {
+        if (entry.snapshot) return entry.snapshot
+        throw error
+      }
+    }
+    return entry.snapshot
+  }
+
+  private build (key: PageKey, entry: Entry): void {
+    entry.attemptedAt = performance.now()
+    entry.stale = false
+    const building = this.make(key).then((snapshot) => {
+      entry.awaited = false
+      entry.missing = snapshot === undefined
+      if (snapshot) {
+        entry.snapshot = snapshot
+        this.follow(snapshot.page.orgId, keyName(key), entry)
+      } else {
+        entry.snapshot = undefined
+      }
+      return snapshot
+    }, (error: unknown) => {
+      // The last snapshot answers; the next request after MIN_INTERVAL_MS tries again.
+      entry.stale = true
+      entry.awaited = false
+      this.onError(error)
+      throw error
+    }).finally(() => {
+      if (entry.building === building) entry.building = undefined
+    })
+    building.catch(() => {})
+    entry.building = building
+  }
+
+  private async make (key: PageKey): Promise<Snapshot | undefined> {
+    const page = await findPublishedPage(this.db, key)
+    if (!page) return undefined
+    const view = await loadPageView(this.db, page, this.clock())
+    const links = this.linksOf(key)
+    const summary = summaryJson(view, links) as { page: unknown, status: unknown }
+    const files = new Map<string, Artifact>([
+      ['index.html', artifact(renderPage(view, links), TYPES['index.html'])],
+      ['summary.json', artifact(JSON.stringify(summary), TYPES['summary.json'])],
+      ['status.json', artifact(JSON.stringify({ page: summary.page, status: summary.status }), TYPES['status.json'])],
+      ['history.atom', artifact(historyAtom(view, links), TYPES['history.atom'])],
+      ['maintenance.ics', artifact(maintenanceIcs(view, links), TYPES['maintenance.ics'])],
+      ['badge.svg', artifact(pageBadge(view), TYPES['badge.svg'])],
+      ['badge.json', artifact(pageShields(view), TYPES['badge.json'])],
+    ])
+    const badges = new Map<string, Artifact>()
+    return {
+      page,
+      view,
+      files,
+      componentFile (id, format) {
+        const name = `${id}.${format}`
+        let file = badges.get(name)
+        const component = file ? undefined : view.components.find((candidate) => candidate.row.id === id)
+        if (component) {
+          file = artifact(componentBadge(component, format), TYPES[`badge.${format}`])
+          badges.set(name, file)
+        }
+        return file
+      },
+    }
+  }
+
+  private follow (orgId: string, name: string, entry: Entry): void {
+    if (entry.orgId !== undefined && entry.orgId !== orgId) this.organizations.get(entry.orgId)?.keys.delete(name)
+    entry.orgId = orgId
+    let organization = this.organizations.get(orgId)
+    if (!organization) {
+      const unsubscribe = this.changes?.subscribe(orgId, () => this.markStale(orgId, false)) ?? (() => {})
+      organization = { keys: new Set(), unsubscribe }
+      this.organizations.set(orgId, organization)
+    }
+    organization.keys.add(name)
+  }
+
+  private forgetMissing (): void {
+    for (const [name, entry] of this.entries) if (entry.snapshot === undefined && !entry.building) this.entries.delete(name)
+  }
+
+  private markStale (orgId: string, awaited: boolean): void {
+    for (const name of this.organizations.get(orgId)?.keys ?? []) {
+      const entry = this.entries.get(name)
+      if (!entry) continue
+      entry.stale = true
+      if (awaited) entry.awaited = true
+    }
+  }
+
+  close (): void {
+    for (const organization of this.organizations.values()) organization.unsubscribe()
+    this.organizations.clear()
+    this.entries.clear()
+  }
+}
