@@ -162,13 +162,16 @@ export function historyAtom (view: PageView, links: PageLinks): string {
     updated: reports[0]?.updatedAt ?? view.page.createdAt,
     generator: 'Pingward',
     copyright: view.page.title,
+    // RFC 4287 4.1.1: a feed needs an atom:author unless every entry has one.
+    author: { name: view.page.title },
     feedLinks: { atom: `${links.base}/history.atom` },
   })
   for (const report of reports) {
     const steps = [...report.updates].reverse()
       .map((update) => `<p><strong>${escapeXmlText(STAGE_LABELS[update.status])}</strong> (${update.createdAt.toISOString()}): ${escapeXmlText(update.message)}</p>`)
     feed.addItem({
-      title: `${report.title} (${STAGE_LABELS[report.status]})`,
+      // The library marks entry titles type="html", so the text is escaped as HTML.
+      title: escapeXmlText(`${report.title} (${STAGE_LABELS[report.status]})`),
       id: `urn:uuid:${report.id}`,
       link: `${links.base}#report-${report.id}`,
       date: report.updatedAt,

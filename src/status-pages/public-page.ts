@@ -25,7 +25,7 @@ const LEVEL_LABELS = { none: 'no data', operational: 'no downtime', degraded: 's
 
 const CSS = `
 :root { color-scheme: light dark; --text: #1f2937; --muted: #4b5563; --bg: #ffffff; --soft: #f3f4f6; --line: #d1d5db; --link: #1d4ed8;
-  --ok: #15803d; --warn: #a16207; --partial: #c2410c; --bad: #b91c1c; --maint: #1d4ed8; --none: #9ca3af; }
+  --ok: #15803d; --warn: #a16207; --partial: #c2410c; --bad: #b91c1c; --maint: #1d4ed8; --none: #868e9b; }
 @media (prefers-color-scheme: dark) { :root { --text: #f3f4f6; --muted: #d1d5db; --bg: #111827; --soft: #1f2937; --line: #4b5563; --link: #93c5fd;
   --ok: #4ade80; --warn: #facc15; --partial: #fb923c; --bad: #f87171; --maint: #93c5fd; --none: #6b7280; } }
 * { box-sizing: border-box; }
@@ -51,6 +51,7 @@ h3 { font-size: 1rem; margin: 0; overflow-wrap: anywhere; }
 .range { display: flex; justify-content: space-between; font-size: 0.85rem; color: var(--muted); }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 details { margin-top: 0.25rem; } summary { cursor: pointer; color: var(--link); }
+.scroll { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9rem; } th, td { text-align: left; padding: 0.2rem 0.4rem; border-bottom: 1px solid var(--line); }
 .report { border-left: 4px solid currentColor; padding: 0.25rem 0 0.25rem 1rem; margin: 1rem 0; }
 .report > * { color: var(--text); }
@@ -74,6 +75,7 @@ function dayText (day: DayView): string {
   return `${day.date}: ${parts.join(', ')}`
 }
 
+// A day table wider than the screen scrolls in its own box, a focusable region (so by keyboard too), never the page.
 function componentItem (component: ComponentView, historyDays: number): SafeHtml {
   const { row } = component
   const hasData = component.days.some((day) => day.level !== 'none')
@@ -87,8 +89,8 @@ function componentItem (component: ComponentView, historyDays: number): SafeHtml
   <details><summary>Days with downtime, maintenance or reports (${notable.length})</summary>
     ${notable.length === 0
       ? html`<p>None in the last ${historyDays} days.</p>`
-      : html`<table><thead><tr><th scope="col">Day</th><th scope="col">Uptime</th><th scope="col">Down</th><th scope="col">Maintenance</th><th scope="col">Reports</th></tr></thead><tbody>${notable.map((day) =>
-        html`<tr><td>${day.date}</td><td>${day.uptime === null ? '—' : `${day.uptime.toFixed(2)}%`}</td><td>${day.downtimeMinutes} min</td><td>${day.maintenanceMinutes} min</td><td>${day.reports.join('; ')}</td></tr>`)}</tbody></table>`}
+      : html`<div class="scroll" role="region" aria-label="${row.name}: days with downtime, maintenance or reports" tabindex="0"><table><thead><tr><th scope="col">Day</th><th scope="col">Uptime</th><th scope="col">Down</th><th scope="col">Maintenance</th><th scope="col">Reports</th></tr></thead><tbody>${notable.map((day) =>
+        html`<tr><td>${day.date}</td><td>${day.uptime === null ? '—' : `${day.uptime.toFixed(2)}%`}</td><td>${day.downtimeMinutes} min</td><td>${day.maintenanceMinutes} min</td><td>${day.reports.join('; ')}</td></tr>`)}</tbody></table></div>`}
   </details>`}
 </li>`
 }

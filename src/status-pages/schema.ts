@@ -9,7 +9,7 @@ import { Envelope, Nullable, PageQuery, StringEnum, Timestamp, Uuid } from '../s
 /** The most components a page holds, pages a report is on, and the longest message an update carries. */
 export const STATUS_PAGE_LIMITS = { components: 200, pagesPerReport: 20, message: 10_000 } as const
 
-const DOMAIN_PATTERN = '^(?=.{4,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$'
+const DOMAIN_PATTERN = '^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$'
 
 const pageFields = {
   slug: Type.String({

@@ -118,7 +118,9 @@ export class PageSnapshots {
     // A missing page is asked again after a second: it may have been published by another process.
     const fresh = !entry.stale && age < (entry.missing ? SNAPSHOT_TIMING.minIntervalMs : SNAPSHOT_TIMING.maxAgeMs)
     if (fresh) return entry.snapshot
-    if (!entry.building && (entry.awaited || age >= SNAPSHOT_TIMING.minIntervalMs)) this.build(key, entry)
+    // A page that never built has nothing to answer with: it tries at once, however recent its last failure.
+    const unbuilt = entry.snapshot === undefined && !entry.missing
+    if (!entry.building && (entry.awaited || unbuilt || age >= SNAPSHOT_TIMING.minIntervalMs)) this.build(key, entry)
     if (entry.building && (entry.awaited || entry.snapshot === undefined)) {
       try {
         return await entry.building

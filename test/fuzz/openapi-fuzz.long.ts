@@ -26,7 +26,8 @@ t.setTimeout(600_000)
 // GET /metrics is Prometheus text behind its own token, off unless METRICS_TOKEN is set: test/plugins/metrics.test.ts.
 // A heartbeat's ping URL answers text, takes any body and is keyed by its token: test/routes/pings.test.ts.
 // The document itself takes no input; a HEAD is its GET without the body (test/http/openapi.test.ts).
-const fuzzed = (path: string) => path !== '/metrics' && !path.startsWith('/ping/') && path !== '/api/v1/openapi.json'
+// A public status page answers HTML, feeds and badges from its snapshot: test/routes/status-pages.test.ts.
+const fuzzed = (path: string) => path !== '/metrics' && !path.startsWith('/ping/') && !path.startsWith('/status/') && path !== '/api/v1/openapi.json'
 const operations: Operation[] = Object.entries(doc.paths as Record<string, Schema>).filter(([path]) => fuzzed(path)).flatMap(([path, item]) =>
   Object.entries(item).filter(([method]) => method !== 'head').map(([method, op]: [string, Schema]) => {
     const params = (op.parameters ?? []).map((p: Schema) => ({ ...p, schema: deref(p.schema, doc) }))
@@ -150,8 +151,9 @@ function mutatedObject (schema: Schema): fc.Arbitrary<unknown> {
 }
 
 /** What a path's `{id}` names, and how a 404 for it reads. */
-type Resource = 'monitors' | 'incidents' | 'channels' | 'deliveries' | 'members' | 'invitations' | 'windows'
+type Resource = 'monitors' | 'incidents' | 'channels' | 'deliveries' | 'members' | 'invitations' | 'windows' | 'pages' | 'components' | 'reports'
 const PREFIXES: Array<[string, Resource]> = [
+  ['/api/v1/status-pages/{id}/components/', 'components'], ['/api/v1/status-pages', 'pages'], ['/api/v1/status-reports', 'reports'],
   ['/api/v1/notification-channels', 'channels'], ['/api/v1/deliveries', 'deliveries'], ['/api/v1/incidents', 'incidents'],
   ['/api/v1/maintenance-windows', 'windows'],
   ['/api/v1/organization/members', 'members'], ['/api/v1/organization/invitations', 'invitations'],
@@ -165,6 +167,9 @@ const NOT_FOUND: Record<Resource, string> = {
   members: 'Member not found',
   invitations: 'Invitation not found',
   windows: 'Maintenance window not found',
+  pages: 'Status page not found',
+  components: 'Component not found',
+  reports: 'Status report not found',
 }
 // Where the owner reads one: members and invitations have no read of one, so their whole list.
 const readUrl = (resource: Resource, id: string): string => ({
@@ -175,10 +180,14 @@ const readUrl = (resource: Resource, id: string): string => ({
   members: '/api/v1/organization/members',
   invitations: '/api/v1/organization/invitations',
   windows: `/api/v1/maintenance-windows/${id}`,
+  pages: `/api/v1/status-pages/${id}`,
+  components: `/api/v1/status-pages/${id.split(' ')[0]}/components`,
+  reports: `/api/v1/status-reports/${id}`,
 })[resource]
 // A token only its link carries: no fuzzed body accepts an invitation (test/routes/invitations.test.ts does). The
 // fuzzed organizations are personal ones, which go only with their users (test/routes/organization.test.ts).
-const NEVER_SUCCEEDS = new Set(['POST /api/v1/invitations/accept', 'DELETE /api/v1/organization'])
+// A report names pages of the caller's, which no example or random body can (test/routes/status-pages.test.ts makes them).
+const NEVER_SUCCEEDS = new Set(['POST /api/v1/invitations/accept', 'DELETE /api/v1/organization', 'POST /api/v1/status-reports'])
 
 t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} runs)`, async (t) => {
   t.comment(`FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} (set them to replay or to run longer)`)
@@ -229,6 +238,17 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
   const windowOf = async (user: typeof alice, title: string) => (await request(app, user.auth, {
     method: 'POST', url: '/api/v1/maintenance-windows', payload: { title, all_monitors: true, ends_at: new Date(Date.now() + 3_600_000).toISOString() },
   })).json().data.id as string
+  /** A published status page of the user's with a component ("page component", a component's two path ids) and a report on it. */
+  const statusOf = async (user: typeof alice, name: string) => {
+    const page = (await request(app, user.auth, { method: 'POST', url: '/api/v1/status-pages', payload: { slug: `${name}-${randomUUID().slice(0, 8)}`, title: name, published: true } })).json().data
+    const component = (await request(app, user.auth, { method: 'POST', url: `/api/v1/status-pages/${page.id}/components`, payload: { name, manual_status: 'operational' } })).json().data
+    const report = (await request(app, user.auth, {
+      method: 'POST', url: '/api/v1/status-reports', payload: { status_page_ids: [page.id], component_ids: [component.id], title: name, message: name },
+    })).json().data
+    return { page: page.id as string, component: `${page.id} ${component.id}`, report: report.id as string }
+  }
+  const aliceStatus = [await statusOf(alice, 'alice-page-0'), await statusOf(alice, 'alice-page-1')]
+  const bobStatus = await statusOf(bob, 'bob-page-9d2b')
   const ids: Record<'alice' | 'bob', Record<Resource, string[]>> = {
     alice: {
       monitors: aliceIds,
@@ -238,6 +258,9 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
       members: [await memberOf(alice), await memberOf(alice)],
       invitations: [await invitationOf(alice), await invitationOf(alice)],
       windows: [await windowOf(alice, 'alice-window-0'), await windowOf(alice, 'alice-window-1')],
+      pages: aliceStatus.map((s) => s.page),
+      components: aliceStatus.map((s) => s.component),
+      reports: aliceStatus.map((s) => s.report),
     },
     bob: {
       monitors: bobIds,
@@ -247,6 +270,9 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
       members: [await memberOf(bob)],
       invitations: [await invitationOf(bob)],
       windows: [await windowOf(bob, 'bob-window-4c1e')],
+      pages: [bobStatus.page],
+      components: [bobStatus.component],
+      reports: [bobStatus.report],
     },
   }
   const bobView = async () => Promise.all([
@@ -255,6 +281,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     ...ids.bob.deliveries.map((id) => `/api/v1/deliveries/${id}`),
     `/api/v1/incidents/${bobIncident.id}`,
     ...ids.bob.windows.map((id) => `/api/v1/maintenance-windows/${id}`),
+    `/api/v1/status-pages/${bobStatus.page}`, `/api/v1/status-pages/${bobStatus.page}/components`, `/api/v1/status-reports/${bobStatus.report}`,
   ].map(async (url) => (await app.inject({ url, headers: bobRead.auth })).body))
   const bobBefore = await bobView()
   const authHeader: Record<string, string | undefined> = {
@@ -294,7 +321,10 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     })
     for (const [key, value] of c.extraQuery) pairs.push(`${encodePart(key)}=${encodePart(value)}`)
     if (op.query.length > 0 && c.extraQuery.length > 0) badQuery = true
-    const url = op.path.replace(/\{[^}]+\}/g, id) + (pairs.length > 0 ? `?${pairs.join('&')}` : '')
+    // A component's path takes its page's id and its own: "page component" ids fill them in order.
+    const pathIds = id.split(' ')
+    let nextId = 0
+    const url = op.path.replace(/\{[^}]+\}/g, () => pathIds[Math.min(nextId++, pathIds.length - 1)]) + (pairs.length > 0 ? `?${pairs.join('&')}` : '')
     const headers: Record<string, string> = {}
     const authorization = c.auth === 'junk' ? c.junkAuth : authHeader[c.auth]
     if (authorization !== undefined) headers.authorization = authorization
@@ -355,6 +385,13 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
       // A window changed, ended or deleted: a new one under way, so that starting and ending keep succeeding.
       if (op.method !== 'GET' && resource === 'windows' && op.hasId && caller === 'alice') ids.alice.windows.push(await windowOf(alice, `alice-window-${stats.sent}`))
       if (op.method === 'DELETE' && resource === 'invitations' && caller === 'alice') ids.alice.invitations.push(await invitationOf(alice))
+      // A page, component or report deleted: a new set, so that the routes on them keep succeeding.
+      if (op.method === 'DELETE' && (resource === 'pages' || resource === 'components' || resource === 'reports') && caller === 'alice') {
+        const made = await statusOf(alice, `alice-page-${stats.sent}`)
+        ids.alice.pages.push(made.page)
+        ids.alice.components.push(made.component)
+        ids.alice.reports.push(made.report)
+      }
       if (op.method === 'DELETE' && resource === 'monitors' && op.path === '/api/v1/monitors/{id}' && caller === 'alice') {
         ids.alice.monitors.push((await makeMonitor(app, alice.auth, { name: `alice ${stats.sent}` })).id)
       }
