@@ -1,5 +1,5 @@
 // Form strings to API input, checked by the API's own schemas and target rule: the dashboard has no rules of its own.
-import { InvalidInputError } from '../domain/errors.ts'
+import { InvalidInputError, LimitReachedError } from '../domain/errors.ts'
 import { isFieldOfType } from '../domain/monitor-types.ts'
 import { MONITOR_TYPES, type MonitorType } from '../domain/vocabulary.ts'
 import { assertTargetAllowed } from '../net/target-url.ts'
@@ -7,6 +7,11 @@ import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
 import { CreateMonitorSchema, UpdateMonitorSchema, type NewMonitor, type UpdateMonitor } from '../monitors/schema.ts'
 import { CreateMaintenanceWindowSchema, type NewMaintenanceWindow } from '../maintenance/schema.ts'
 import { isTimeZone } from '../maintenance/occurrences.ts'
+import {
+  CreateComponentSchema, CreateReportSchema, CreateStatusPageSchema, PostReportUpdateSchema, UpdateComponentSchema, UpdateReportSchema,
+  UpdateStatusPageSchema, type ComponentChanges, type NewComponent, type NewReport, type NewStatusPage, type ReportChanges, type StatusPageChanges,
+} from '../status-pages/schema.ts'
+import type { ReportStatus } from '../domain/vocabulary.ts'
 import { Temporal } from 'temporal-polyfill'
 import { inputErrorMessage } from '../http/error-catalog.ts'
 import { bodyValidator, type FieldError, type Validated } from '../http/validation.ts'
@@ -17,12 +22,26 @@ const validateCreateMonitor = bodyValidator<NewMonitor>(CreateMonitorSchema)
 const validateUpdateMonitor = bodyValidator<UpdateMonitor>(UpdateMonitorSchema)
 const validateCreateKey = bodyValidator<CreateApiKey>(CreateApiKeySchema)
 const validateCreateWindow = bodyValidator<NewMaintenanceWindow>(CreateMaintenanceWindowSchema)
+const validateCreatePage = bodyValidator<NewStatusPage>(CreateStatusPageSchema)
+const validateUpdatePage = bodyValidator<StatusPageChanges>(UpdateStatusPageSchema)
+const validateCreateComponent = bodyValidator<NewComponent>(CreateComponentSchema)
+const validateUpdateComponent = bodyValidator<ComponentChanges>(UpdateComponentSchema)
+const validateCreateReport = bodyValidator<NewReport>(CreateReportSchema)
+const validateUpdateReport = bodyValidator<ReportChanges>(UpdateReportSchema)
+const validatePostUpdate = bodyValidator<{ status: ReportStatus, message: string }>(PostReportUpdateSchema)
 
 // The monitor's integer fields, as the update schema types them: whether each may be null (left empty).
 const MONITOR_INTEGER_FIELDS = Object.entries(UpdateMonitorSchema.properties)
   .map(([name, field]) => ({ name, types: [(field as { type?: string | string[] }).type].flat() }))
   .filter(({ types }) => types.includes('integer'))
   .map(({ name, types }) => ({ name, nullable: types.includes('null') }))
+
+/** The ids of the ticked checkboxes named `prefix` and an id (one form field per choice). */
+const checkedIds = (form: FormFields, prefix: string): string[] =>
+  Object.keys(form).filter((name) => name.startsWith(prefix) && form[name] === 'on').map((name) => name.slice(prefix.length))
+
+/** A label selector as typed: items separated by commas or spaces, as `key:value` or `key`. */
+const selectorItems = (text: string | undefined): string[] => (text ?? '').split(/[\s,]+/).filter((item) => item !== '')
 
 /** A typed number becomes a number; anything else stays text, so the schema says "must be integer" as the API would. */
 function putNumber (input: Record<string, unknown>, name: string, value: string | undefined) {
@@ -108,13 +127,9 @@ function monitorInputFromForm (form: FormFields): Validated<Record<string, unkno
   const type = (MONITOR_TYPES as readonly string[]).includes(form.monitor_type ?? '') ? form.monitor_type as MonitorType : 'site'
   for (const field of Object.keys(input)) if (!isFieldOfType(type, field)) delete input[field]
   // The ticked channels; whether each is the user's is the repository's check, as for the API.
-  const prefix = channelFieldName('')
-  input.notification_channel_ids = Object.keys(form).filter((name) => name.startsWith(prefix) && form[name] === 'on').map((name) => name.slice(prefix.length))
+  input.notification_channel_ids = checkedIds(form, channelFieldName(''))
   // The ticked monitors it depends on, when the form offers them; the service checks each is the organization's.
-  if (form.depends_on_shown === 'on') {
-    const parent = dependencyFieldName('')
-    input.depends_on = Object.keys(form).filter((name) => name.startsWith(parent) && form[name] === 'on').map((name) => name.slice(parent.length))
-  }
+  if (form.depends_on_shown === 'on') input.depends_on = checkedIds(form, dependencyFieldName(''))
   return { ok: true, value: input }
 }
 
@@ -124,6 +139,14 @@ function validatedMonitor<T> (form: FormFields, validate: (input: Record<string,
   return input.ok ? validate(input.value) : input
 }
 
+/** A rule the service refused, as its form shows it, worded as the API words it; anything else is thrown again. */
+export function refusal (err: unknown): FieldError {
+  if (err instanceof InvalidInputError) return { field: err.field, message: inputErrorMessage(err) }
+  // The limit is no field's: the form's summary says it.
+  if (err instanceof LimitReachedError) return { field: '', message: err.message }
+  throw err
+}
+
 function withTargetRule<T extends object> (result: Validated<T>, allowPrivateTargets: boolean): Validated<T> {
   if (!result.ok) return result
   try {
@@ -131,7 +154,7 @@ function withTargetRule<T extends object> (result: Validated<T>, allowPrivateTar
     return result
   } catch (err) {
     if (!(err instanceof InvalidInputError)) throw err
-    return { ok: false, error: { field: err.field, message: inputErrorMessage(err) } }
+    return { ok: false, error: refusal(err) }
   }
 }
 
@@ -166,9 +189,64 @@ export function parseCreateWindow (form: FormFields): Validated<NewMaintenanceWi
   if (form.starts_at?.trim()) input.starts_at = instantIn(form.starts_at.trim(), timezone)
   input.ends_at = instantIn((form.ends_at ?? '').trim(), timezone)
   input.rrule = form.rrule?.trim() ? form.rrule.trim() : null
-  // Items separated by commas or spaces, as `key:value` or `key`.
-  input.label_selector = (form.label_selector ?? '').split(/[\s,]+/).filter((item) => item !== '')
-  const prefix = windowMonitorFieldName('')
-  input.monitor_ids = Object.keys(form).filter((name) => name.startsWith(prefix) && form[name] === 'on').map((name) => name.slice(prefix.length))
+  input.label_selector = selectorItems(form.label_selector)
+  input.monitor_ids = checkedIds(form, windowMonitorFieldName(''))
   return validateCreateWindow(input)
+}
+
+/** The new status page form: its address, heading and whether it answers; the rest is the page's settings form. */
+export function parseCreatePage (form: FormFields): Validated<NewStatusPage> {
+  return validateCreatePage({ slug: (form.slug ?? '').trim(), title: form.title ?? '', published: form.published === 'on' })
+}
+
+/** A status page's settings form; an empty password keeps the page's. */
+export function parsePageSettings (form: FormFields): Validated<StatusPageChanges> {
+  const input: Record<string, unknown> = { title: form.title ?? '', published: form.published === 'on', access: form.access ?? 'public' }
+  putNullable(input, 'description', form.description, 'text')
+  putNullable(input, 'homepage_url', form.homepage_url?.trim(), 'text')
+  putNumber(input, 'history_days', form.history_days)
+  if (form.password) input.password = form.password
+  return validateUpdatePage(input)
+}
+
+/** Where a component's status comes from: the form's `source` select. */
+export const COMPONENT_SOURCES = ['monitor', 'labels', 'manual'] as const
+
+/** The new component form: the form shows every source's field, only the chosen source's is sent. */
+export function parseNewComponent (form: FormFields): Validated<NewComponent> {
+  const input: Record<string, unknown> = { name: form.name ?? '' }
+  putNullable(input, 'group', form.group, 'text')
+  if (form.source === 'labels') input.label_selector = selectorItems(form.label_selector)
+  else if (form.source === 'manual') input.manual_status = form.manual_status ?? ''
+  else input.monitor_id = form.monitor_id ?? ''
+  return validateCreateComponent(input)
+}
+
+/** A manual component's status, set by hand. */
+export function parseComponentStatus (form: FormFields): Validated<ComponentChanges> {
+  return validateUpdateComponent({ manual_status: form.manual_status ?? '' })
+}
+
+/** The form's names of a page's and a component's checkbox on the report form. */
+export const reportPageFieldName = (id: string) => `page:${id}`
+export const reportComponentFieldName = (id: string) => `component:${id}`
+
+export function parseCreateReport (form: FormFields): Validated<NewReport> {
+  return validateCreateReport({
+    status_page_ids: checkedIds(form, reportPageFieldName('')),
+    title: form.title ?? '',
+    status: form.status ?? 'investigating',
+    impact: form.impact ?? 'minor',
+    component_ids: checkedIds(form, reportComponentFieldName('')),
+    message: form.message ?? '',
+  })
+}
+
+/** A report's title and impact; its status moves by updates. */
+export function parseChangeReport (form: FormFields): Validated<ReportChanges> {
+  return validateUpdateReport({ title: form.title ?? '', impact: form.impact ?? '' })
+}
+
+export function parseReportUpdate (form: FormFields): Validated<{ status: ReportStatus, message: string }> {
+  return validatePostUpdate({ status: form.status ?? '', message: form.message ?? '' })
 }

@@ -22,6 +22,7 @@ import organizationRoutes from './routes/organization.ts'
 import auditRoutes from './routes/audit-log.ts'
 import incidentRoutes from './routes/incidents.ts'
 import maintenanceRoutes from './routes/maintenance.ts'
+import statusPageRoutes from './routes/status-pages.ts'
 import acknowledgeRoutes from './routes/acknowledge.ts'
 import sessionPlugin, { CSRF_FIELD } from './session.ts'
 
@@ -102,6 +103,7 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   await app.register(auditRoutes)
   await app.register(incidentRoutes)
   await app.register(maintenanceRoutes)
+  await app.register(statusPageRoutes)
   await app.register(acknowledgeRoutes)
   await app.register(eventRoutes)
 }

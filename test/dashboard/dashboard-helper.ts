@@ -71,6 +71,9 @@ export async function signedIn (app: FastifyInstance): Promise<Browser> {
   }
 }
 
+/** A failed check's result, for recordCheck: with failure_threshold 1 it opens an incident. */
+export const failedCheck = (checkedAt: Date) => ({ isUp: false, statusCode: 503, responseTimeMs: 12, errorMessage: 'expected status 200, got 503', checkedAt })
+
 /** The stored row of a monitor, secrets in clear, as the checker reads it. */
 export async function storedRow (app: FastifyInstance, id: string) {
   const [row] = await app.db.select().from(monitors).where(eq(monitors.id, id))

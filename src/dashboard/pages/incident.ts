@@ -1,4 +1,4 @@
-// An incident's page: what happened, who is on it, its timeline, and (for responders) Acknowledge and a note.
+// An incident's page: what happened, who is on it, its timeline, Acknowledge and notes (responders), a report draft (editors).
 import type { IncidentDetail } from '../../incidents/schema.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { duration, statusBadge, timeTag, utc } from '../format.ts'
@@ -53,6 +53,8 @@ export function incidentPage (context: PageContext, options: {
 </dl>
 ${respond && open && !i.acknowledged_at && html`<form method="post" action="/incidents/${i.id}/acknowledge" class="actions">${csrfField(context.csrfToken)}
 <button type="submit">Acknowledge</button> <span class="hint">Says you are on it: channels that want acknowledgements are told, reminders stop.</span></form>`}
+${may(context, 'editor') && html`<p class="actions"><a href="/status-reports?incident=${i.id}#new-report">Draft a status report</a>
+<span class="hint">A report for your status pages, filled in from this incident: nothing is published until you send it.</span></p>`}
 <section aria-labelledby="timeline-title"><h2 id="timeline-title">Timeline</h2>
 <ol class="timeline">${i.timeline.map((e) => html`<li>${timeTag(e.at)} ${entryText(e)}</li>`)}</ol>
 </section>

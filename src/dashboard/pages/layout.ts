@@ -32,7 +32,7 @@ function organizationSwitcher (context: PageContext): SafeHtml | '' {
 <button type="submit" class="link">Switch</button> <span class="who">(${current.role})</span></form>`
 }
 
-export type Section = 'monitors' | 'maintenance' | 'settings' | null
+export type Section = 'monitors' | 'maintenance' | 'status-pages' | 'settings' | null
 
 /** Messages shown after a redirect, chosen by a fixed code so that no text comes from the URL. */
 const NOTICES: Record<string, string> = {
@@ -56,6 +56,16 @@ const NOTICES: Record<string, string> = {
   'window-deleted': 'Maintenance window deleted.',
   'window-not-active': 'That window is not under way: there was nothing to end.',
   'window-cancelled-already': 'That window is cancelled: it cannot be started.',
+  'status-page-created': 'Status page created. Add its components; it answers at its address once published.',
+  'status-page-saved': 'Status page saved.',
+  'status-page-deleted': 'Status page deleted, with its components.',
+  'component-added': 'Component added to the page.',
+  'component-saved': 'Component status saved.',
+  'component-deleted': 'Component deleted: the reports that named it forget it.',
+  'report-created': 'Report published on its pages.',
+  'report-saved': 'Report saved.',
+  'report-updated': 'Update posted: the report\'s pages show it.',
+  'report-deleted': 'Report deleted from every page.',
   'delivery-retried': 'The delivery is due again: it is sent within seconds.',
   'member-saved': 'Role saved: the member\'s keys act with it from their next request.',
   'member-removed': 'Member removed, with the keys they made here.',
@@ -70,7 +80,7 @@ export function csrfField (token: string): SafeHtml {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`
 }
 
-function navLink (href: string, label: string, current: boolean): SafeHtml {
+export function navLink (href: string, label: string, current: boolean): SafeHtml {
   return html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a></li>`
 }
 
@@ -112,6 +122,7 @@ export function page (options: {
 ${context.email && html`<nav aria-label="Main"><ul>
 ${navLink('/', 'Monitors', section === 'monitors')}
 ${navLink('/maintenance', 'Maintenance', section === 'maintenance')}
+${navLink('/status-pages', 'Status pages', section === 'status-pages')}
 ${navLink('/settings/api-keys', 'Settings', section === 'settings')}
 </ul></nav>
 ${organizationSwitcher(context)}

@@ -2,10 +2,10 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { HttpError, inputErrorMessage } from '../../http/error-catalog.ts'
-import { InvalidInputError, LimitReachedError } from '../../domain/errors.ts'
+import { HttpError } from '../../http/error-catalog.ts'
+import { LimitReachedError } from '../../domain/errors.ts'
 import type { FieldError } from '../../http/validation.ts'
-import { parseCreateMonitor, parseUpdateMonitor, type FormFields } from '../form-input.ts'
+import { parseCreateMonitor, parseUpdateMonitor, refusal, type FormFields } from '../form-input.ts'
 import { defaultMonitorValues, monitorValues, valuesSentAgain } from '../pages/monitor-form.ts'
 import { editMonitorPage, monitorPage } from '../pages/monitor.ts'
 import { monitorsPage } from '../pages/monitors.ts'
@@ -53,13 +53,6 @@ interface Options {
 
 const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { allowPrivateTargets, publicUrl, maxMonitors }) => {
   const orgOf = (request: { session: { orgId: string } | null }) => request.session!.orgId
-  /** A rule the service refuses (a channel not the organization's, a header): shown on the form, worded as the API words it. */
-  const refusal = (err: unknown): FieldError => {
-    if (err instanceof InvalidInputError) return { field: err.field, message: inputErrorMessage(err) }
-    // The limit is no field's: the form's summary says it.
-    if (err instanceof LimitReachedError) return { field: '', message: err.message }
-    throw err
-  }
 
   async function renderList (
     request: FastifyRequest, reply: FastifyReply,

@@ -2,9 +2,9 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { InvalidInputError, LimitReachedError } from '../../domain/errors.ts'
+import { LimitReachedError } from '../../domain/errors.ts'
 import { CHANNEL_TYPES, DELIVERY_STATUSES, type ChannelType } from '../../domain/vocabulary.ts'
-import { HttpError, inputErrorMessage } from '../../http/error-catalog.ts'
+import { HttpError } from '../../http/error-catalog.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { deliveryOptionsFromConfig, type DeliveryOptions } from '../../notifications/deliver.ts'
 import { presentChannel, presentChannelWithSecret, presentDelivery, presentDeliveryDetail } from '../../notifications/presenter.ts'
@@ -16,7 +16,7 @@ import {
 import { emailConfigured, type Config } from '../../runtime/config.ts'
 import { StringEnum, Timestamp, Uuid } from '../../schemas/common.ts'
 import { channelConfigCheck, channelValues, parseCreateChannel, parseUpdateChannel } from '../channel-input.ts'
-import type { FormFields } from '../form-input.ts'
+import { refusal, type FormFields } from '../form-input.ts'
 import { channelPage } from '../pages/channel.ts'
 import { editChannelPage, newChannelPage, newChannelValues } from '../pages/channel-form.ts'
 import { channelsPage } from '../pages/channels.ts'
@@ -39,12 +39,6 @@ const ChannelQuery = Type.Object({
 })
 
 const notFound = () => new HttpError(404, 'There is no such notification channel, or it is not yours.')
-const asFieldError = (err: unknown): FieldError => {
-  if (err instanceof InvalidInputError) return { field: err.field, message: inputErrorMessage(err) }
-  // The limit is no field's: the form's summary says it.
-  if (err instanceof LimitReachedError) return { field: '', message: err.message }
-  throw err
-}
 
 const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const allowPrivateTargets = config.ALLOW_PRIVATE_TARGETS
@@ -95,7 +89,7 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
         allowPrivateTargets, emailConfigured: emailConfigured(config), maxChannels: config.MAX_CHANNELS_PER_OWNER, now: app.clock(), audit: sessionAudit(request),
       })
     } catch (err) {
-      return renderNew(request, reply, type, request.body, asFieldError(err), err instanceof LimitReachedError ? 409 : 400)
+      return renderNew(request, reply, type, request.body, refusal(err), err instanceof LimitReachedError ? 409 : 400)
     }
     return showSecret(reply, presentChannelWithSecret(row), `${PATH}/${row.id}?notice=channel-created`)
   })
@@ -142,7 +136,7 @@ const dashboardNotificationRoutes: FastifyPluginAsyncTypebox<{ config: Config }>
         allowPrivateTargets, now: app.clock(), audit: sessionAudit(request), checkConfig: channelConfigCheck(allowPrivateTargets),
       })
     } catch (err) {
-      return renderEdit(request, reply, channel, request.body, asFieldError(err))
+      return renderEdit(request, reply, channel, request.body, refusal(err))
     }
     if (!updated) throw notFound()
     return seeOther(reply, `${PATH}/${channel.id}?notice=channel-saved`)

@@ -13,10 +13,9 @@ import { serverSecret } from '../../../src/repositories/server-secrets.ts'
 import { buildTestApp, makeMonitor, makeUser, request, testConfig } from '../../helper.ts'
 import { webhookReceiver } from '../../support/webhook-receiver.ts'
 import { newSecret } from '../../notifications/delivery-helper.ts'
-import { FORM, cookieOf, csrfOf, encode } from '../dashboard-helper.ts'
+import { FORM, cookieOf, csrfOf, encode, failedCheck } from '../dashboard-helper.ts'
 
 const silent = { info () {}, warn () {}, error () {}, debug () {}, trace () {}, fatal () {}, child () { return silent }, level: 'silent', silent () {} } as never
-const failed = (checkedAt: Date) => ({ isUp: false, statusCode: 503, responseTimeMs: 12, errorMessage: 'expected status 200, got 503', checkedAt })
 const ENV = { ALLOW_PRIVATE_TARGETS: 'true', PUBLIC_URL: 'https://pingward.example.org' }
 
 t.test('a notification\'s acknowledge link acknowledges with one button, once, and stops reminders', async (t) => {
@@ -29,7 +28,7 @@ t.test('a notification\'s acknowledge link acknowledges with one button, once, a
   }).returning()
   const monitor = await makeMonitor(app, owner.auth, { name: 'Shop', failure_threshold: 1 })
   const opened = new Date()
-  await recordCheck(app.db, monitor.id, failed(opened), 30_000)
+  await recordCheck(app.db, monitor.id, failedCheck(opened), 30_000)
   const worker = new DeliveryWorker({ ...deliveryOptionsFromConfig(testConfig(ENV)), db: app.db, log: silent, concurrency: 1 })
   t.teardown(() => worker.stop())
   await worker.runOnce()

@@ -4,15 +4,13 @@ import t from 'tap'
 import { recordCheck } from '../../../src/checks/record-check.ts'
 import { upsertMember } from '../../../src/organizations/repository.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../../helper.ts'
-import { signedIn } from '../dashboard-helper.ts'
-
-const failed = (checkedAt: Date) => ({ isUp: false, statusCode: 503, responseTimeMs: 12, errorMessage: 'expected status 200, got 503', checkedAt })
+import { failedCheck, signedIn } from '../dashboard-helper.ts'
 
 t.test('a responder acknowledges and notes an incident from its page; a viewer only reads it', async (t) => {
   const { app } = await buildTestApp(t)
   const owner = await makeUser(app)
   const monitor = await makeMonitor(app, owner.auth, { name: 'Shop', failure_threshold: 1 })
-  await recordCheck(app.db, monitor.id, failed(new Date()), 30_000)
+  await recordCheck(app.db, monitor.id, failedCheck(new Date()), 30_000)
   const [incident] = (await request(app, owner.auth, { url: `/api/v1/monitors/${monitor.id}/incidents` })).json().data
 
   const browser = await signedIn(app)
