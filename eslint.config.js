@@ -50,7 +50,7 @@ const ORCHESTRATION = ['services', 'checker', 'notifications', 'checks']
 // Fastify's, since pino 10's own BaseLogger type is not one that app.log (typed on Fastify's pino) satisfies.
 const LOGGER = ['FastifyBaseLogger']
 // A feature folder's routes belong to the edge (the routes' rule), not to its folder's layer.
-const ROUTES = ['src/routes/**', 'src/*/routes.ts', 'src/*/public-routes.ts']
+const ROUTES = ['src/routes/**', 'src/*/routes.ts', 'src/*/*-routes.ts']
 
 export default [
   ...neostandard({
@@ -176,11 +176,18 @@ export default [
   layerRule(['src/status-pages/schema.ts', 'src/status-pages/status.ts'], 'src/status-pages/{schema,status}.ts (shapes and pure rules)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
     patterns: [{ regex: '^\\./', what: 'another file of src/status-pages/' }],
   }),
+  layerRule(['src/status-pages/subscriber-repository.ts'], 'src/status-pages/subscriber-repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
+    patterns: [{ regex: '^\\./', what: 'another file of src/status-pages/' }],
+  }),
+  // The subscribers' mailer is a job of its own: it sends through the notifications' SMTP sender, not their queue.
+  layerRule(['src/status-pages/mailer.ts'], 'src/status-pages/mailer.ts (subscribers\' mail)', [...EDGE, 'checker', 'checks', 'services', 'cli'], {
+    fastify: LOGGER, patterns: [{ regex: '^(\\.\\./)+notifications/(?!email-sender\\.ts$)', what: 'src/notifications/ but its email-sender.ts' }, { regex: '^\\./(routes|public-routes|subscriber-routes|snapshots)\\.ts$', what: 'src/status-pages/ routes or snapshots' }],
+  }),
   layerRule(['src/status-pages/repository.ts'], 'src/status-pages/repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
     patterns: [{ regex: '^\\./(?!schema\\.ts$)', what: 'src/status-pages/ but its schema' }],
   }),
-  layerRule(['src/status-pages/service.ts', 'src/status-pages/view.ts'], 'src/status-pages/{service,view}.ts (the rules, what a page shows)', [...EDGE, 'checker', 'notifications', 'cli'], {
-    patterns: [{ regex: '^\\./(routes|public-routes|snapshots|feeds|public-page)\\.ts$', what: 'src/status-pages/ routes, snapshots or renderers' }],
+  layerRule(['src/status-pages/service.ts', 'src/status-pages/view.ts', 'src/status-pages/subscribers.ts'], 'src/status-pages/{service,view,subscribers}.ts (the rules, what a page shows)', [...EDGE, 'checker', 'notifications', 'cli'], {
+    patterns: [{ regex: '^\\./(routes|public-routes|subscriber-routes|snapshots|public-page|mailer)\\.ts$', what: 'src/status-pages/ routes, snapshots, the HTML page or the mailer' }],
   }),
   layerRule(['src/status-pages/presenter.ts'], 'src/status-pages/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
     patterns: [{ regex: '^\\./(service|routes|public-routes|snapshots)\\.ts$', what: 'src/status-pages/{service,routes,public-routes,snapshots}.ts' }],

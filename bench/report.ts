@@ -4,6 +4,7 @@ import type { CheckerPhaseResult, CheckerResults } from './checker-bench.ts'
 import type { ProbeAnchorResult } from './probe-anchor.ts'
 import { deliveryTable, type DeliveryResults } from './delivery-bench.ts'
 import { heartbeatTable, type HeartbeatResults } from './heartbeat-bench.ts'
+import { statusPageTable, type StatusPageResults } from './status-page-bench.ts'
 import { memoryTable, type MemoryRun } from './memory-bench.ts'
 import { cliTable, type CliRun } from './cli-bench.ts'
 
@@ -17,6 +18,7 @@ export interface ReportInput {
   checker?: CheckerResults
   deliveries?: DeliveryResults
   heartbeats?: HeartbeatResults
+  status?: StatusPageResults
   memory?: MemoryRun[]
   cli?: CliRun[]
   notes: string[]
@@ -161,6 +163,7 @@ export function renderReport (input: ReportInput): string {
   if (input.checker) out.push('## Checker on PostgreSQL', '', ...checkerTable(input.checker), '')
   if (input.deliveries) out.push('## Notification deliveries on PostgreSQL', '', ...deliveryTable(input.deliveries, input.checker?.phases[0]), '')
   if (input.heartbeats) out.push('## Heartbeat pings on PostgreSQL', '', ...heartbeatTable(input.heartbeats), '')
+  if (input.status) out.push('## Public status pages on PostgreSQL', '', ...statusPageTable(input.status), '')
   if (input.pglite) {
     out.push('## API on embedded PGlite', '', ...apiTable(input.pglite, false), '')
     out.push('<details><summary>Every round</summary>', '', ...roundsTable(input.pglite), '', '</details>', '')

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { loadConfig, parseWindowMs, type Config } from './runtime/config.ts'
+import { dnsServers, emailConfigured, loadConfig, parseWindowMs, type Config } from './runtime/config.ts'
 import { systemClock, type Clock } from './runtime/clock.ts'
 import { logSerializers } from './runtime/log-redaction.ts'
 import type { DatabaseHandle } from './db/client.ts'
@@ -38,7 +38,9 @@ import maintenanceRoutes from './maintenance/routes.ts'
 import uptimeRoutes from './routes/uptime.ts'
 import statusPageRoutes from './status-pages/routes.ts'
 import publicStatusRoutes from './status-pages/public-routes.ts'
+import subscriberRoutes, { SubscribeSchema } from './status-pages/subscriber-routes.ts'
 import { PageSnapshots } from './status-pages/snapshots.ts'
+import { CustomDomainHosts } from './status-pages/domain-hosts.ts'
 import {
   ComponentSchema, CreateComponentSchema, CreateReportSchema, CreateStatusPageSchema, PostReportUpdateSchema, ReportDraftSchema,
   ReportUpdateSchema, StatusPageSchema, StatusReportSchema, UpdateComponentSchema, UpdateReportSchema, UpdateStatusPageSchema,
@@ -80,7 +82,7 @@ export const SHARED_SCHEMAS = [
   CreateInvitationSchema, AcceptInvitationSchema, AuditEventSchema, IncidentDetailSchema, IncidentNoteSchema, AcknowledgeSchema, CreateNoteSchema,
   MaintenanceWindowSchema, CreateMaintenanceWindowSchema, UpdateMaintenanceWindowSchema, StartMaintenanceSchema,
   StatusPageSchema, CreateStatusPageSchema, UpdateStatusPageSchema, ComponentSchema, CreateComponentSchema, UpdateComponentSchema,
-  ReportUpdateSchema, StatusReportSchema, CreateReportSchema, UpdateReportSchema, PostReportUpdateSchema, ReportDraftSchema,
+  ReportUpdateSchema, StatusReportSchema, CreateReportSchema, UpdateReportSchema, PostReportUpdateSchema, ReportDraftSchema, SubscribeSchema,
 ]
 
 export async function buildApp ({ config, clock = systemClock, database, logger }: BuildAppOptions): Promise<FastifyInstance> {
@@ -111,6 +113,9 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     schemaErrorFormatter,
   }).withTypeProvider<TypeBoxTypeProvider>()
+  // Before any route: a custom domain's Host reaches its status page's routes alone (status-pages/domain-hosts.ts).
+  const customDomains = new CustomDomainHosts(config.PUBLIC_URL)
+  app.addConstraintStrategy(customDomains.strategy)
   app.setValidatorCompiler(createValidatorCompiler(SHARED_SCHEMAS))
   // Only JSON bodies are accepted: anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain')
@@ -137,10 +142,13 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
   await app.register(metricsRoutes, { token: config.METRICS_TOKEN })
   // Heartbeats' ping URLs: at the root (short URLs for cron lines), no key, their own rate limit per token.
   await app.register(pingRoutes, { perMinute: config.PING_RATE_LIMIT })
-  const snapshots = new PageSnapshots({ db: app.db, clock: app.clock, publicUrl: config.PUBLIC_URL, onError: (error) => app.log.warn({ err: error }, 'status page snapshot not rebuilt') })
+  const snapshots = new PageSnapshots({ db: app.db, clock: app.clock, publicUrl: config.PUBLIC_URL, subscriptions: emailConfigured(config), onError: (error) => app.log.warn({ err: error }, 'status page snapshot not rebuilt') })
   snapshots.listen(app.changes)
   app.addHook('onClose', async () => snapshots.close())
-  await app.register(publicStatusRoutes, { snapshots })
+  await customDomains.start(app.db, (error) => app.log.warn({ err: error }, 'custom domains not read'))
+  app.addHook('onClose', async () => customDomains.stop())
+  await app.register(publicStatusRoutes, { snapshots, customDomains })
+  await app.register(subscriberRoutes, { snapshots, enabled: emailConfigured(config) })
   await app.register(async (api) => {
     // First: compression takes the routes registered after it.
     await api.register(apiResponsesPlugin, { corsOrigins: config.CORS_ORIGINS })
@@ -150,7 +158,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(checkRoutes)
     await api.register(incidentRoutes)
     await api.register(maintenanceRoutes)
-    await api.register(statusPageRoutes, { snapshots })
+    await api.register(statusPageRoutes, { snapshots, customDomains, dnsServers: dnsServers(config) })
     await api.register(uptimeRoutes)
     await api.register(notificationRoutes, { config })
     await api.register(organizationRoutes, { config })

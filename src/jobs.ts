@@ -1,9 +1,9 @@
 // The background work of a process with CHECKER on, side by side: checks, deliveries, reminders, maintenance window
-// edges, retention and uptime rollups.
+// edges, status pages' custom domain checks and subscriber mail, retention and uptime rollups.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from './db/client.ts'
 import { systemClock, type Clock } from './runtime/clock.ts'
-import type { Config } from './runtime/config.ts'
+import { dnsServers, type Config } from './runtime/config.ts'
 import type { Metrics } from './runtime/metrics.ts'
 import { startChecker } from './checker/index.ts'
 import { startRetention } from './checker/retention.ts'
@@ -11,6 +11,8 @@ import { startRollups } from './checker/rollups.ts'
 import { startDeliveryWorker } from './notifications/delivery-worker.ts'
 import { startReminders } from './notifications/reminders.ts'
 import { startMaintenanceEdges } from './maintenance/edges.ts'
+import { startDomainChecks } from './status-pages/domains.ts'
+import { startSubscriberMailer } from './status-pages/mailer.ts'
 
 export function startJobs (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock, metrics?: Metrics }) {
   const { config, db, log, metrics } = options
@@ -22,10 +24,13 @@ export function startJobs (options: { config: Config, db: Database, log: Fastify
   const stopRollups = startRollups({ db, clock, log })
   const stopReminders = startReminders({ db, clock, log })
   const stopMaintenance = startMaintenanceEdges({ db, clock, log })
+  const stopDomainChecks = startDomainChecks({ db, clock, log, servers: dnsServers(config) })
+  // Subscribers' mail has its own queue and transport: it never holds up a delivery.
+  const mailer = startSubscriberMailer({ config, db, log, clock })
   log.info({ concurrency: config.CHECK_CONCURRENCY }, 'checker started')
   return {
     stop: async () => {
-      await Promise.all([checker.stop(), deliveries.stop(), stopRetention(), stopRollups(), stopReminders(), stopMaintenance()])
+      await Promise.all([checker.stop(), deliveries.stop(), stopRetention(), stopRollups(), stopReminders(), stopMaintenance(), stopDomainChecks(), mailer.stop()])
       log.info('checker stopped')
     },
   }

@@ -484,6 +484,45 @@ export const statusReportUpdates = pgTable('status_report_updates', {
   oneOf('status_report_updates_status_check', t.status, REPORT_STATUSES),
 ])
 
+// A reader of a status page who asked for its news by mail; confirmed once they follow the confirmation mail's
+// link (double opt-in). The token is their capability: confirm, manage, unsubscribe.
+export const statusPageSubscribers = pgTable('status_page_subscribers', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  pageId: uuid('page_id').notNull().references(() => statusPages.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  token: text('token').notNull(),
+  confirmedAt: ts('confirmed_at'),
+  confirmationSentAt: ts('confirmation_sent_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('status_page_subscribers_email_idx').on(t.pageId, sql`lower(${t.email})`),
+  uniqueIndex('status_page_subscribers_token_idx').on(t.token),
+])
+
+// Mails to subscribers, written in the transaction of what they tell: a queue of their own, sent by their own
+// worker (src/status-pages/mailer.ts), so that no number of them delays an alert's delivery.
+export const statusPageMails = pgTable('status_page_mails', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  subscriberId: uuid('subscriber_id').notNull().references(() => statusPageSubscribers.id, { onDelete: 'cascade' }),
+  subject: text('subject').notNull(),
+  text: text('text').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  dueAt: ts('due_at').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  sentAt: ts('sent_at'),
+  failedAt: ts('failed_at'),
+  lastError: text('last_error'),
+}, (t) => [
+  index('status_page_mails_due_idx').on(t.dueAt).where(sql`${t.sentAt} is null and ${t.failedAt} is null`),
+  index('status_page_mails_subscriber_idx').on(t.subscriberId),
+])
+
+// The maintenance windows whose coming was mailed to the subscribers of the pages they cover, once each.
+export const statusPageAnnouncements = pgTable('status_page_announcements', {
+  windowId: uuid('window_id').primaryKey().references(() => maintenanceWindows.id, { onDelete: 'cascade' }),
+  announcedAt: ts('announced_at').notNull(),
+})
+
 // One row per stay of a monitor in maintenance, ended_at null while it lasts: the incident timeline's maintenance.
 // window_id: the window that covered it first (kept, as an id, after the window is deleted).
 export const monitorMaintenance = pgTable('monitor_maintenance', {

@@ -55,7 +55,7 @@ export const AUDIT_ACTIONS = [
   'incident.acknowledged', 'incident.note_added',
   'maintenance_window.created', 'maintenance_window.updated', 'maintenance_window.deleted',
   'maintenance_window.started', 'maintenance_window.ended',
-  'status_page.created', 'status_page.updated', 'status_page.deleted',
+  'status_page.created', 'status_page.updated', 'status_page.deleted', 'status_page.domain_verified',
   'status_page_component.created', 'status_page_component.updated', 'status_page_component.deleted',
   'status_report.created', 'status_report.updated', 'status_report.deleted', 'status_report.update_posted',
 ] as const

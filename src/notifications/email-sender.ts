@@ -59,7 +59,7 @@ export function createEmailSender (config: Pick<Config, 'SMTP_URL' | 'SMTP_FROM'
       messageId: mail.messageId,
       ...(mail.inReplyTo === undefined ? {} : { inReplyTo: mail.inReplyTo, references: [mail.inReplyTo] }),
       // RFC 3834: an automatic message, so that vacation responders do not answer it.
-      headers: { 'Auto-Submitted': 'auto-generated' },
+      headers: { ...mail.headers, 'Auto-Submitted': 'auto-generated' },
     }))
     // nodemailer cannot cancel a send: an abort answers at once and lets the send finish (at least once).
     let onAbort = () => {}

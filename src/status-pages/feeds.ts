@@ -11,7 +11,13 @@ import { STATUS_LABELS } from './status.ts'
 import type { ComponentView, PageView } from './view.ts'
 
 /** Where the page's files answer: `/status/{slug}`, or `/` on its verified custom domain. */
-export interface PageLinks { base: string }
+export interface PageLinks {
+  base: string
+  /** The page's path on the host that serves it (`/status/{slug}`, or empty on its custom domain), for its forms. */
+  path: string
+  /** Whether the page offers subscriptions by mail (SMTP_URL is set). */
+  subscriptions: boolean
+}
 
 const BADGE_COLORS: Record<ComponentStatus, string> = {
   operational: 'brightgreen', under_maintenance: 'blue', degraded_performance: 'yellow', partial_outage: 'orange', major_outage: 'red',

@@ -3,7 +3,7 @@ import type { ComponentRow, PageRow, ReportWithUpdates } from './repository.ts'
 import type { Component, StatusPage, StatusReport } from './schema.ts'
 
 /** What the TXT record `_pingward.<custom_domain>` must say. */
-const domainTxtRecord = (row: Pick<PageRow, 'domainToken'>) => `pingward-verification=${row.domainToken}`
+export const domainTxtRecord = (row: Pick<PageRow, 'domainToken'>) => `pingward-verification=${row.domainToken}`
 
 export function presentPage (row: PageRow): StatusPage {
   return {

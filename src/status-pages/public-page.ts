@@ -156,6 +156,12 @@ ${page.description && html`<meta name="description" content="${page.description}
   <section aria-labelledby="past-reports"><h2 id="past-reports">Past incidents</h2>
   ${view.pastReports.length === 0 ? html`<p class="muted">No incidents in the last ${page.historyDays} days.</p>` : view.pastReports.map((item) => report(item, view))}
   </section>
+  ${links.subscriptions && links.path !== '' && html`<section aria-labelledby="subscribe"><h2 id="subscribe">News by mail</h2>
+  <form method="post" action="${links.path}/subscribe">
+    <p><label for="email">Your email address: each report update and maintenance announcement, and a link to stop</label><br>
+    <input id="email" name="email" type="email" autocomplete="email" maxlength="254" required style="font:inherit;padding:0.4rem;max-width:100%">
+    <button type="submit" style="font:inherit;padding:0.4rem 1rem">Subscribe</button></p>
+  </form></section>`}
 </main>
 <footer>
   <p>Last updated ${when(view.builtAt)}</p>
@@ -183,6 +189,19 @@ ${wrong && html`<p class="banner s-critical" role="alert"><span class="icon" ari
   <input id="password" name="password" type="password" autocomplete="current-password" required style="font:inherit;padding:0.4rem;max-width:100%"></p>
   <p><button type="submit" style="font:inherit;padding:0.4rem 1rem">View the page</button></p>
 </form>
+</main></body></html>
+`.value
+}
+
+/** A short page of the subscription's steps: what happened, and the form that takes the next one. */
+export function renderNotice (title: string, heading: string, message: string, form?: { action: string, token: string, button: string }): string {
+  return '<!doctype html>\n' + html`<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}: ${heading}</title><style>${raw(CSS)}</style></head>
+<body><main>
+<h1>${title}</h1>
+<h2>${heading}</h2>
+<p>${message}</p>
+${form && html`<form method="post" action="${form.action}"><input type="hidden" name="token" value="${form.token}"><p><button type="submit" style="font:inherit;padding:0.4rem 1rem">${form.button}</button></p></form>`}
 </main></body></html>
 `.value
 }

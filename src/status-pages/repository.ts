@@ -257,3 +257,17 @@ export async function findIncidentFacts (db: Database, orgId: string, id: string
     .where(and(eq(incidents.id, id), eq(monitors.orgId, orgId)))
   return row
 }
+
+/** Every custom domain a page claims, verified or not. */
+export async function claimedDomains (db: Database): Promise<string[]> {
+  const rows = await db.select({ domain: statusPages.customDomain }).from(statusPages).where(isNotNull(statusPages.customDomain))
+  return rows.map((row) => row.domain!)
+}
+
+/** The pages whose custom domain is due a look at its TXT record: the unverified, and the verified last seen before `seenBefore`. */
+export async function pagesWithDomainsDue (db: Database, seenBefore: Date): Promise<PageRow[]> {
+  return db.select().from(statusPages).where(and(
+    isNotNull(statusPages.customDomain),
+    or(isNull(statusPages.domainVerifiedAt), lt(statusPages.domainVerifiedAt, seenBefore))
+  )).orderBy(asc(statusPages.createdAt), asc(statusPages.id))
+}

@@ -1,5 +1,6 @@
 // Status page routes, HTTP only (api-contract section 16): the organization's pages and their components, its status
-// reports and their updates, and a report drafted from an incident. The public pages are public-routes.ts's.
+// reports and their updates, a report drafted from an incident, and a custom domain's check. The public pages are
+// public-routes.ts's.
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -7,6 +8,8 @@ import { confirmedOrg, keyAudit } from '../plugins/auth.ts'
 import { errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
 import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
 import { presentComponent, presentPage, presentReport } from './presenter.ts'
+import type { CustomDomainHosts } from './domain-hosts.ts'
+import { verifyDomain } from './domains.ts'
 import { findComponent, findPage, findReport, listComponents, listPages, listReports } from './repository.ts'
 import {
   ComponentEnvelope, ComponentListEnvelope, ComponentParams, CreateComponentSchema, CreateReportSchema, CreateStatusPageSchema,
@@ -32,13 +35,16 @@ const TAKEN = errorResponse(409, 'The slug or custom domain is another status pa
 const deleted = Type.Null({ description: 'Deleted; no body' })
 const locationHeader = (example: string) => ({ location: Type.String({ description: 'The path of the new resource', examples: [example] }) })
 
-interface StatusPageRoutesOptions { snapshots: PageSnapshots }
+/** `dnsServers`: the resolvers a custom domain's TXT record is asked of (DNS_SERVERS); unset, the system's. */
+interface StatusPageRoutesOptions { snapshots: PageSnapshots, customDomains: CustomDomainHosts, dnsServers?: string[] }
 
-const statusPageRoutes: FastifyPluginAsyncTypebox<StatusPageRoutesOptions> = async (app, { snapshots }) => {
+const statusPageRoutes: FastifyPluginAsyncTypebox<StatusPageRoutesOptions> = async (app, { snapshots, customDomains, dnsServers }) => {
   const publisherOf = (request: FastifyRequest): Publisher => ({ orgId: confirmedOrg(request), audit: keyAudit(request) })
   // This process's public pages of the organization are rebuilt at their next request; other processes hear the database.
   app.addHook('onResponse', async (request, reply) => {
-    if (request.method !== 'GET' && reply.statusCode < 400) snapshots.changed(confirmedOrg(request))
+    if (request.method === 'GET' || reply.statusCode >= 400) return
+    snapshots.changed(confirmedOrg(request))
+    if (request.url.startsWith('/api/v1/status-pages')) customDomains.refresh().catch((err: unknown) => request.log.warn({ err }, 'custom domains not read'))
   })
 
   app.get('/status-pages', {
@@ -67,7 +73,7 @@ const statusPageRoutes: FastifyPluginAsyncTypebox<StatusPageRoutesOptions> = asy
     },
     config: { role: 'editor' },
   }, async (request, reply) => {
-    const row = await createPage(app.db, publisherOf(request), request.body, app.clock())
+    const row = await createPage(app.db, publisherOf(request), request.body, app.clock(), customDomains.serverHosts)
     reply.code(201).header('location', `/api/v1/status-pages/${row.id}`)
     return { data: presentPage(row) }
   })
@@ -100,7 +106,7 @@ const statusPageRoutes: FastifyPluginAsyncTypebox<StatusPageRoutesOptions> = asy
     },
     config: { role: 'editor' },
   }, async (request) => {
-    const row = await changePage(app.db, publisherOf(request), request.params.id, request.body, app.clock())
+    const row = await changePage(app.db, publisherOf(request), request.params.id, request.body, app.clock(), customDomains.serverHosts)
     if (!row) throw notFound('page')
     return { data: presentPage(row) }
   })
@@ -118,6 +124,30 @@ const statusPageRoutes: FastifyPluginAsyncTypebox<StatusPageRoutesOptions> = asy
   }, async (request, reply) => {
     if (!await removePage(app.db, publisherOf(request), request.params.id, app.clock())) throw notFound('page')
     return reply.code(204).send(null)
+  })
+
+  app.post('/status-pages/:id/verify-domain', {
+    schema: {
+      tags: ['status pages'],
+      summary: 'Verify a status page\'s custom domain',
+      description: 'Looks up the TXT records of `_pingward.<custom_domain>` now, through the server\'s resolvers (`DNS_SERVERS`). When ' +
+        'one says `domain_txt_record`, the domain is verified and serves the page at `/`; when none does, the answer is 409 with what ' +
+        'they say, and a domain verified before is verified no more. Every checker process also looks every minute at unverified ' +
+        'domains and once a day at verified ones.',
+      operationId: 'verifyStatusPageDomain',
+      params: PageParams,
+      response: {
+        200: { ...StatusPageEnvelope, description: 'The page, its domain verified' },
+        ...errorsOf('page', 400, 403, 404, 413, 415),
+        409: errorResponse(409, 'The page has no `custom_domain`, or no TXT record of it says `domain_txt_record`: the message says what they say',
+          'The TXT records of _pingward.status.acme.example say "v=spf1 -all", not "pingward-verification=Xq3v9mLr2Tz8Wb4Kc6Yd1N"'),
+      },
+    },
+    config: { role: 'editor' },
+  }, async (request) => {
+    const row = await verifyDomain(app.db, publisherOf(request), request.params.id, dnsServers, app.clock())
+    if (!row) throw notFound('page')
+    return { data: presentPage(row) }
   })
 
   app.get('/status-pages/:id/components', {

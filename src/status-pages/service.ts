@@ -9,6 +9,7 @@ import type { AuditContext } from '../domain/audit.ts'
 import { ConflictError, InvalidInputError, LimitReachedError } from '../domain/errors.ts'
 import type { AuditAction, ComponentStatus, ReportStatus } from '../domain/vocabulary.ts'
 import { presentComponent, presentPage, presentReport } from './presenter.ts'
+import { tellSubscribers } from './subscribers.ts'
 import {
   countComponents, deleteComponent, deletePage, deleteReport, findComponent, findIncidentFacts, findPage, findReport,
   componentsFollowing, insertComponent, insertPage, insertReport, insertUpdate, isOrgMonitor, nextPosition, pageTaken,
@@ -36,7 +37,13 @@ async function assertFree (db: Database, page: { slug: string, customDomain: str
   }
 }
 
-export async function createPage (db: Database, who: Publisher, input: NewStatusPage, now: Date): Promise<PageRow> {
+/** This server's own host names (its dashboard's and API's) are never a page's custom domain. */
+function assertNotServerHost (domain: string | null | undefined, serverHosts: ReadonlySet<string>): void {
+  if (domain && serverHosts.has(domain)) throw new InvalidInputError('custom_domain', `custom_domain must not be this server's own host name (${domain})`)
+}
+
+export async function createPage (db: Database, who: Publisher, input: NewStatusPage, now: Date, serverHosts: ReadonlySet<string> = new Set()): Promise<PageRow> {
+  assertNotServerHost(input.custom_domain, serverHosts)
   const access = input.access ?? 'public'
   if (access === 'password' && input.password === undefined) throw new InvalidInputError('password', 'password is required when access is password')
   const values = {
@@ -62,7 +69,8 @@ export async function createPage (db: Database, who: Publisher, input: NewStatus
   })
 }
 
-export async function changePage (db: Database, who: Publisher, id: string, changes: StatusPageChanges, now: Date): Promise<PageRow | undefined> {
+export async function changePage (db: Database, who: Publisher, id: string, changes: StatusPageChanges, now: Date, serverHosts: ReadonlySet<string> = new Set()): Promise<PageRow | undefined> {
+  assertNotServerHost(changes.custom_domain, serverHosts)
   const passwordHash = changes.password === undefined ? undefined : await hashPassword(changes.password)
   return atomically(db, async (tx) => {
     const before = await findPage(tx, who.orgId, id, 'lock')
@@ -204,6 +212,7 @@ export async function createReport (db: Database, who: Publisher, input: NewRepo
       resolvedAt: status === 'resolved' ? now : null,
     })
     const update = await insertUpdate(tx, { reportId: report.id, status, message: input.message, createdAt: now })
+    await tellSubscribers(tx, report, update)
     const row = { ...report, updates: [update] }
     await auditReport(tx, who, 'status_report.created', null, row, now)
     return row
@@ -234,6 +243,7 @@ export async function postUpdate (db: Database, who: Publisher, id: string, inpu
     const before = await findReport(tx, who.orgId, id, 'lock')
     if (!before) return undefined
     const update = await insertUpdate(tx, { reportId: id, status: input.status, message: input.message, createdAt: now })
+    await tellSubscribers(tx, before, update)
     const resolvedAt = input.status === 'resolved' ? (before.resolvedAt ?? now) : null
     const row = { ...await updateReport(tx, id, { status: input.status, resolvedAt, updatedAt: now }), updates: [...before.updates, update] }
     await auditReport(tx, who, 'status_report.update_posted', before, row, now)

@@ -49,10 +49,19 @@ function monitorsOf (component: ComponentRow, monitors: PageMonitor[]): PageMoni
   return []
 }
 
-const coversPage = (window: PageWindow, monitors: PageMonitor[]) => window.allMonitors
+type Coverage = Pick<PageWindow, 'allMonitors' | 'monitorIds' | 'labelSelector'>
+
+const coversPage = (window: Coverage, monitors: PageMonitor[]) => window.allMonitors
   ? monitors.length > 0
   : monitors.some((monitor) =>
     window.monitorIds.includes(monitor.id) || (window.labelSelector.length > 0 && labelsMatch(monitor.labels, window.labelSelector)))
+
+/** Whether the window covers a monitor that one of the page's components follows. */
+export async function windowCoversPage (db: Database, page: PageRow, window: Coverage): Promise<boolean> {
+  const components = await listComponents(db, page.id)
+  const monitors = await pageMonitors(db, page.orgId, components)
+  return coversPage(window, components.flatMap((component) => monitorsOf(component, monitors)))
+}
 
 /** Reads and computes the page's view at `now`. */
 export async function loadPageView (db: Database, page: PageRow, now: Date): Promise<PageView> {

@@ -117,6 +117,31 @@ export async function startCaddy (t: Teardown, upstreamPort: number): Promise<Pr
     { url: `https://localhost:${port}`, port, httpPort })
 }
 
+/**
+ * Caddy with docs/deploy/Caddyfile.custom-domains: the dashboard's site as startCaddy's, and every other name on the same
+ * port with a certificate on demand from Caddy's own CA (`tls internal`, no ACME), whose root `caRoot` reads.
+ */
+export async function startCaddyForCustomDomains (t: Teardown, upstreamPort: number): Promise<Proxy & { caRoot: () => string }> {
+  const dir = tempDir(t, 'pingward-caddy-')
+  const { key, cert } = selfSignedCertificate()
+  writeFileSync(join(dir, 'cert.pem'), cert)
+  writeFileSync(join(dir, 'key.pem'), key)
+  const [port, httpPort] = [await freePort(), await freePort()]
+  const config = documentedConfig('Caddyfile.custom-domains', [
+    // As startCaddy's, with every site on the one port, and Caddy's CA trusted by no one but the test.
+    ['{\n\ton_demand_tls {', `{\n\tadmin off\n\thttp_port ${httpPort}\n\thttps_port ${port}\n\tskip_install_trust\n\ton_demand_tls {`],
+    ['ask http://127.0.0.1:3000/', `ask http://127.0.0.1:${upstreamPort}/`],
+    ['reverse_proxy 127.0.0.1:3000', `reverse_proxy 127.0.0.1:${upstreamPort}`],
+    ['pingward.example.com {', `https://localhost:${port} {\n\ttls ${join(dir, 'cert.pem')} ${join(dir, 'key.pem')}`],
+    ['\ttls {\n\t\ton_demand', '\ttls internal {\n\t\ton_demand'],
+  ])
+  writeFileSync(join(dir, 'Caddyfile'), config)
+  const env = childEnv({ HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') })
+  const proxy = await runProxy(t, CADDY, ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], env,
+    { url: `https://localhost:${port}`, port, httpPort })
+  return { ...proxy, caRoot: () => readFileSync(join(dir, 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt'), 'utf8') }
+}
+
 export interface Answer { status: number, headers: Record<string, string | string[] | undefined>, body: string }
 
 /**

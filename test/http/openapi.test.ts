@@ -46,6 +46,13 @@ t.test('the document is valid OpenAPI 3.1', async (t) => {
   t.equal(api.info.title, 'Pingward API')
 })
 
+// A subscriber's steps, from a mail's link in a browser: they answer pages, not a copy to revalidate.
+const SUBSCRIPTION = /^(GET|HEAD|POST) \/status\/\{slug\}\/(subscribe|subscription|unsubscribe)/
+// Answers a person reads in a browser: the password form again, a subscriber's link that is no more.
+const HTML_ERRORS = new Set([
+  'POST /status/{slug} 401', 'GET /status/{slug}/subscription 404', 'POST /status/{slug}/subscription/confirm 404', 'POST /status/{slug}/unsubscribe 404',
+])
+
 t.test('every operation is documented: id, summary, tag, its success and its error statuses, each described', async (t) => {
   const ops = operations(current)
   const heads = ops.filter((o) => o.name.startsWith('HEAD ')).map((o) => o.name)
@@ -89,6 +96,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /ping/{token}',
     'GET /ping/{token}/fail',
     'GET /readyz',
+    'GET /status-domains/check',
     'GET /status/{slug}',
     'GET /status/{slug}/api/v2/status.json',
     'GET /status/{slug}/api/v2/summary.json',
@@ -98,6 +106,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /status/{slug}/components/{component_id}/badge.svg',
     'GET /status/{slug}/history.atom',
     'GET /status/{slug}/maintenance.ics',
+    'GET /status/{slug}/subscription',
     'GET /status/{slug}/summary.json',
     'PATCH /api/v1/maintenance-windows/{id}',
     'PATCH /api/v1/monitors/{id}',
@@ -121,11 +130,15 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'POST /api/v1/organization/invitations',
     'POST /api/v1/status-pages',
     'POST /api/v1/status-pages/{id}/components',
+    'POST /api/v1/status-pages/{id}/verify-domain',
     'POST /api/v1/status-reports',
     'POST /api/v1/status-reports/{id}/updates',
     'POST /ping/{token}',
     'POST /ping/{token}/fail',
     'POST /status/{slug}',
+    'POST /status/{slug}/subscribe',
+    'POST /status/{slug}/subscription/confirm',
+    'POST /status/{slug}/unsubscribe',
   ], 'the documented operations')
   const success: Record<string, string> = {
     'POST /api/v1/monitors': '201',
@@ -185,8 +198,14 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     } else if (path.startsWith('/status/')) {
       // A public status page and its twins: no key, the API's rate limit for unknown slugs only, and a copy to revalidate.
       t.same(op.security, [], `${name}: no key needed`)
-      const expected = name.startsWith('POST') ? ['303', '400', '401', '404', '413', '429', '500', '503'] : ['200', '304', '400', '401', '404', '429', '500', '503']
+      const expected = SUBSCRIPTION.test(name)
+        ? (name.startsWith('POST') ? ['200', ...name.endsWith('/subscribe') ? ['202'] : [], '400', '401', '404', '413', '429', '500', '503'] : ['200', '400', '401', '404', '429', '500', '503'])
+        : name.startsWith('POST') ? ['303', '400', '401', '404', '413', '429', '500', '503'] : ['200', '304', '400', '401', '404', '429', '500', '503']
       t.same(statuses.sort(), expected, `${name}: its statuses`)
+    } else if (path === '/status-domains/check') {
+      // A TLS proxy's question before a certificate on demand: no key, no rate limit, answered from memory for unknown names.
+      t.same(op.security, [], `${name}: no key needed`)
+      t.same(statuses.sort(), ['200', '400', '404', '500', '503'], `${name}: its statuses`)
     } else if (path === '/metrics') {
       // Not an API key: the server's METRICS_TOKEN; off (404) without one.
       t.same(op.security, [{ metricsToken: [] }], `${name}: the metrics token`)
@@ -211,7 +230,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'CreateTeamsChannel', 'CreateTelegramChannel', 'CreateWebhookChannel', 'CreatedInvitation', 'Delivery', 'DeliveryDetail', 'Incident',
     'IncidentDetail', 'IncidentNote', 'Invitation', 'MaintenanceWindow', 'Member', 'Monitor', 'MonitorListItem', 'NotificationChannel',
     'NotificationChannelWithSecret', 'NotificationEvent', 'Organization', 'PostStatusReportUpdateRequest', 'StartMaintenanceRequest', 'StatusPage',
-    'StatusPageComponent', 'StatusReport', 'StatusReportDraft', 'StatusReportUpdate', 'UpdateMaintenanceWindowRequest', 'UpdateMemberRequest',
+    'StatusPageComponent', 'StatusReport', 'StatusReportDraft', 'StatusReportUpdate', 'SubscribeRequest', 'UpdateMaintenanceWindowRequest', 'UpdateMemberRequest',
     'UpdateMonitorRequest', 'UpdateNotificationChannelRequest', 'UpdateOrganizationRequest', 'UpdateStatusPageComponentRequest',
     'UpdateStatusPageRequest', 'UpdateStatusReportRequest', 'UptimeReport',
   ], 'components are named after the schemas (ApiError: `Error` would shadow the language\'s own in a generated SDK)')
@@ -240,6 +259,7 @@ t.test('for SDK generators: servers, named request bodies, every response header
     'POST /api/v1/maintenance-windows': 'CreateMaintenanceWindowRequest',
     'PATCH /api/v1/maintenance-windows/{id}': 'UpdateMaintenanceWindowRequest',
     'POST /api/v1/maintenance-windows/{id}/start': 'StartMaintenanceRequest',
+    'POST /status/{slug}/subscribe': 'SubscribeRequest',
     'POST /api/v1/status-pages': 'CreateStatusPageRequest',
     'PATCH /api/v1/status-pages/{id}': 'UpdateStatusPageRequest',
     'POST /api/v1/status-pages/{id}/components': 'CreateStatusPageComponentRequest',
@@ -270,7 +290,7 @@ t.test('for SDK generators: servers, named request bodies, every response header
       t.same(Object.keys(headers).filter((header) => header === header.toLowerCase()), [], `${name} ${status}: no header named in lowercase`)
       if (name.startsWith('HEAD ')) continue
       // The password form answers a wrong password with the form again.
-      if (Number(status) >= 400 && !(name === 'POST /status/{slug}' && status === '401')) {
+      if (Number(status) >= 400 && !HTML_ERRORS.has(`${name} ${status}`)) {
         const media = response.content?.['application/json']
         t.same(media?.schema, { $ref: '#/components/schemas/ApiError' }, `${name} ${status}: an ApiError`)
         t.type(media?.example?.error, 'string', `${name} ${status}: an example`)

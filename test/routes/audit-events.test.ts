@@ -4,7 +4,7 @@ import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { AUDIT_ACTIONS } from '../../src/domain/vocabulary.ts'
 import { buildTestApp, makeMember, makeUser, request } from '../helper.ts'
-import { bodyFor, isOrganizationDelete, keyedRoutes, makeTarget, openApi, organizationState, urlOf } from '../support/api-routes.ts'
+import { bodyFor, isOrganizationDelete, keyedRoutes, makeTarget, openApi, organizationState, urlOf, walkedAppEnv } from '../support/api-routes.ts'
 import { targetServer } from '../support/target-server.ts'
 
 const READS = new Set(['GET', 'HEAD'])
@@ -12,7 +12,7 @@ const READS = new Set(['GET', 'HEAD'])
 type AuditEvent = { id: string, action: string, entity_type: string, entity_id: string, actor: { type: string, id: string | null, label: string }, changes: Record<string, [unknown, unknown]>, request_id: string | null, ip: string | null }
 
 t.test('every write route records one event with its request, or, when the event cannot be written, changes nothing', async (t) => {
-  const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
+  const { app } = await buildTestApp(t, { env: await walkedAppEnv(t) })
   const receiver = await targetServer(t, (_req, res) => { res.writeHead(204).end() })
   const doc = await openApi(app)
   const owner = await makeUser(app)

@@ -9,6 +9,7 @@ import { MonitorIdParams } from '../../src/schemas/common.ts'
 import { buildTestApp, createTestDatabase, makeKey, makeTeam, makeUser, request, testConfig, validMonitor, type Teardown } from '../helper.ts'
 import {
   bodyFor, documented, exampleBody, isOrganizationDelete, keyedRoutes, makeTarget, openApi, operation, organizationState, PUBLIC, type Owner, urlOf,
+  walkedAppEnv,
 } from '../support/api-routes.ts'
 import { targetServer } from '../support/target-server.ts'
 
@@ -65,7 +66,7 @@ async function withDeletedKeys (t: Teardown, app: FastifyInstance, owner: Owner)
 }
 
 t.test('a deleted key gets 401 on every route of the API', async (t) => {
-  const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
+  const { app } = await buildTestApp(t, { env: await walkedAppEnv(t) })
   // A team, whose owner may delete it.
   const owner = await makeTeam(app)
   const doc = await openApi(app)

@@ -5,13 +5,13 @@ import t from 'tap'
 import { includesRole } from '../../src/domain/roles.ts'
 import { ROLES, type Role } from '../../src/domain/vocabulary.ts'
 import { buildTestApp, makeMember, makeTeam } from '../helper.ts'
-import { bodyFor, deletingTheOrganizationLast, documented, keyedRoutes, makeTarget, openApi, operation, organizationState, PUBLIC, urlOf } from '../support/api-routes.ts'
+import { bodyFor, deletingTheOrganizationLast, documented, keyedRoutes, makeTarget, openApi, operation, organizationState, PUBLIC, urlOf, walkedAppEnv } from '../support/api-routes.ts'
 import { targetServer } from '../support/target-server.ts'
 
 const FORBIDDEN = { error: 'API key does not have access to this resource' }
 
 t.test('each role gets 2xx or 403 on every route, as the route declares', async (t) => {
-  const { app } = await buildTestApp(t, { env: { ALLOW_PRIVATE_TARGETS: 'true' } })
+  const { app } = await buildTestApp(t, { env: await walkedAppEnv(t) })
   const receiver = await targetServer(t, (_req, res) => { res.writeHead(204).end() })
   const doc = await openApi(app)
   const routes = keyedRoutes(app)

@@ -9,7 +9,8 @@ import { insertChecks } from '../../src/repositories/checks.ts'
 import { openIncident } from '../../src/repositories/incidents.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { createUser } from '../../src/repositories/users.ts'
-import { makeMonitor, type makeUser, request, testAudit } from '../helper.ts'
+import { makeMonitor, type makeUser, request, testAudit, type Teardown } from '../helper.ts'
+import { dnsServer, type ZoneEntry } from './dns-server.ts'
 import { routeTable, type Route } from './route-table.ts'
 
 // The API routes that need no key; every other route under /api/v1 needs one.
@@ -50,10 +51,22 @@ export async function bodyFor (app: FastifyInstance, doc: OpenApi, route: Route,
   return exampleBody(doc, route) as object | undefined
 }
 
-/** A published status page of the owner's organization with one component. */
-async function makeStatusPage (app: FastifyInstance, owner: Owner): Promise<{ pageId: string, componentId: string }> {
-  const page = await request(app, owner.auth, { method: 'POST', url: '/api/v1/status-pages', payload: { slug: `page-${++members}-${Date.now()}`, title: 'Status', published: true } })
+/** The records of the DNS server that the walking tests' app asks (walkedAppEnv): each page's TXT record, once made. */
+const zone: Record<string, ZoneEntry> = {}
+
+/** The environment of an app whose routes are walked: channels may send to a local receiver, and TXT records are asked of `zone`. */
+export async function walkedAppEnv (t: Teardown): Promise<Record<string, string>> {
+  return { ALLOW_PRIVATE_TARGETS: 'true', DNS_SERVERS: (await dnsServer(t, zone)).server }
+}
+
+/** A published status page of the owner's organization with one component; `withDomain`: a custom domain whose TXT record is published. */
+async function makeStatusPage (app: FastifyInstance, owner: Owner, withDomain = false): Promise<{ pageId: string, componentId: string }> {
+  const slug = `page-${++members}-${Date.now()}`
+  const page = await request(app, owner.auth, {
+    method: 'POST', url: '/api/v1/status-pages', payload: { slug, title: 'Status', published: true, ...(withDomain ? { custom_domain: `${slug}.walk.test` } : {}) },
+  })
   const pageId = page.json().data.id as string
+  if (withDomain) zone[`_pingward.${slug}.walk.test`] = { TXT: [[page.json().data.domain_txt_record]] }
   const component = await request(app, owner.auth, { method: 'POST', url: `/api/v1/status-pages/${pageId}/components`, payload: { name: 'Web', manual_status: 'operational' } })
   return { pageId, componentId: component.json().data.id as string }
 }
@@ -78,9 +91,10 @@ let members = 0
 
 /**
  * A fresh resource of the owner's organization for a route's `:id`, by the resource the path names: a monitor, an
- * open incident, an active maintenance window, a status page with a component (both ids, for a component's routes) or a
- * report, a notification channel (sending to a local receiver), a delivery, an invitation or a member (a
- * viewer, also for the paths without one); made with data for every read to return.
+ * open incident, an active maintenance window, a status page with a component (both ids, for a component's routes; with
+ * a custom domain whose TXT record is published, to verify) or a report, a notification channel (sending to a local
+ * receiver), a delivery, an invitation or a member (a viewer, also for the paths without one); made with data for every
+ * read to return.
  */
 export async function makeTarget (app: FastifyInstance, owner: Owner, route: Route, receiverUrl: string): Promise<string> {
   if (route.path.startsWith('/api/v1/monitors')) {
@@ -102,7 +116,7 @@ export async function makeTarget (app: FastifyInstance, owner: Owner, route: Rou
     return window.json().data.id as string
   }
   if (route.path.startsWith('/api/v1/status-pages')) {
-    const { pageId, componentId } = await makeStatusPage(app, owner)
+    const { pageId, componentId } = await makeStatusPage(app, owner, route.path.endsWith('/verify-domain'))
     return route.path.includes(':component_id') ? `${pageId} ${componentId}` : pageId
   }
   if (route.path.startsWith('/api/v1/status-reports')) {

@@ -17,6 +17,8 @@ export interface SmtpOptions {
   password?: string
   /** Recipients answered `550` at RCPT TO. */
   refuse?: (address: string) => boolean
+  /** Answers a mail to these recipients only once this resolves (a slow server, for some mail). */
+  slow?: (recipients: string[]) => Promise<void> | undefined
   /** The host its `url` names (127.0.0.1 unless given); it listens on 127.0.0.1 whatever the name. */
   urlHost?: string
 }
@@ -39,9 +41,11 @@ export async function smtpServer (t: Teardown, options: SmtpOptions = {}): Promi
       callback()
     },
     onData (stream, session, callback) {
-      simpleParser(stream).then((mail) => {
+      simpleParser(stream).then(async (mail) => {
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : ''
-        received.push({ mail, envelope: { from, to: session.envelope.rcptTo.map((rcpt) => rcpt.address) } })
+        const to = session.envelope.rcptTo.map((rcpt) => rcpt.address)
+        await options.slow?.(to)
+        received.push({ mail, envelope: { from, to } })
         callback()
       }, callback)
     },

@@ -41,6 +41,8 @@ export type Outgoing =
     html?: string
     messageId: string
     inReplyTo?: string
+    /** More header fields, such as RFC 8058's List-Unsubscribe of a status page's subscriber mail. */
+    headers?: Record<string, string>
   }
 
 export interface ChannelAdapter {
