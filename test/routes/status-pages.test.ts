@@ -1,6 +1,7 @@
 // Status pages (api-contract section 16): pages, components and reports over the API, who may change them, and the
 // public page with its twins: a component's status by the contract's order, the Statuspage shape read by a real
 // client (@aero/statuspage), Atom read by a feed parser, iCalendar by ical.js, snapshots with strong ETags and 304s.
+import { createRequire } from 'node:module'
 import { gunzipSync, brotliDecompressSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { StatusPageClient } from '@aero/statuspage'
@@ -8,6 +9,8 @@ import { parseFeed } from '@rowanmanning/feed-parser'
 import ICAL from 'ical.js'
 import { recordCheck } from '../../src/checks/record-check.ts'
 import { buildTestApp, makeMember, makeMonitor, makeTeam, request, until } from '../helper.ts'
+
+interface ClientUndici { Agent: new () => unknown, getGlobalDispatcher: () => unknown, setGlobalDispatcher: (dispatcher: unknown) => void }
 
 const failed = (checkedAt: Date) => ({ isUp: false, statusCode: 503, responseTimeMs: 12, errorMessage: 'expected status 200, got 503', checkedAt })
 
@@ -236,7 +239,12 @@ t.test('summary.json has Statuspage\'s shape and a Statuspage client reads it; A
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address() as { port: number }
   const client = new StatusPageClient(`http://127.0.0.1:${address.port}/status/${slug}`)
-  const read = await client.summary()
+  // The client's undici 5 sends through the process's global dispatcher, which Node 24's own fetch makes an undici 7
+  // one that refuses its options: it gets one of its own version meanwhile.
+  const clientUndici = createRequire(createRequire(import.meta.url).resolve('@aero/http'))('undici') as ClientUndici
+  const globalDispatcher = clientUndici.getGlobalDispatcher()
+  clientUndici.setGlobalDispatcher(new clientUndici.Agent())
+  const read = await client.summary().finally(() => clientUndici.setGlobalDispatcher(globalDispatcher))
   t.equal(read.status.indicator, 'major')
   const core = read.components.find((c: { name: string }) => c.name === 'Core')!
   t.same(core.children.map((c: { name: string, status: string }) => [c.name, c.status]), [['API', 'partial_outage']], 'the client builds the group from group and group_id')
