@@ -54,6 +54,9 @@ export interface DatabaseOptions {
 export const rowsOf = <T = Record<string, unknown>>(result: unknown): T[] =>
   Array.isArray(result) ? result as T[] : (result as { rows: T[] }).rows
 
+/** A uuid[] parameter as one array literal: drizzle's sql`` spreads a JS array into a list of parameters. */
+export const uuidArray = (ids: readonly string[]) => sql`${`{${ids.join(',')}}`}::uuid[]`
+
 /** Makes close() safe to call more than once (the app, a test and a signal handler may all call it). */
 function once (close: () => Promise<void>): () => Promise<void> {
   let closing: Promise<void> | undefined

@@ -5,7 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { negotiate } from '@fastify/accept-negotiator'
 import { Type } from '@sinclair/typebox'
-import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { verifyPassword } from '../auth/passwords.ts'
 import { errorResponse, HttpError } from '../http/error-catalog.ts'
@@ -95,17 +95,20 @@ interface Entrance {
 
 interface PublicRoutesOptions { snapshots: PageSnapshots, customDomains: CustomDomainHosts }
 
+/** Spends one of the address's API budget (its requests per window); past it, a 429. */
+export function addressBudget (app: Pick<FastifyInstance, 'createRateLimit'>): (request: FastifyRequest) => Promise<void> {
+  const limit = app.createRateLimit()
+  return async (request) => {
+    const state = await limit(request)
+    if (!state.isAllowed && state.isExceeded) throw new HttpError(429)
+  }
+}
+
 const publicStatusRoutes: FastifyPluginAsyncTypebox<PublicRoutesOptions> = async (app, { snapshots, customDomains }) => {
   // The password form's body, read as text by its own route only; the API's JSON parsers are untouched.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_request, body, done) => done(null, body))
   // Unknown slugs spend the address's API budget: a guessing client cannot make a statement per request.
-  const addressLimit = app.createRateLimit()
-
-  async function spendAddressBudget (request: FastifyRequest): Promise<void> {
-    const state = await addressLimit(request)
-    if (state.isAllowed || !state.isExceeded) return
-    throw new HttpError(429)
-  }
+  const spendAddressBudget = addressBudget(app)
 
   async function snapshotOf (request: FastifyRequest, key: PageKey | undefined): Promise<Snapshot> {
     const snapshot = key && await snapshots.get(key)

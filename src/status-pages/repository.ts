@@ -2,7 +2,7 @@
 // and writes; the rules are the service's.
 import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import { labelsMatch } from '../domain/labels.ts'
-import { rowsOf, type Database } from '../db/client.ts'
+import { rowsOf, uuidArray, type Database } from '../db/client.ts'
 import { incidents, maintenanceWindows, monitors, statusPageComponents, statusPages, statusReports, statusReportUpdates } from '../db/schema.ts'
 
 export type PageRow = typeof statusPages.$inferSelect
@@ -13,9 +13,6 @@ export type ReportRow = typeof statusReports.$inferSelect
 export type ReportInsert = typeof statusReports.$inferInsert
 export type UpdateRow = typeof statusReportUpdates.$inferSelect
 export type ReportWithUpdates = ReportRow & { updates: UpdateRow[] }
-
-/** A uuid[] parameter as one array literal: drizzle spreads a JS array into a list of parameters. */
-const uuidArray = (ids: string[]) => sql`${`{${ids.join(',')}}`}::uuid[]`
 
 const ownedPage = (orgId: string, id: string) => and(eq(statusPages.id, id), eq(statusPages.orgId, orgId))
 
@@ -115,9 +112,9 @@ export async function unknownPageIds (db: Database, orgId: string, ids: string[]
 
 /** The ids among `ids` that are not components of these pages. */
 export async function unknownComponentIds (db: Database, pageIds: string[], ids: string[]): Promise<string[]> {
-  if (ids.length === 0) return []
+  if (ids.length === 0 || pageIds.length === 0) return ids
   const found = await db.select({ id: statusPageComponents.id }).from(statusPageComponents)
-    .where(and(inArray(statusPageComponents.pageId, pageIds.length > 0 ? pageIds : ['00000000-0000-0000-0000-000000000000']), inArray(statusPageComponents.id, ids)))
+    .where(and(inArray(statusPageComponents.pageId, pageIds), inArray(statusPageComponents.id, ids)))
   const known = new Set(found.map((row) => row.id))
   return ids.filter((id) => !known.has(id))
 }

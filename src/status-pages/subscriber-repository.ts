@@ -1,7 +1,7 @@
 // Subscriber rows: a page's subscribers, their mail queue (claimed by the mailer, SKIP LOCKED), and the windows
 // already announced. It reads and writes; the rules are subscribers.ts's.
-import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm'
-import { rowsOf, type Database } from '../db/client.ts'
+import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm'
+import { rowsOf, uuidArray, type Database } from '../db/client.ts'
 import { maintenanceWindows, statusPageAnnouncements, statusPageMails, statusPages, statusPageSubscribers } from '../db/schema.ts'
 
 export type SubscriberRow = typeof statusPageSubscribers.$inferSelect
@@ -43,7 +43,7 @@ export async function queueMailToPages (tx: Database, pageIds: string[], mail: {
     insert into ${statusPageMails} (subscriber_id, subject, text, created_at, due_at)
     select distinct on (lower(s.email)) s.id, ${mail.subject}, ${mail.text}, ${at.toISOString()}::timestamptz, ${at.toISOString()}::timestamptz
     from ${statusPageSubscribers} s
-    where s.page_id = any(${`{${pageIds.join(',')}}`}::uuid[]) and s.confirmed_at is not null
+    where s.page_id = any(${uuidArray(pageIds)}) and s.confirmed_at is not null
     order by lower(s.email), s.created_at
     returning id`))
   return rows.length
@@ -59,12 +59,12 @@ export async function claimDueMails (db: Database, now: Date, limit: number, lea
       .orderBy(asc(statusPageMails.dueAt)).limit(limit).for('update', { skipLocked: true })
     if (due.length === 0) return []
     const ids = due.map((row) => row.id)
-    await tx.update(statusPageMails).set({ dueAt: new Date(now.getTime() + leaseMs) }).where(sql`${statusPageMails.id} = any(${`{${ids.join(',')}}`}::uuid[])`)
+    await tx.update(statusPageMails).set({ dueAt: new Date(now.getTime() + leaseMs) }).where(inArray(statusPageMails.id, ids))
     const rows = await tx.select({ mail: statusPageMails, email: statusPageSubscribers.email, token: statusPageSubscribers.token, slug: statusPages.slug, title: statusPages.title })
       .from(statusPageMails)
       .innerJoin(statusPageSubscribers, eq(statusPageSubscribers.id, statusPageMails.subscriberId))
       .innerJoin(statusPages, eq(statusPages.id, statusPageSubscribers.pageId))
-      .where(sql`${statusPageMails.id} = any(${`{${ids.join(',')}}`}::uuid[])`)
+      .where(inArray(statusPageMails.id, ids))
       .orderBy(asc(statusPageMails.createdAt))
     return rows
   }) as Promise<ClaimedMail[]>

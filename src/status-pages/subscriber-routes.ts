@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponse, HttpError } from '../http/error-catalog.ts'
 import { renderNotice } from './public-page.ts'
-import { hasPasswordCookie } from './public-routes.ts'
+import { addressBudget, hasPasswordCookie } from './public-routes.ts'
 import type { PageSnapshots, Snapshot } from './snapshots.ts'
 import { findSubscriberByToken } from './subscriber-repository.ts'
 import { confirm, subscribe, unsubscribe } from './subscribers.ts'
@@ -49,13 +49,12 @@ const subscriberRoutes: FastifyPluginAsyncTypebox<SubscriberRoutesOptions> = asy
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
   })
-  const addressLimit = app.createRateLimit()
+  const spendAddressBudget = addressBudget(app)
   const config = { rateLimit: false } as const
 
   /** The page to subscribe to: published, taking subscriptions, readable by the caller. */
   async function pageOf (request: FastifyRequest): Promise<Snapshot> {
-    const state = await addressLimit(request)
-    if (!state.isAllowed && state.isExceeded) throw new HttpError(429)
+    await spendAddressBudget(request)
     const snapshot = enabled ? await snapshots.get({ slug: (request.params as { slug: string }).slug }) : undefined
     if (!snapshot) throw new HttpError(404, enabled ? 'Status page not found' : OFF)
     if (snapshot.page.access === 'password' && !hasPasswordCookie(request, snapshot)) throw new HttpError(401)
