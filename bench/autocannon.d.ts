@@ -11,6 +11,8 @@ declare module 'autocannon' {
   interface Options { url: string, connections?: number, duration?: number, overallRate?: number, requests?: Request[] }
   interface Result {
     duration: number
+    start: Date
+    finish: Date
     latency: Histogram
     requests: Histogram & { total: number }
     non2xx: number

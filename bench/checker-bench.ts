@@ -85,9 +85,15 @@ function kindColumns (target: string, mixed: boolean): string {
  * evenly over the minute after `start` (steady state). Returns the start.
  */
 async function prepare (db: Runner, target: string, monitors: number, spread: boolean, mixed = false): Promise<Date> {
-  // Everything but the due times first: the removal (the API benchmark's POSTs leave some 100,000 monitors: 13 s
-  // on a slow machine) and the update, whose pause trigger runs per row. Then the start and the due times alone,
-  // a statement of a second, so that none has passed when a worker starts.
+  await pointAtTarget(db, target, monitors, mixed)
+  return schedule(db, monitors, spread)
+}
+
+/**
+ * Everything of prepare() but the due times (none is due after it): the removal (the API benchmark's POSTs leave
+ * some 100,000 monitors: 13 s on a slow machine) and the update, whose pause trigger runs per row.
+ */
+export async function pointAtTarget (db: Runner, target: string, monitors: number, mixed = false): Promise<void> {
   await db.exec(`
     delete from monitors where id not in (select id from bench_monitors);
     update monitors m set ${kindColumns(target, mixed)}, interval_minutes = 1, method = 'GET', expected_status = 200,
@@ -96,6 +102,10 @@ async function prepare (db: Runner, target: string, monitors: number, spread: bo
     from bench_monitors b
     where b.id = m.id;
   `)
+}
+
+/** The start and the due times of prepare() alone, a statement of a second, so that none has passed when a checker starts. */
+export async function schedule (db: Runner, monitors: number, spread: boolean): Promise<Date> {
   const start = new Date(Date.now() + 3000)
   await db.exec(`
     drop table if exists bench_due;

@@ -22,6 +22,9 @@ export interface LoadResult {
   errors: number
   timeouts: number
   statusCodes: Record<string, number>
+  /** When autocannon began and finished (epoch ms): the window its load covers. */
+  startedAt: number
+  finishedAt: number
 }
 
 async function main (): Promise<void> {
@@ -57,6 +60,8 @@ async function main (): Promise<void> {
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes,
+    startedAt: result.start.getTime(),
+    finishedAt: result.finish.getTime(),
   }
   process.stdout.write(JSON.stringify(summary) + '\n')
 }

@@ -181,6 +181,7 @@ async function main (): Promise<void> {
       'PORT=<free> node --import=tsx bench/target-server.ts',
       'PORT=<free> node --import=tsx bench/notification-receiver.ts   # webhook receiver and target of the delivery benchmark',
       `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug ${WORKER_NODE}dist/worker.js   # once, then twice`,
+      `ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=info PORT=<free> DATABASE_URL=<.../${DB_NAME}> ${NODE}dist/server.js   # status pages: the checker on`,
       `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 MAX_MONITORS_PER_OWNER=0 PORT=<free> DATA_DIR=<tmp> ${NODE}dist/server.js   # PGlite`,
       `ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=info PORT=<free> DATA_DIR=<empty tmp> ${NODE}dist/server.js   # memory, embedded; then DATABASE_URL=<.../pingward_bench_memory>`,
       `DATA_DIR=<empty tmp> ${NODE}dist/cli.js <command>   # CLI; again with LOG_LEVEL=info PORT=<free> DATA_DIR=<same> ${NODE}dist/server.js running; then DATABASE_URL=<.../pingward_bench_cli>`,
@@ -254,9 +255,14 @@ async function main (): Promise<void> {
         `inserted in SQL); one API process (\`${NODE}dist/server.js\`, CHECKER=off, LOG_LEVEL=info); autocannon with ${st.connections} connections ` +
         `asks for the 50-component page, plain and with its ETag in If-None-Match, ${st.rounds} rounds of ${st.durationSeconds} s alternating with a ` +
         'bare node:http server answering the same bytes and ETag (the reference); transactions counted from pg_stat_database; the 100-component ' +
-        'page read (loadPageView) and built whole 20 times in the bench process.')
+        'page read (loadPageView) and built whole 20 times in the bench process. Then one API process as `npm start` runs it, its checker on ' +
+        `(\`${NODE}dist/server.js\`, ALLOW_PRIVATE_TARGETS=true, LOG_LEVEL=info), checking the checker part's ${scale.seed.monitors.toLocaleString('en-US')} ` +
+        'monitors a minute against a local target (200 "ok"; due times spread over the minute; the 50-component page made again over ' +
+        `them): after ${scale.checker.warmupSeconds} s of warm-up (one load of the page in it), the checks' lateness over ${st.durationSeconds} s ` +
+        `with no load, then over one load of the page as above (${st.connections} connections, ${st.durationSeconds} s, from autocannon's start to its finish).`)
       log('status pages on PostgreSQL')
-      report.status = await runStatusPageBench({ databaseUrl: postgres.url, db: runner, orgId: postgres.seeded.writeUserId, ...st, logDir, log })
+      const checker = { monitors: scale.seed.monitors, warmupSeconds: scale.checker.warmupSeconds }
+      report.status = await runStatusPageBench({ databaseUrl: postgres.url, db: runner, orgId: postgres.seeded.writeUserId, ...st, checker, logDir, log })
     }
     if (args.parts.has('rollups') && !adminUrl) log('uptime rollups: skipped, they need DATABASE_URL (PostgreSQL)')
     if (args.parts.has('rollups') && adminUrl) {

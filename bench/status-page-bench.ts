@@ -1,7 +1,8 @@
 // The public status page benchmark (issue #45's targets): one API process on PostgreSQL answering a published page of
 // 50 components to 200 connections, plain and with If-None-Match, beside a bare reference server that answers the
-// same bytes with the same ETag logic; the database's transactions during the load counted; and the time a
-// 100-component page with 90 days of bars takes to read (loadPageView) and to build whole (render and compress).
+// same bytes with the same ETag logic; the database's transactions during the load counted; the time a
+// 100-component page with 90 days of bars takes to read (loadPageView) and to build whole (render and compress); and
+// the lateness of the checker of a server with its checker on, quiet and while the page is under that load.
 import { createServer, get, type Server } from 'node:http'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -12,7 +13,8 @@ import { loadPageView } from '../src/status-pages/view.ts'
 import { freePort } from '../test/support/target-server.ts'
 import type { Runner } from './database.ts'
 import type { LoadResult } from './load.ts'
-import { processStats, runLoad, startNode, waitForHttp } from './processes.ts'
+import { latenessIn, pointAtTarget, schedule } from './checker-bench.ts'
+import { processStats, runLoad, startNode, waitForHttp, type Child } from './processes.ts'
 
 export interface StatusPageBenchOptions {
   databaseUrl: string
@@ -22,8 +24,21 @@ export interface StatusPageBenchOptions {
   connections: number
   durationSeconds: number
   rounds: number
+  /** The checker's part: this many seeded monitors checked a minute apart, after this warm-up. */
+  checker: { monitors: number, warmupSeconds: number }
   logDir: string
   log: (line: string) => void
+}
+
+type Lateness = Awaited<ReturnType<typeof latenessIn>>
+
+/** One server with its checker on: its checks' lateness in a quiet window, then in the window of one page load. */
+interface CheckerUnderLoad {
+  monitors: number
+  quiet: { lateness: Lateness, seconds: number, serverCpuPercent: number }
+  loaded: { lateness: Lateness, seconds: number, serverCpuPercent: number }
+  /** The page's load in the loaded window, answered by that server. */
+  page: LoadResult
 }
 
 export interface StatusPageResults {
@@ -35,6 +50,7 @@ export interface StatusPageResults {
   pageBytes: number
   serverCpuUsPerRequest: number
   rebuild: { components: number, days: number, readMs: { median: number, p95: number }, buildMs: { median: number, p95: number } }
+  checker: CheckerUnderLoad
 }
 
 const SLUGS = { load: 'bench-status-50', rebuild: 'bench-status-100' } as const
@@ -71,6 +87,23 @@ async function seedPage (db: Runner, orgId: string, slug: string, components: nu
     on conflict do nothing`, [page.id])
 }
 
+/** The load page as browsers ask for it (brotli or gzip), read raw: fetch() would decompress. */
+async function firstAnswer (base: string): Promise<{ body: Buffer, etag: string }> {
+  const first = await rawGet(`${base}/status/${SLUGS.load}`, { 'accept-encoding': ACCEPT })
+  if (first.status !== 200 || first.encoding !== 'br') throw new Error(`the bench page answered ${first.status} (${first.encoding})`)
+  return first
+}
+
+/** Autocannon on the load page, plain or with its ETag in If-None-Match. */
+const loadPage = (url: string, options: StatusPageBenchOptions, etag?: string) => runLoad({
+  url,
+  method: 'GET',
+  paths: [`/status/${SLUGS.load}`],
+  headers: { 'accept-encoding': ACCEPT, ...(etag ? { 'if-none-match': etag } : {}) },
+  connections: options.connections,
+  durationSeconds: options.durationSeconds,
+})
+
 /** A bare server answering one body as the page does: strong ETag, 304 for If-None-Match, the same Cache-Control. */
 async function referenceServer (body: Buffer, etag: string): Promise<{ url: string, server: Server }> {
   const server = createServer((req, res) => {
@@ -83,6 +116,9 @@ async function referenceServer (body: Buffer, etag: string): Promise<{ url: stri
   return { url: `http://127.0.0.1:${port}`, server }
 }
 
+/** Waits for a moment of wall time (a window's edge). */
+const until = (time: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, time - Date.now())))
+
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]
 
 async function transactions (db: Runner): Promise<number> {
@@ -91,7 +127,7 @@ async function transactions (db: Runner): Promise<number> {
 }
 
 export async function runStatusPageBench (options: StatusPageBenchOptions): Promise<StatusPageResults> {
-  const { db, log } = options
+  const { db } = options
   await seedPage(db, options.orgId, SLUGS.load, 50)
   await seedPage(db, options.orgId, SLUGS.rebuild, 100)
 
@@ -115,26 +151,29 @@ export async function runStatusPageBench (options: StatusPageBenchOptions): Prom
     await handle.close()
   }
 
+  const pages = await measurePage(options)
+  const rebuild = {
+    components: 100,
+    days: 90,
+    readMs: { median: percentile(readMs, 0.5), p95: percentile(readMs, 0.95) },
+    buildMs: { median: percentile(buildMs, 0.5), p95: percentile(buildMs, 0.95) },
+  }
+  return { ...pages, rebuild, checker: await measureCheckerUnderLoad(options) }
+}
+
+/** The page from a server with its checker off, beside the reference, in alternating rounds. */
+async function measurePage (options: StatusPageBenchOptions): Promise<Omit<StatusPageResults, 'rebuild' | 'checker'>> {
+  const { db, log } = options
   const port = await freePort()
   const server = startNode('src/server.ts', { DATABASE_URL: options.databaseUrl, PORT: String(port), CHECKER: 'off', LOG_LEVEL: 'info' },
     { logFile: join(options.logDir, 'status-page-server.log') })
   const base = `http://127.0.0.1:${port}`
   try {
     await waitForHttp(`${base}/healthz`, server)
-    // As browsers ask: brotli or gzip. fetch() would decompress, so the bytes are read raw.
-    const first = await rawGet(`${base}/status/${SLUGS.load}`, { 'accept-encoding': ACCEPT })
-    if (first.status !== 200 || first.encoding !== 'br') throw new Error(`the bench page answered ${first.status} (${first.encoding})`)
-    const { body, etag } = first
+    const { body, etag } = await firstAnswer(base)
     const reference = await referenceServer(body, etag)
     try {
-      const load = (url: string, conditional: boolean) => runLoad({
-        url,
-        method: 'GET',
-        paths: [`/status/${SLUGS.load}`],
-        headers: { 'accept-encoding': ACCEPT, ...(conditional ? { 'if-none-match': etag } : {}) },
-        connections: options.connections,
-        durationSeconds: options.durationSeconds,
-      })
+      const load = (url: string, conditional: boolean) => loadPage(url, options, conditional ? etag : undefined)
       // Warm-up of both, then rounds that alternate them; the best round of each counts (the machine is shared).
       await load(base, false)
       await load(reference.url, false)
@@ -164,18 +203,67 @@ export async function runStatusPageBench (options: StatusPageBenchOptions): Prom
         transactionsPerRequest: Math.max(0, pingwardTransactions) / pingwardRequests,
         pageBytes: body.length,
         serverCpuUsPerRequest: pingwardCpu * 1e6 / pingwardRequests,
-        rebuild: {
-          components: 100,
-          days: 90,
-          readMs: { median: percentile(readMs, 0.5), p95: percentile(readMs, 0.95) },
-          buildMs: { median: percentile(buildMs, 0.5), p95: percentile(buildMs, 0.95) },
-        },
       }
     } finally {
       reference.server.close()
     }
   } finally {
     await server.stop()
+  }
+}
+
+/**
+ * One server as `npm start` runs it, its checker on, checking the checker benchmark's monitors a minute apart against a
+ * local target: the checks' lateness over a quiet window, then over the window of one page load as above.
+ */
+async function measureCheckerUnderLoad (options: StatusPageBenchOptions): Promise<CheckerUnderLoad> {
+  const { db, log } = options
+  const { monitors, warmupSeconds } = options.checker
+  const targetPort = await freePort()
+  const target = startNode('bench/target-server.ts', { PORT: String(targetPort) }, { logFile: join(options.logDir, 'status-checker-target.log') })
+  let server: Child | undefined
+  try {
+    await waitForHttp(`http://127.0.0.1:${targetPort}/__stats`, target)
+    await pointAtTarget(db, `http://127.0.0.1:${targetPort}`, monitors)
+    // Made again over the monitors the checker checks (pointing them removes all but the seeded ones).
+    await seedPage(db, options.orgId, SLUGS.load, 50)
+    const port = await freePort()
+    server = startNode('src/server.ts', { DATABASE_URL: options.databaseUrl, PORT: String(port), ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'info' },
+      { logFile: join(options.logDir, 'status-checker-server.log') })
+    const base = `http://127.0.0.1:${port}`
+    await waitForHttp(`${base}/healthz`, server)
+    await firstAnswer(base)
+    // The page warmed as in the rounds above before anything is due: neither the server's start nor this load is the
+    // checker's warm-up.
+    await loadPage(base, options)
+    const start = await schedule(db, monitors, true)
+    const cpuPercent = (from: number, seconds: number) => 100 * (processStats(server!.pid).cpuSeconds - from) / seconds
+    const quietFrom = Math.max(Date.now(), start.getTime() + warmupSeconds * 1000)
+    const quietTo = quietFrom + options.durationSeconds * 1000
+    await until(quietFrom)
+    let cpu = processStats(server.pid).cpuSeconds
+    await until(quietTo)
+    const quietCpu = cpuPercent(cpu, options.durationSeconds)
+    cpu = processStats(server.pid).cpuSeconds
+    const page = await loadPage(base, options)
+    const loadedSeconds = (page.finishedAt - page.startedAt) / 1000
+    const loadedCpu = cpuPercent(cpu, loadedSeconds)
+    // Stopped before the count: it records its last probes as it stops.
+    await server.stop()
+    server = undefined
+    const quiet = await latenessIn(db, start, new Date(quietFrom), new Date(quietTo))
+    const loaded = await latenessIn(db, start, new Date(page.startedAt), new Date(page.finishedAt))
+    log(`status page with the checker on: lateness p50/p95 ${quiet.latenessMs.p50}/${quiet.latenessMs.p95} ms quiet, ` +
+      `${loaded.latenessMs.p50}/${loaded.latenessMs.p95} ms under ${Math.round(page.rps)} req/s (p99 ${page.latencyMs.p99} ms)`)
+    return {
+      monitors,
+      quiet: { lateness: quiet, seconds: options.durationSeconds, serverCpuPercent: quietCpu },
+      loaded: { lateness: loaded, seconds: loadedSeconds, serverCpuPercent: loadedCpu },
+      page,
+    }
+  } finally {
+    await server?.stop()
+    await target.stop()
   }
 }
 
@@ -199,5 +287,29 @@ export function statusPageTable (r: StatusPageResults): string[] {
     `A ${r.rebuild.components}-component page with ${r.rebuild.days} days of bars: its statements ${r.rebuild.readMs.median.toFixed(1)} ms median, ` +
       `${r.rebuild.readMs.p95.toFixed(1)} ms p95 (target <= 50 ms of database time: ${verdict(r.rebuild.readMs.median <= 50)}); the whole snapshot ` +
       `(statements, HTML, JSON, feeds, badges, gzip and brotli) ${r.rebuild.buildMs.median.toFixed(1)} ms median, ${r.rebuild.buildMs.p95.toFixed(1)} ms p95.`,
+    '',
+    ...checkerLines(r.checker, r.connections),
+  ]
+}
+
+/** The checker's lateness in the page's server, quiet and under the page's load (issue #45: p95 moved by <= 10%). */
+function checkerLines (c: CheckerUnderLoad, connections: number): string[] {
+  const int = (n: number) => Math.round(n).toLocaleString('en-US')
+  const row = (label: string, w: CheckerUnderLoad['quiet'], page: string) => {
+    const l = w.lateness.latenessMs
+    return `| ${label} | ${(w.lateness.n / w.seconds).toFixed(1)} (${(c.monitors / 60).toFixed(1)}) | ${l.p50} / ${l.p95} / ${l.p99} / ${l.max} | ` +
+      `${int(w.lateness.n)} | ${Math.round(w.serverCpuPercent)}% | ${page} |`
+  }
+  const ratio = c.loaded.lateness.latenessMs.p95 / c.quiet.lateness.latenessMs.p95
+  return [
+    `The checker in the page's server, as \`npm start\` runs it (its checker on), ${int(c.monitors)} monitors a minute against a local ` +
+      `target, the page's components among them: the checks' lateness in a quiet window, then in the window of one load of the page (${connections} connections).`,
+    '',
+    '| window | checks/s (offered) | lateness p50 / p95 / p99 / max ms | checks | server CPU, % of a core | page req/s, p50 / p99 ms |',
+    '|---|---:|---:|---:|---:|---:|',
+    row(`quiet, ${c.quiet.seconds} s`, c.quiet, '-'),
+    row(`the page loaded, ${c.loaded.seconds.toFixed(1)} s`, c.loaded, `${int(c.page.rps)}, ${c.page.latencyMs.p50} / ${c.page.latencyMs.p99}${c.page.non2xx ? ` (${int(c.page.non2xx)} non-2xx)` : ''}`),
+    '',
+    `Lateness p95 under the page's load / quiet: ${ratio.toFixed(2)} (target <= 1.10: ${verdict(ratio <= 1.1)}).`,
   ]
 }

@@ -39,7 +39,8 @@ import uptimeRoutes from './routes/uptime.ts'
 import statusPageRoutes from './status-pages/routes.ts'
 import publicStatusRoutes from './status-pages/public-routes.ts'
 import subscriberRoutes, { SubscribeSchema } from './status-pages/subscriber-routes.ts'
-import { PageSnapshots } from './status-pages/snapshots.ts'
+import { RedisSnapshotStore } from './status-pages/shared-snapshots.ts'
+import { PageSnapshots, SNAPSHOT_TIMING } from './status-pages/snapshots.ts'
 import { CustomDomainHosts } from './status-pages/domain-hosts.ts'
 import {
   ComponentSchema, CreateComponentSchema, CreateReportSchema, CreateStatusPageSchema, PostReportUpdateSchema, ReportDraftSchema,
@@ -142,13 +143,21 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
   await app.register(metricsRoutes, { token: config.METRICS_TOKEN })
   // Heartbeats' ping URLs: at the root (short URLs for cron lines), no key, their own rate limit per token.
   await app.register(pingRoutes, { perMinute: config.PING_RATE_LIMIT })
-  const snapshots = new PageSnapshots({ db: app.db, clock: app.clock, publicUrl: config.PUBLIC_URL, subscriptions: emailConfigured(config), onError: (error) => app.log.warn({ err: error }, 'status page snapshot not rebuilt') })
+  const snapshots = new PageSnapshots({
+    db: app.db,
+    clock: app.clock,
+    publicUrl: config.PUBLIC_URL,
+    subscriptions: emailConfigured(config),
+    onError: (error) => app.log.warn({ err: error }, 'status page snapshot not rebuilt or not shared'),
+    shared: config.REDIS_URL === undefined ? undefined : await sharedSnapshotStore(app, config.REDIS_URL, config.REDIS_PREFIX),
+    onSnapshot: (source) => app.metrics?.statusSnapshot(source),
+  })
   snapshots.listen(app.changes)
   app.addHook('onClose', async () => snapshots.close())
   await customDomains.start(app.db, (error) => app.log.warn({ err: error }, 'custom domains not read'))
   app.addHook('onClose', async () => customDomains.stop())
   await app.register(publicStatusRoutes, { snapshots, customDomains })
-  await app.register(subscriberRoutes, { snapshots, enabled: emailConfigured(config) })
+  await app.register(subscriberRoutes, { snapshots, customDomains, enabled: emailConfigured(config) })
   await app.register(async (api) => {
     // First: compression takes the routes registered after it.
     await api.register(apiResponsesPlugin, { corsOrigins: config.CORS_ORIGINS })
@@ -164,8 +173,18 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(organizationRoutes, { config })
     await api.register(auditRoutes)
   }, { prefix: '/api/v1' })
-  await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, config })
+  await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, config, customDomains, snapshots })
   return app
+}
+
+/** Status page snapshots in Redis, shared by every API process; fails fast while Redis is away (each process then builds alone). */
+async function sharedSnapshotStore (app: FastifyInstance, redisUrl: string, prefix: string): Promise<RedisSnapshotStore> {
+  const { Redis } = await import('ioredis')
+  const redis = new Redis(redisUrl, { connectTimeout: 2000, commandTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+  // Its failures reach the snapshots through the commands that fail; the event itself would only print.
+  redis.on('error', () => {})
+  app.addHook('onClose', async () => { await redis.quit().catch(() => redis.disconnect()) })
+  return new RedisSnapshotStore(redis, prefix, 2 * SNAPSHOT_TIMING.maxAgeMs)
 }
 
 /** The OpenAPI document exactly as the running service serves it (for openapi/openapi.json). */

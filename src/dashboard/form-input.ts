@@ -194,14 +194,18 @@ export function parseCreateWindow (form: FormFields): Validated<NewMaintenanceWi
   return validateCreateWindow(input)
 }
 
-/** The new status page form: its address, heading and whether it answers; the rest is the page's settings form. */
+/** The new status page form: its address, heading, custom domain and whether it answers; the rest is the page's settings form. */
 export function parseCreatePage (form: FormFields): Validated<NewStatusPage> {
-  return validateCreatePage({ slug: (form.slug ?? '').trim(), title: form.title ?? '', published: form.published === 'on' })
+  const input: Record<string, unknown> = { slug: (form.slug ?? '').trim(), title: form.title ?? '', published: form.published === 'on' }
+  putNullable(input, 'custom_domain', form.custom_domain?.trim(), 'text')
+  return validateCreatePage(input)
 }
 
-/** A status page's settings form; an empty password keeps the page's. */
+/** A status page's settings form; an empty password keeps the page's, an empty custom domain removes it. */
 export function parsePageSettings (form: FormFields): Validated<StatusPageChanges> {
   const input: Record<string, unknown> = { title: form.title ?? '', published: form.published === 'on', access: form.access ?? 'public' }
+  if (form.slug !== undefined) input.slug = form.slug.trim()
+  putNullable(input, 'custom_domain', form.custom_domain?.trim(), 'text')
   putNullable(input, 'description', form.description, 'text')
   putNullable(input, 'homepage_url', form.homepage_url?.trim(), 'text')
   putNumber(input, 'history_days', form.history_days)

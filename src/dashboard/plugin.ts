@@ -8,7 +8,9 @@ import fastifyFormbody from '@fastify/formbody'
 import fastifyHelmet from '@fastify/helmet'
 import { includesRole } from '../domain/roles.ts'
 import { describeError, HttpError } from '../http/error-catalog.ts'
-import type { Config } from '../runtime/config.ts'
+import { dnsServers, emailConfigured, type Config } from '../runtime/config.ts'
+import type { CustomDomainHosts } from '../status-pages/domain-hosts.ts'
+import type { PageSnapshots } from '../status-pages/snapshots.ts'
 import { ASSETS, type Asset } from './assets.ts'
 import { HELMET_OPTIONS, pageHeaders } from './page-headers.ts'
 import { errorPage } from './pages/layout.ts'
@@ -37,6 +39,10 @@ interface DashboardOptions {
   allowPrivateTargets: boolean
   /** For notifications: whether email channels can be made, and how Send test sends. */
   config: Config
+  /** The Host router's custom domains: status pages refuse the server's own names and refresh it on their writes. */
+  customDomains: CustomDomainHosts
+  /** The public pages' snapshots: a status page changed here is served changed at its next request. */
+  snapshots: PageSnapshots
 }
 
 const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
@@ -103,7 +109,9 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   await app.register(auditRoutes)
   await app.register(incidentRoutes)
   await app.register(maintenanceRoutes)
-  await app.register(statusPageRoutes)
+  await app.register(statusPageRoutes, {
+    customDomains: options.customDomains, snapshots: options.snapshots, dnsServers: dnsServers(options.config), subscriptions: emailConfigured(options.config),
+  })
   await app.register(acknowledgeRoutes)
   await app.register(eventRoutes)
 }

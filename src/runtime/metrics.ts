@@ -36,6 +36,7 @@ export class Metrics {
   private readonly attempts: Counter<'result'>
   private readonly requests: Counter<'method' | 'route' | 'status_code'>
   private readonly requestDuration: Histogram<'method' | 'route'>
+  private readonly statusSnapshots: Counter<'source'>
   private readonly monitors: Gauge<'status'>
   private readonly deliveries: Gauge<'status'>
   private readonly pool: { size: Gauge, inUse: Gauge, waiting: Gauge }
@@ -64,6 +65,9 @@ export class Metrics {
     this.requestDuration = new prom.Histogram({
       name: 'pingward_http_request_duration_seconds', help: 'Time to answer an HTTP request, by method and route pattern', labelNames: ['method', 'route'], buckets: SECONDS, registers: served,
     })
+    this.statusSnapshots = new prom.Counter({
+      name: 'pingward_status_snapshots_total', help: 'Public status page snapshots taken, by source (database: built here; shared: another process\'s copy)', labelNames: ['source'], registers: served,
+    })
     this.monitors = new prom.Gauge({ name: 'pingward_monitors', help: 'Monitors (not deleted) by status, read from the database at scrape time', labelNames: ['status'], registers: counted })
     this.deliveries = new prom.Gauge({ name: 'pingward_deliveries', help: 'Notification deliveries by status, read from the database at scrape time', labelNames: ['status'], registers: counted })
     this.pool = {
@@ -74,6 +78,7 @@ export class Metrics {
     // Every known series from the start, at 0: a rate() sees the first increment.
     for (const outcome of CHECK_OUTCOMES) this.checks.inc({ outcome }, 0)
     for (const result of ['delivered', 'failed', 'dead']) this.attempts.inc({ result }, 0)
+    if (sources.http) for (const source of ['database', 'shared']) this.statusSnapshots.inc({ source }, 0)
     prom.collectDefaultMetrics({ register: registry })
     // prom-client names these gauges like counters, which Prometheus's own linter (promtool) refuses.
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
@@ -93,6 +98,10 @@ export class Metrics {
 
   deliveryAttempts (result: Exclude<DeliveryStatus, 'pending'>, count: number): void {
     this.attempts.inc({ result }, count)
+  }
+
+  statusSnapshot (source: 'database' | 'shared'): void {
+    this.statusSnapshots.inc({ source })
   }
 
   /** An answered HTTP request; `route` is the route's pattern (never the raw URL: one series per route). */

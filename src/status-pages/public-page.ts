@@ -4,9 +4,9 @@ import { html, raw, type SafeHtml } from '../http/html.ts'
 import type { ComponentStatus } from '../domain/vocabulary.ts'
 import type { PageLinks } from './feeds.ts'
 import { STAGE_LABELS } from './feeds.ts'
-import type { PageWindow, ReportWithUpdates } from './repository.ts'
+import type { PageRow, PageWindow, ReportWithUpdates } from './repository.ts'
 import { STATUS_LABELS, type Indicator } from './status.ts'
-import type { ComponentView, DayView, PageView } from './view.ts'
+import { reportCursor, type ComponentView, type DayView, type PageView, type PastReports } from './view.ts'
 
 const ICONS: Record<ComponentStatus | Indicator, string> = {
   operational: '✔',
@@ -129,14 +129,13 @@ function maintenance (window: PageWindow, now: Date): SafeHtml {
 </article>`
 }
 
-/** The whole page. */
-export function renderPage (view: PageView, links: PageLinks): string {
-  const { page } = view
+/** A document of the page: its head, its header, `main`, and its footer with the feeds' links. */
+function layout (page: PageRow, links: PageLinks, title: string, main: SafeHtml, builtAt?: Date): string {
   return '<!doctype html>\n' + html`<html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${page.title}: ${view.description}</title>
+<title>${page.title}: ${title}</title>
 ${page.description && html`<meta name="description" content="${page.description}">`}
 <link rel="alternate" type="application/atom+xml" title="${page.title}: status history" href="${links.base}/history.atom">
 <style>${raw(CSS)}</style>
@@ -146,25 +145,9 @@ ${page.description && html`<meta name="description" content="${page.description}
   <h1>${page.homepageUrl ? html`<a href="${page.homepageUrl}">${page.title}</a>` : page.title}</h1>
   ${page.description && html`<p class="muted">${page.description}</p>`}
 </header>
-<main>
-  <p class="banner s-${view.indicator}" role="status"><span class="icon" aria-hidden="true">${ICONS[view.indicator]}</span>${view.description}</p>
-  ${view.openReports.length > 0 && html`<section aria-labelledby="open-reports"><h2 id="open-reports">Current incidents</h2>${view.openReports.map((item) => report(item, view))}</section>`}
-  ${view.windows.length > 0 && html`<section aria-labelledby="maintenance"><h2 id="maintenance">Maintenance</h2>${view.windows.map((window) => maintenance(window, view.builtAt))}</section>`}
-  <section aria-labelledby="components"><h2 id="components">Components</h2>
-  ${view.components.length === 0 ? html`<p class="muted">No components yet.</p>` : components(view)}
-  </section>
-  <section aria-labelledby="past-reports"><h2 id="past-reports">Past incidents</h2>
-  ${view.pastReports.length === 0 ? html`<p class="muted">No incidents in the last ${page.historyDays} days.</p>` : view.pastReports.map((item) => report(item, view))}
-  </section>
-  ${links.subscriptions && links.path !== '' && html`<section aria-labelledby="subscribe"><h2 id="subscribe">News by mail</h2>
-  <form method="post" action="${links.path}/subscribe">
-    <p><label for="email">Your email address: each report update and maintenance announcement, and a link to stop</label><br>
-    <input id="email" name="email" type="email" autocomplete="email" maxlength="254" required style="font:inherit;padding:0.4rem;max-width:100%">
-    <button type="submit" style="font:inherit;padding:0.4rem 1rem">Subscribe</button></p>
-  </form></section>`}
-</main>
+${main}
 <footer>
-  <p>Last updated ${when(view.builtAt)}</p>
+  ${builtAt && html`<p>Last updated ${when(builtAt)}</p>`}
   <ul>
     <li><a href="${links.base}/history.atom">Atom feed</a></li>
     <li><a href="${links.base}/maintenance.ics">Maintenance calendar</a></li>
@@ -175,6 +158,45 @@ ${page.description && html`<meta name="description" content="${page.description}
 </body>
 </html>
 `.value
+}
+
+/** The link to the page of past reports resolved before `last`, on the host that serves the page. */
+const olderLink = (last: ReportWithUpdates, links: PageLinks) =>
+  html`<p><a href="${links.path}/history?before=${reportCursor(last)}" rel="next">Older reports</a></p>`
+
+/** The whole page. */
+export function renderPage (view: PageView, links: PageLinks): string {
+  const { page } = view
+  return layout(page, links, view.description, html`<main>
+  <p class="banner s-${view.indicator}" role="status"><span class="icon" aria-hidden="true">${ICONS[view.indicator]}</span>${view.description}</p>
+  ${view.openReports.length > 0 && html`<section aria-labelledby="open-reports"><h2 id="open-reports">Current incidents</h2>${view.openReports.map((item) => report(item, view))}</section>`}
+  ${view.windows.length > 0 && html`<section aria-labelledby="maintenance"><h2 id="maintenance">Maintenance</h2>${view.windows.map((window) => maintenance(window, view.builtAt))}</section>`}
+  <section aria-labelledby="components"><h2 id="components">Components</h2>
+  ${view.components.length === 0 ? html`<p class="muted">No components yet.</p>` : components(view)}
+  </section>
+  <section aria-labelledby="past-reports"><h2 id="past-reports">Past incidents</h2>
+  ${view.pastReports.length === 0 ? html`<p class="muted">No incidents in the last ${page.historyDays} days.</p>` : view.pastReports.map((item) => report(item, view))}
+  ${view.olderReports && olderLink(view.pastReports.at(-1)!, links)}
+  </section>
+  ${links.subscriptions && html`<section aria-labelledby="subscribe"><h2 id="subscribe">News by mail</h2>
+  <form method="post" action="${links.path}/subscribe">
+    <p><label for="email">Your email address: each report update and maintenance announcement, and a link to stop</label><br>
+    <input id="email" name="email" type="email" autocomplete="email" maxlength="254" required style="font:inherit;padding:0.4rem;max-width:100%">
+    <button type="submit" style="font:inherit;padding:0.4rem 1rem">Subscribe</button></p>
+  </form></section>`}
+</main>`, view.builtAt)
+}
+
+/** A page of older past reports (read when asked, not in the snapshot), with a link to the next older page. */
+export function renderHistory (view: PageView, past: PastReports, links: PageLinks): string {
+  const { page } = view
+  return layout(page, links, 'past incidents', html`<main>
+  <p><a href="${links.path || '/'}">Current status</a></p>
+  <section aria-labelledby="past-reports"><h2 id="past-reports">Past incidents</h2>
+  ${past.reports.length === 0 ? html`<p class="muted">No incidents to show from the last ${page.historyDays} days.</p>` : past.reports.map((item) => report(item, view))}
+  ${past.more && olderLink(past.reports.at(-1)!, links)}
+  </section>
+</main>`)
 }
 
 /** A password page's form, and what a wrong password answers. */

@@ -2,7 +2,7 @@
 // snapshots (snapshots.ts) with strong ETags, 304s, pre-compressed bodies and a Cache-Control that lets a proxy serve
 // stale copies. A `password` page asks for its password and remembers it in a cookie bound to the page's password.
 // A custom domain serves the same routes at its root, and nothing else; a TLS proxy asks which domains those are.
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { negotiate } from '@fastify/accept-negotiator'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
@@ -10,8 +10,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { verifyPassword } from '../auth/passwords.ts'
 import { errorResponse, HttpError } from '../http/error-catalog.ts'
 import { customDomainOf, ON_CUSTOM_DOMAIN, type CustomDomainHosts } from './domain-hosts.ts'
-import { renderPasswordForm } from './public-page.ts'
+import { renderHistory, renderNotice, renderPasswordForm } from './public-page.ts'
 import type { Artifact, PageKey, PageSnapshots, Snapshot } from './snapshots.ts'
+import { loadPastReports, reportPosition } from './view.ts'
 
 const NOT_FOUND = 'Status page not found'
 /** Proxies and browsers may keep a copy 30 s, serve it stale a minute while they ask again, and a day while we fail. */
@@ -34,6 +35,16 @@ const DomainQuery = Type.Object({
   domain: Type.String({ maxLength: 253, description: 'The host name a client asked the proxy for', examples: ['status.acme.example'] }),
 }, { additionalProperties: false })
 const NOT_A_DOMAIN = 'Not a status page\'s domain'
+const BEFORE_RULE = 'must be the cursor of an "Older reports" link'
+const HistoryQuery = Type.Object({
+  before: Type.Optional(Type.String({
+    maxLength: 100,
+    pattern: '^[A-Za-z0-9_-]+$',
+    'x-error-message': BEFORE_RULE,
+    description: 'Where the page starts: the `before` of an "Older reports" link (opaque; do not build one). Without it, the last resolved reports.',
+  })),
+}, { additionalProperties: false })
+const HTML = 'text/html; charset=utf-8'
 
 const ok = (type: string, description: string, schema: object = Type.String()) => ({ description, content: { [type]: { schema } } })
 const PUBLIC_ERRORS = {
@@ -65,6 +76,12 @@ export function hasPasswordCookie (request: FastifyRequest, snapshot: Snapshot):
   })
 }
 
+/** Whether the client's copy, named by `If-None-Match`, is the one of `etag`. */
+function isCurrent (request: FastifyRequest, etag: string): boolean {
+  const wanted = request.headers['if-none-match']
+  return wanted !== undefined && wanted.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')
+}
+
 /** Sends a file of the snapshot: 304 when the client's copy is current, else its best encoding. */
 function sendFile (request: FastifyRequest, reply: FastifyReply, file: Artifact, options: { cors?: boolean, page?: boolean, private?: boolean } = {}) {
   const encoding = negotiate(request.headers['accept-encoding'] ?? '', ['br', 'gzip']) as 'br' | 'gzip' | null
@@ -72,10 +89,7 @@ function sendFile (request: FastifyRequest, reply: FastifyReply, file: Artifact,
   reply.header('etag', etag).header('vary', 'accept-encoding').header('cache-control', options.private ? 'private, no-cache' : CACHE_CONTROL)
   if (options.cors) reply.header('access-control-allow-origin', '*')
   if (options.page) reply.headers(PAGE_SECURITY)
-  const wanted = request.headers['if-none-match']
-  if (wanted !== undefined && wanted.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
-    return reply.code(304).send()
-  }
+  if (isCurrent(request, etag)) return reply.code(304).send()
   reply.type(file.type)
   if (encoding !== null) reply.header('content-encoding', encoding)
   return reply.send(encoding === 'br' ? file.br : encoding === 'gzip' ? file.gzip : file.body)
@@ -124,6 +138,10 @@ const publicStatusRoutes: FastifyPluginAsyncTypebox<PublicRoutesOptions> = async
     return snapshot
   }
 
+  /** A password page's answer without its cookie: the form, posting to the page. */
+  const askPassword = (reply: FastifyReply, snapshot: Snapshot, home: string) =>
+    reply.headers(PAGE_SECURITY).header('cache-control', 'no-store').type(HTML).send(renderPasswordForm(snapshot.page.title, home, false))
+
   const config = { rateLimit: false } as const
   const componentIdOf = (request: FastifyRequest) => (request.params as { component_id: string }).component_id
 
@@ -159,14 +177,50 @@ const publicStatusRoutes: FastifyPluginAsyncTypebox<PublicRoutesOptions> = async
         'Its verified custom domain serves this page and its twins at its root (`/`, `/summary.json`, ...).',
       operationId: 'getPublicStatusPage',
       security: [],
-      response: { 200: ok('text/html; charset=utf-8', 'The page, or the password form of a `password` page'), ...PUBLIC_ERRORS },
+      response: { 200: ok(HTML, 'The page, or the password form of a `password` page'), ...PUBLIC_ERRORS },
     }), async (request, reply) => {
       const snapshot = await snapshotOf(request, entrance.key(request))
-      if (snapshot.page.access === 'password' && !hasPasswordCookie(request, snapshot)) {
-        return reply.headers(PAGE_SECURITY).header('cache-control', 'no-store').type('text/html; charset=utf-8')
-          .send(renderPasswordForm(snapshot.page.title, entrance.home(snapshot), false))
-      }
+      if (snapshot.page.access === 'password' && !hasPasswordCookie(request, snapshot)) return askPassword(reply, snapshot, entrance.home(snapshot))
       return sendFile(request, reply, snapshot.files.get('index.html')!, { page: true, private: snapshot.page.access === 'password' })
+    })
+
+    app.get(`${entrance.prefix}/history`, {
+      ...options({
+        tags: ['status pages (public)'],
+        summary: 'A status page\'s older past reports',
+        description: 'The page\'s past reports (resolved within `history_days`), the last resolved first, 50 a page, as HTML that needs ' +
+          'no JavaScript, with an "Older reports" link to the next page while there are more; the page itself shows the first 50 and ' +
+          'links here. Read from the database when asked (each request spends the address\'s API rate limit), with a strong `ETag` and ' +
+          'the page\'s `Cache-Control`. A `password` page answers its password form until the password is given.',
+        operationId: 'getPublicStatusPageHistory',
+        security: [],
+        querystring: HistoryQuery,
+        response: {
+          200: ok(HTML, 'A page of past reports, or the password form of a `password` page'),
+          ...PUBLIC_ERRORS,
+          400: ok(HTML, '`before` is not the cursor of an "Older reports" link: a page that names it'),
+        },
+      }),
+      // A bad `before` answers a page that names it, not the API's JSON error.
+      attachValidation: true,
+    }, async (request, reply) => {
+      // Read from the database, not the snapshot: every request spends the address's budget.
+      await spendAddressBudget(request)
+      const key = entrance.key(request)
+      const snapshot = key && await snapshots.get(key)
+      if (!snapshot) throw new HttpError(404, NOT_FOUND)
+      if (snapshot.page.access === 'password' && !hasPasswordCookie(request, snapshot)) return askPassword(reply, snapshot, entrance.home(snapshot))
+      const { before } = request.query as { before?: string }
+      const after = request.validationError || before === undefined ? undefined : reportPosition(before)
+      if (request.validationError || (before !== undefined && !after)) {
+        return reply.code(400).headers(PAGE_SECURITY).header('cache-control', 'no-store').type(HTML)
+          .send(renderNotice(snapshot.page.title, 'Not a valid link', request.validationError?.message ?? `querystring/before ${BEFORE_RULE}`))
+      }
+      const body = renderHistory(snapshot.view, await loadPastReports(app.db, snapshot.page, app.clock(), after), snapshots.linksOf(key))
+      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+      reply.headers(PAGE_SECURITY).header('etag', etag).header('cache-control', snapshot.page.access === 'password' ? 'private, no-cache' : CACHE_CONTROL)
+      if (isCurrent(request, etag)) return reply.code(304).send()
+      return reply.type(HTML).send(body)
     })
 
     app.post(entrance.prefix || '/', options({
@@ -178,7 +232,7 @@ const publicStatusRoutes: FastifyPluginAsyncTypebox<PublicRoutesOptions> = async
       security: [],
       response: {
         303: { description: 'The password is right: go to the page (`location`), with its cookie', type: 'null' },
-        401: ok('text/html; charset=utf-8', 'A wrong password: the form again'),
+        401: ok(HTML, 'A wrong password: the form again'),
         404: PUBLIC_ERRORS[404],
         413: errorResponse(413),
         429: PUBLIC_ERRORS[429],
@@ -192,7 +246,7 @@ const publicStatusRoutes: FastifyPluginAsyncTypebox<PublicRoutesOptions> = async
       const password = typeof request.body === 'string' ? new URLSearchParams(request.body).get('password') ?? '' : ''
       await spendAddressBudget(request)
       if (!await verifyPassword(password, snapshot.page.passwordHash!)) {
-        return reply.code(401).headers(PAGE_SECURITY).header('cache-control', 'no-store').type('text/html; charset=utf-8')
+        return reply.code(401).headers(PAGE_SECURITY).header('cache-control', 'no-store').type(HTML)
           .send(renderPasswordForm(snapshot.page.title, home, true))
       }
       const secure = request.protocol === 'https' ? '; Secure' : ''

@@ -210,12 +210,26 @@ export async function dailyUptime (db: Database, monitorIds: string[], from: Dat
     group by 1, 2`))
 }
 
-/** The reports on a page: open ones, and those resolved since `since`, newest first, with their updates. */
-export async function pageReports (db: Database, pageId: string, since: Date, limit: number): Promise<ReportWithUpdates[]> {
+// Containment, which the GIN index of status_page_ids answers (`= any(...)` would scan every report).
+const onPage = (pageId: string) => sql`${statusReports.statusPageIds} @> array[${pageId}]::uuid[]`
+
+/** The page's open reports, the newest first, with their updates. */
+export async function openPageReports (db: Database, pageId: string, limit: number): Promise<ReportWithUpdates[]> {
+  const rows = await db.select().from(statusReports).where(and(onPage(pageId), isNull(statusReports.resolvedAt)))
+    .orderBy(desc(statusReports.createdAt), desc(statusReports.id)).limit(limit)
+  return withUpdates(db, rows)
+}
+
+/** Where a page of past reports ends: its last report's resolution time and id. */
+export interface ReportPosition { resolvedAt: Date, id: string }
+
+/** The page's reports resolved since `since` (and before `after`), the last resolved first, with their updates. */
+export async function pastPageReports (db: Database, pageId: string, since: Date, limit: number, after?: ReportPosition): Promise<ReportWithUpdates[]> {
   const rows = await db.select().from(statusReports).where(and(
-    sql`${pageId}::uuid = any(${statusReports.statusPageIds})`,
-    sql`(${statusReports.resolvedAt} is null or ${statusReports.resolvedAt} >= ${since.toISOString()}::timestamptz)`
-  )).orderBy(desc(statusReports.createdAt), desc(statusReports.id)).limit(limit)
+    onPage(pageId),
+    sql`${statusReports.resolvedAt} >= ${since.toISOString()}::timestamptz`,
+    after === undefined ? undefined : sql`(${statusReports.resolvedAt}, ${statusReports.id}) < (${after.resolvedAt.toISOString()}::timestamptz, ${after.id}::uuid)`
+  )).orderBy(desc(statusReports.resolvedAt), desc(statusReports.id)).limit(limit)
   return withUpdates(db, rows)
 }
 

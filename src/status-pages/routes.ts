@@ -41,10 +41,11 @@ interface StatusPageRoutesOptions { snapshots: PageSnapshots, customDomains: Cus
 const statusPageRoutes: FastifyPluginAsyncTypebox<StatusPageRoutesOptions> = async (app, { snapshots, customDomains, dnsServers }) => {
   const publisherOf = (request: FastifyRequest): Publisher => ({ orgId: confirmedOrg(request), audit: keyAudit(request) })
   // This process's public pages of the organization are rebuilt at their next request; other processes hear the database.
-  app.addHook('onResponse', async (request, reply) => {
+  // Before the answer leaves: a client that sends the new domain as Host right after it must find it routed.
+  app.addHook('onSend', async (request, reply) => {
     if (request.method === 'GET' || reply.statusCode >= 400) return
     snapshots.changed(confirmedOrg(request))
-    if (request.url.startsWith('/api/v1/status-pages')) customDomains.refresh().catch((err: unknown) => request.log.warn({ err }, 'custom domains not read'))
+    if (request.url.startsWith('/api/v1/status-pages')) await customDomains.refresh().catch((err: unknown) => request.log.warn({ err }, 'custom domains not read'))
   })
 
   app.get('/status-pages', {

@@ -30,10 +30,19 @@ const REPORT_FIELDS = ['status_page_ids', 'title', 'status', 'impact', 'componen
 
 const newDomainToken = () => randomBytes(16).toString('base64url')
 
+/** A slug or custom domain that is another page's; `field` names which, so that a form shows it by that field. */
+export class PageValueTakenError extends ConflictError {
+  readonly field: 'slug' | 'custom_domain'
+  constructor (field: 'slug' | 'custom_domain', message: string) {
+    super(message)
+    this.field = field
+  }
+}
+
 async function assertFree (db: Database, page: { slug: string, customDomain: string | null }, exceptId?: string): Promise<void> {
-  if (await pageTaken(db, 'slug', page.slug, exceptId)) throw new ConflictError(`slug "${page.slug}" is taken by another status page`)
+  if (await pageTaken(db, 'slug', page.slug, exceptId)) throw new PageValueTakenError('slug', `slug "${page.slug}" is taken by another status page`)
   if (page.customDomain !== null && await pageTaken(db, 'custom_domain', page.customDomain, exceptId)) {
-    throw new ConflictError(`custom_domain "${page.customDomain}" is another status page's`)
+    throw new PageValueTakenError('custom_domain', `custom_domain "${page.customDomain}" is another status page's`)
   }
 }
 

@@ -115,3 +115,12 @@ export async function markAnnounced (tx: Database, windowId: string, at: Date): 
 export async function publishedPagesOf (db: Database, orgId: string) {
   return db.select().from(statusPages).where(and(eq(statusPages.orgId, orgId), eq(statusPages.published, true)))
 }
+
+/** How many of the page's subscribers confirmed their address, and how many have not yet. */
+export async function countSubscribers (db: Database, pageId: string): Promise<{ confirmed: number, pending: number }> {
+  const [row] = await db.select({
+    confirmed: sql<number>`count(${statusPageSubscribers.confirmedAt})::int`,
+    pending: sql<number>`(count(*) - count(${statusPageSubscribers.confirmedAt}))::int`,
+  }).from(statusPageSubscribers).where(eq(statusPageSubscribers.pageId, pageId))
+  return row
+}

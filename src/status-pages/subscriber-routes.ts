@@ -1,13 +1,14 @@
 // Subscriptions to a public status page (api-contract section 16), no key: subscribe (a confirmation mail: double
-// opt-in), the manage page a mail links to (Confirm, Unsubscribe: a GET changes nothing, as mail scanners follow
-// links), and RFC 8058's one-click unsubscribe. Only when SMTP_URL is set.
+// opt-in), also on the page's custom domain, the manage page a mail links to (Confirm, Unsubscribe: a GET changes
+// nothing, as mail scanners follow links), and RFC 8058's one-click unsubscribe. Only when SMTP_URL is set.
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponse, HttpError } from '../http/error-catalog.ts'
+import { customDomainOf, ON_CUSTOM_DOMAIN, type CustomDomainHosts } from './domain-hosts.ts'
 import { renderNotice } from './public-page.ts'
 import { addressBudget, hasPasswordCookie } from './public-routes.ts'
-import type { PageSnapshots, Snapshot } from './snapshots.ts'
+import type { PageKey, PageSnapshots, Snapshot } from './snapshots.ts'
 import { findSubscriberByToken } from './subscriber-repository.ts'
 import { confirm, subscribe, unsubscribe } from './subscribers.ts'
 
@@ -43,21 +44,29 @@ const ERRORS = {
 }
 const HEADERS = { 'cache-control': 'no-store', 'content-security-policy': 'default-src \'none\'; style-src \'unsafe-inline\'; form-action \'self\'; base-uri \'none\'', 'referrer-policy': 'no-referrer' }
 
-interface SubscriberRoutesOptions { snapshots: PageSnapshots, enabled: boolean }
+interface SubscriberRoutesOptions { snapshots: PageSnapshots, customDomains: CustomDomainHosts, enabled: boolean }
 
-const subscriberRoutes: FastifyPluginAsyncTypebox<SubscriberRoutesOptions> = async (app, { snapshots, enabled }) => {
+const subscriberRoutes: FastifyPluginAsyncTypebox<SubscriberRoutesOptions> = async (app, { snapshots, customDomains, enabled }) => {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
   })
   const spendAddressBudget = addressBudget(app)
   const config = { rateLimit: false } as const
 
-  /** The page to subscribe to: published, taking subscriptions, readable by the caller. */
-  async function pageOf (request: FastifyRequest): Promise<Snapshot> {
+  /** The page asked for: its slug, or on a custom domain's route the domain as the page routes read it (an unverified one has no published page). */
+  const keyOf = (request: FastifyRequest): PageKey | undefined => {
+    const { slug } = request.params as { slug?: string }
+    if (slug !== undefined) return { slug }
+    return customDomains.isCustomDomain(request.hostname) ? { domain: customDomainOf(request.hostname) } : undefined
+  }
+  /** The page asked for: published and taking subscriptions; to subscribe, readable by the caller. */
+  async function pageOf (request: FastifyRequest, subscribing: boolean): Promise<Snapshot> {
     await spendAddressBudget(request)
-    const snapshot = enabled ? await snapshots.get({ slug: (request.params as { slug: string }).slug }) : undefined
+    const key = keyOf(request)
+    const snapshot = enabled && key ? await snapshots.get(key) : undefined
     if (!snapshot) throw new HttpError(404, enabled ? 'Status page not found' : OFF)
-    if (snapshot.page.access === 'password' && !hasPasswordCookie(request, snapshot)) throw new HttpError(401)
+    // A mail's links need only their token: it was mailed on the word of a reader who gave the password, maybe on another host.
+    if (subscribing && snapshot.page.access === 'password' && !hasPasswordCookie(request, snapshot)) throw new HttpError(401)
     return snapshot
   }
   const notice = (reply: FastifyReply, status: number, snapshot: Snapshot, heading: string, message: string, form?: { action: string, token: string, button: string }) =>
@@ -65,30 +74,34 @@ const subscriberRoutes: FastifyPluginAsyncTypebox<SubscriberRoutesOptions> = asy
   const tokenOf = (request: FastifyRequest) =>
     (request.query as { token?: string }).token ?? (typeof (request.body as { token?: unknown } | undefined)?.token === 'string' ? (request.body as { token: string }).token : '')
 
-  app.post('/status/:slug/subscribe', {
-    schema: {
-      tags: ['status pages (public)'],
-      summary: 'Subscribe to a status page by mail',
-      description: 'Sends a confirmation mail to `email` (double opt-in): its link leads to a page that confirms. The answer is the ' +
-        'same whether or not the address was subscribed; a confirmation is sent again at most every 10 minutes. A form post gets an ' +
-        'HTML page; JSON gets 202. Each request spends the address\'s API rate limit.',
-      operationId: 'subscribeToStatusPage',
-      security: [],
-      params: SlugParams,
-      body: Type.Ref(SubscribeSchema),
-      response: {
-        200: html('The form\'s answer: check your inbox'),
-        202: { description: 'The confirmation mail is on its way', type: 'null' },
-        ...ERRORS,
+  // The custom domain's twin (routed by Host, as public-routes.ts routes the page) takes the form of the page served there.
+  for (const onDomain of [false, true]) {
+    app.post(onDomain ? '/subscribe' : '/status/:slug/subscribe', {
+      schema: {
+        tags: ['status pages (public)'],
+        summary: 'Subscribe to a status page by mail',
+        description: 'Sends a confirmation mail to `email` (double opt-in): its link leads to a page that confirms. The answer is the ' +
+          'same whether or not the address was subscribed; a confirmation is sent again at most every 10 minutes. A form post gets an ' +
+          'HTML page; JSON gets 202. Each request spends the address\'s API rate limit. Also at `/subscribe` on the page\'s verified custom domain.',
+        operationId: 'subscribeToStatusPage',
+        security: [],
+        ...(onDomain ? { hide: true } : { params: SlugParams }),
+        body: Type.Ref(SubscribeSchema),
+        response: {
+          200: html('The form\'s answer: check your inbox'),
+          202: { description: 'The confirmation mail is on its way', type: 'null' },
+          ...ERRORS,
+        },
       },
-    },
-    config,
-  }, async (request, reply) => {
-    const snapshot = await pageOf(request)
-    await subscribe(app.db, snapshot.page, request.body.email.trim(), app.clock())
-    if (!String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded')) return reply.code(202).send()
-    return notice(reply, 200, snapshot, 'Check your inbox', `If ${request.body.email} is yours, a mail is on its way: open its link to confirm. Nothing is sent before that.`)
-  })
+      ...(onDomain ? { constraints: ON_CUSTOM_DOMAIN } : {}),
+      config,
+    }, async (request, reply) => {
+      const snapshot = await pageOf(request, true)
+      await subscribe(app.db, snapshot.page, request.body.email.trim(), app.clock())
+      if (!String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded')) return reply.code(202).send()
+      return notice(reply, 200, snapshot, 'Check your inbox', `If ${request.body.email} is yours, a mail is on its way: open its link to confirm. Nothing is sent before that.`)
+    })
+  }
 
   app.get('/status/:slug/subscription', {
     schema: {
@@ -104,7 +117,7 @@ const subscriberRoutes: FastifyPluginAsyncTypebox<SubscriberRoutesOptions> = asy
     },
     config,
   }, async (request, reply) => {
-    const snapshot = await pageOf(request)
+    const snapshot = await pageOf(request, false)
     const subscriber = await findSubscriberByToken(app.db, snapshot.page.id, tokenOf(request))
     if (!subscriber) return notice(reply, 404, snapshot, 'Subscription not found', GONE)
     const base = `/status/${snapshot.page.slug}`
@@ -126,7 +139,7 @@ const subscriberRoutes: FastifyPluginAsyncTypebox<SubscriberRoutesOptions> = asy
     },
     config,
   }, async (request, reply) => {
-    const snapshot = await pageOf(request)
+    const snapshot = await pageOf(request, false)
     const subscriber = await confirm(app.db, snapshot.page, tokenOf(request), app.clock())
     if (!subscriber) return notice(reply, 404, snapshot, 'Subscription not found', GONE)
     return notice(reply, 200, snapshot, 'Subscribed', `${subscriber.email} gets each report update and maintenance announcement of this page. Every mail has a link to stop.`,

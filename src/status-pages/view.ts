@@ -4,14 +4,14 @@ import type { Database } from '../db/client.ts'
 import { labelsMatch } from '../domain/labels.ts'
 import type { ComponentStatus } from '../domain/vocabulary.ts'
 import {
-  dailyUptime, listComponents, pageMonitors, pageReports, upcomingWindows,
-  type ComponentRow, type PageMonitor, type PageRow, type PageWindow, type ReportWithUpdates,
+  dailyUptime, listComponents, openPageReports, pageMonitors, pastPageReports, upcomingWindows,
+  type ComponentRow, type PageMonitor, type PageRow, type PageWindow, type ReportPosition, type ReportWithUpdates,
 } from './repository.ts'
 import { componentStatus, dayLevel, dayUptime, pageIndicator, type DayLevel, type DayTotals, type Indicator } from './status.ts'
 
 const DAY_MS = 86_400_000
-/** The most upcoming windows a page lists, and the most reports it reads. */
-const SHOWN = { windows: 10, reports: 50 } as const
+/** The most upcoming windows a page lists, the most open reports it reads, and the past reports per page of them. */
+const SHOWN = { windows: 10, openReports: 50, pastReports: 50 } as const
 
 export interface DayView {
   /** YYYY-MM-DD, UTC. */
@@ -38,8 +38,13 @@ export interface PageView {
   components: ComponentView[]
   openReports: ReportWithUpdates[]
   pastReports: ReportWithUpdates[]
+  /** Whether reports resolved before the last of `pastReports` are within `history_days`: the next page of them. */
+  olderReports: boolean
   windows: PageWindow[]
 }
+
+/** A page of past reports, and whether older ones follow it. */
+export interface PastReports { reports: ReportWithUpdates[], more: boolean }
 
 const utcDay = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS)
 
@@ -63,22 +68,42 @@ export async function windowCoversPage (db: Database, page: PageRow, window: Cov
   return coversPage(window, components.flatMap((component) => monitorsOf(component, monitors)))
 }
 
+const historyStart = (page: PageRow, now: Date) => new Date(utcDay(now).getTime() - (page.historyDays - 1) * DAY_MS)
+
+/** The past reports of the page's `history_days`, the last resolved first: the first page, or the one after `after`. */
+export async function loadPastReports (db: Database, page: PageRow, now: Date, after?: ReportPosition): Promise<PastReports> {
+  const rows = await pastPageReports(db, page.id, historyStart(page, now), SHOWN.pastReports + 1, after)
+  return { reports: rows.slice(0, SHOWN.pastReports), more: rows.length > SHOWN.pastReports }
+}
+
+/** An "Older reports" link's cursor: where its page of past reports ends. */
+export const reportCursor = (report: ReportWithUpdates) => Buffer.from(`${report.resolvedAt!.getTime()}/${report.id}`).toString('base64url')
+
+/** The position a cursor names; undefined when it is not one this server made. */
+export function reportPosition (cursor: string): ReportPosition | undefined {
+  const match = /^(\d{1,13})\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(Buffer.from(cursor, 'base64url').toString())
+  // Base64 decoding skips what it cannot read, so the cursor must encode to itself.
+  if (!match || Buffer.from(`${match[1]}/${match[2]}`).toString('base64url') !== cursor) return undefined
+  return { resolvedAt: new Date(Number(match[1])), id: match[2] }
+}
+
 /** Reads and computes the page's view at `now`. */
 export async function loadPageView (db: Database, page: PageRow, now: Date): Promise<PageView> {
   const today = utcDay(now)
-  const from = new Date(today.getTime() - (page.historyDays - 1) * DAY_MS)
+  const from = historyStart(page, now)
   const components = await listComponents(db, page.id)
   const allMonitors = await pageMonitors(db, page.orgId, components)
   const followed = components.map((component) => monitorsOf(component, allMonitors))
   const pageMonitorList = [...new Map(followed.flat().map((monitor) => [monitor.id, monitor])).values()]
-  const [uptimeRows, reports, windows] = await Promise.all([
+  const [uptimeRows, openReports, past, windows] = await Promise.all([
     dailyUptime(db, pageMonitorList.map((monitor) => monitor.id), from, today),
-    pageReports(db, page.id, from, SHOWN.reports),
+    openPageReports(db, page.id, SHOWN.openReports),
+    loadPastReports(db, page, now),
     upcomingWindows(db, page.orgId),
   ])
   const totals = new Map<string, DayTotals>()
   for (const row of uptimeRows) totals.set(`${row.monitorId}/${row.day}`, row)
-  const openReports = reports.filter((report) => report.resolvedAt === null)
+  const reports = [...openReports, ...past.reports]
   const dates = Array.from({ length: page.historyDays }, (_, i) => new Date(from.getTime() + i * DAY_MS).toISOString().slice(0, 10))
 
   const views = components.map((component, index): ComponentView => {
@@ -122,7 +147,8 @@ export async function loadPageView (db: Database, page: PageRow, now: Date): Pro
     description,
     components: views,
     openReports,
-    pastReports: reports.filter((report) => report.resolvedAt !== null),
+    pastReports: past.reports,
+    olderReports: past.more,
     windows: windows.filter((window) => coversPage(window, pageMonitorList)).slice(0, SHOWN.windows),
   }
 }

@@ -184,6 +184,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/status/{slug}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A status page's older past reports
+         * @description The page's past reports (resolved within `history_days`), the last resolved first, 50 a page, as HTML that needs no JavaScript, with an "Older reports" link to the next page while there are more; the page itself shows the first 50 and links here. Read from the database when asked (each request spends the address's API rate limit), with a strong `ETag` and the page's `Cache-Control`. A `password` page answers its password form until the password is given.
+         */
+        get: operations["getPublicStatusPageHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * A status page's older past reports (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["getPublicStatusPageHistoryHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/status/{slug}/summary.json": {
         parameters: {
             query?: never;
@@ -435,7 +459,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to a status page by mail
-         * @description Sends a confirmation mail to `email` (double opt-in): its link leads to a page that confirms. The answer is the same whether or not the address was subscribed; a confirmation is sent again at most every 10 minutes. A form post gets an HTML page; JSON gets 202. Each request spends the address's API rate limit.
+         * @description Sends a confirmation mail to `email` (double opt-in): its link leads to a page that confirms. The answer is the same whether or not the address was subscribed; a confirmation is sent again at most every 10 minutes. A form post gets an HTML page; JSON gets 202. Each request spends the address's API rate limit. Also at `/subscribe` on the page's verified custom domain.
          */
         post: operations["subscribeToStatusPage"];
         delete?: never;
@@ -5920,9 +5944,12 @@ export interface operations {
             };
         };
     };
-    getPublicStatusSummaryJson: {
+    getPublicStatusPageHistory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Where the page starts: the `before` of an "Older reports" link (opaque; do not build one). Without it, the last resolved reports. */
+                before?: string;
+            };
             header?: never;
             path: {
                 /**
@@ -6047,9 +6074,12 @@ export interface operations {
             };
         };
     };
-    getPublicStatusSummaryJsonHead: {
+    getPublicStatusPageHistoryHead: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Where the page starts: the `before` of an "Older reports" link (opaque; do not build one). Without it, the last resolved reports. */
+                before?: string;
+            };
             header?: never;
             path: {
                 /**
@@ -6079,6 +6109,211 @@ export interface operations {
                 content?: never;
             };
             /** @description A malformed request: no Host header, or a URL path that is not valid percent-encoding */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A `password` page, and no cookie of its password */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No published page has this slug */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests for pages that do not exist from this address */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The page was never built and the database cannot be reached */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getPublicStatusSummaryJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The page's slug
+                 * @example acme
+                 */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of past reports, or the password form of a `password` page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description The copy named by `If-None-Match` is current: no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `before` is not the cursor of an "Older reports" link: a page that names it */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": string;
+                };
+            };
+            /** @description A `password` page, and no cookie of its password */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No published page has this slug */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Status page not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Too many requests for pages that do not exist from this address */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The page was never built and the database cannot be reached */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getPublicStatusSummaryJsonHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The page's slug
+                 * @example acme
+                 */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of past reports, or the password form of a `password` page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The copy named by `If-None-Match` is current: no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `before` is not the cursor of an "Older reports" link: a page that names it */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6782,7 +7017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/svg+xml": string;
+                    "application/json": string;
                 };
             };
             /** @description The copy named by `If-None-Match` is current: no body */
@@ -6992,7 +7227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "image/svg+xml": string;
                 };
             };
             /** @description The copy named by `If-None-Match` is current: no body */
@@ -7190,12 +7425,17 @@ export interface operations {
                  * @example acme
                  */
                 slug: string;
+                /**
+                 * @description Id of the component
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                component_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The page's status */
+            /** @description The badge */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7244,7 +7484,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description No published page has this slug */
+            /** @description No published page has this slug, or it has no such component */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7317,12 +7557,17 @@ export interface operations {
                  * @example acme
                  */
                 slug: string;
+                /**
+                 * @description Id of the component
+                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+                 */
+                component_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The page's status */
+            /** @description The badge */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7355,7 +7600,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No published page has this slug */
+            /** @description No published page has this slug, or it has no such component */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7400,17 +7645,12 @@ export interface operations {
                  * @example acme
                  */
                 slug: string;
-                /**
-                 * @description Id of the component
-                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
-                 */
-                component_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The badge */
+            /** @description The page's status */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7459,7 +7699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
-            /** @description No published page has this slug, or it has no such component */
+            /** @description No published page has this slug */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7532,17 +7772,12 @@ export interface operations {
                  * @example acme
                  */
                 slug: string;
-                /**
-                 * @description Id of the component
-                 * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
-                 */
-                component_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The badge */
+            /** @description The page's status */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7575,7 +7810,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No published page has this slug, or it has no such component */
+            /** @description No published page has this slug */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12239,19 +12474,14 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Maintenance window not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiError"];
-                };
+                content?: never;
             };
-            /** @description The window is cancelled */
-            409: {
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12259,17 +12489,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "The window is cancelled: set its state to scheduled before starting it"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiError"];
-                };
+                content?: never;
             };
-            /** @description Request body larger than 1 MiB */
-            413: {
+            /** @description Missing or invalid API key (`Unauthorized`) */
+            401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -13634,14 +13857,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Unsupported media type"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiError"];
-                };
+                content?: never;
             };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
@@ -13653,14 +13869,7 @@ export interface operations {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiError"];
-                };
+                content?: never;
             };
             /** @description Internal server error */
             500: {
@@ -13671,14 +13880,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Internal server error"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiError"];
-                };
+                content?: never;
             };
             /** @description Database unreachable or shutting down */
             503: {
@@ -13689,14 +13891,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service unavailable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ApiError"];
-                };
+                content?: never;
             };
         };
     };

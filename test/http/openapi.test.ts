@@ -48,9 +48,9 @@ t.test('the document is valid OpenAPI 3.1', async (t) => {
 
 // A subscriber's steps, from a mail's link in a browser: they answer pages, not a copy to revalidate.
 const SUBSCRIPTION = /^(GET|HEAD|POST) \/status\/\{slug\}\/(subscribe|subscription|unsubscribe)/
-// Answers a person reads in a browser: the password form again, a subscriber's link that is no more.
+// Answers a person reads in a browser: the password form again, a subscriber's link that is no more, a bad history link.
 const HTML_ERRORS = new Set([
-  'POST /status/{slug} 401', 'GET /status/{slug}/subscription 404', 'POST /status/{slug}/subscription/confirm 404', 'POST /status/{slug}/unsubscribe 404',
+  'POST /status/{slug} 401', 'GET /status/{slug}/history 400', 'GET /status/{slug}/subscription 404', 'POST /status/{slug}/subscription/confirm 404', 'POST /status/{slug}/unsubscribe 404',
 ])
 
 t.test('every operation is documented: id, summary, tag, its success and its error statuses, each described', async (t) => {
@@ -104,6 +104,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /status/{slug}/badge.svg',
     'GET /status/{slug}/components/{component_id}/badge.json',
     'GET /status/{slug}/components/{component_id}/badge.svg',
+    'GET /status/{slug}/history',
     'GET /status/{slug}/history.atom',
     'GET /status/{slug}/maintenance.ics',
     'GET /status/{slug}/subscription',
@@ -188,7 +189,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
       // Routes behind the key: unauthorized, rate limited, crashed and unavailable are all possible.
       for (const status of ['401', '429', '500', '503']) t.ok(statuses.includes(status), `${name}: declares ${status}`)
       t.notOk(op.security, `${name}: uses the document-wide bearer security`)
-      if (/\{(id|user_id)\}/.test(path)) {
+      if (/\{(id|user_id|code)\}/.test(path)) {
         t.ok(statuses.includes('400') && statuses.includes('404'), `${name}: a bad id is 400, an unknown one 404`)
       }
     } else if (path.startsWith('/ping/')) {

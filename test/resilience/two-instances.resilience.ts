@@ -1,5 +1,5 @@
-// Two API processes on one PostgreSQL and one Redis: the rate limit is one budget across both, and a key
-// deleted (with the CLI) is refused by both on their very next request.
+// Two API processes on one PostgreSQL and one Redis: the rate limit is one budget across both, a key deleted (with the
+// CLI) is refused by both on their very next request, and a status page built by one is the other's copy.
 import { randomBytes } from 'node:crypto'
 import { connect } from 'node:net'
 import t, { type Test } from 'tap'
@@ -23,9 +23,9 @@ t.test('two API instances on one PostgreSQL and Redis', { skip }, async (t) => {
   const pg = await startPrivatePostgres(t)
   // Counters of this run only: requests with a deleted key count per address, a bucket other runs share.
   const REDIS_PREFIX = `pingward-test-${randomBytes(6).toString('hex')}:`
-  const vars = { DATABASE_URL: pg.url, REDIS_URL, REDIS_PREFIX, CHECKER: 'off', RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW: '1 minute' }
+  const vars = { DATABASE_URL: pg.url, REDIS_URL, REDIS_PREFIX, CHECKER: 'off', RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW: '1 minute', METRICS_TOKEN: 'metrics-token-of-this-test' }
   const a = await startPingward(t, vars)
-  await firstKey(a)
+  const founderKey = await firstKey(a)
   const b = await startPingward(t, vars)
   t.not(a.base, b.base, `two processes: ${a.base} and ${b.base}`)
   const newKey = async (t: Test, name: string) => {
@@ -60,6 +60,25 @@ t.test('two API instances on one PostgreSQL and Redis', { skip }, async (t) => {
       t.equal(res.status, 401, `refused by ${server.base}`)
       t.same(await res.json(), { error: 'Unauthorized' })
     }
+  })
+
+  await t.test('a status page built by one instance is the copy the other answers with', async (t) => {
+    const made = await fetch(`${a.base}/api/v1/status-pages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${founderKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ slug: 'shared-page', title: 'Shared', published: true }),
+    })
+    t.equal(made.status, 201, await made.text())
+    const fromA = await fetch(`${a.base}/status/shared-page`)
+    const fromB = await fetch(`${b.base}/status/shared-page`)
+    t.same([fromA.status, fromB.status], [200, 200])
+    t.equal(fromB.headers.get('etag'), fromA.headers.get('etag'), 'the same ETag: one copy')
+    t.equal(await fromB.text(), await fromA.text())
+    const snapshots = async (server: typeof a) => {
+      const text = await (await fetch(`${server.base}/metrics`, { headers: { authorization: 'Bearer metrics-token-of-this-test' } })).text()
+      return [...text.matchAll(/^pingward_status_snapshots_total\{source="(\w+)"\} (\d+)$/gm)].map((m) => `${m[1]} ${m[2]}`)
+    }
+    t.same([await snapshots(a), await snapshots(b)], [['database 1', 'shared 0'], ['database 0', 'shared 1']])
   })
 
   for (const server of [a, b]) server.child.kill('SIGTERM')

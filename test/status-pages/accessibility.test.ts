@@ -222,4 +222,16 @@ t.test('the public status page passes axe in light, dark, at 320 px and at 200% 
     await audit(t, page, '200% zoom')
     await context.close()
   })
+
+  await t.test('the page of past reports: light, dark, and 320 px wide', async (t) => {
+    for (const options of [{ width: 1280, height: 800 }, { width: 1280, height: 800, dark: true }, { width: 320, height: 640 }]) {
+      const what = `history, ${options.width} px${options.dark ? ', dark' : ''}`
+      const { context, page } = await open(browser, `${url}/history`, options)
+      t.match(await page.locator('section[aria-labelledby="past-reports"]').innerText(), /Failed sign-ins/, `${what}: its reports`)
+      const size = await noHorizontalScroll(page)
+      t.ok(size.scrollWidth <= size.innerWidth, `${what}: no horizontal scroll: ${JSON.stringify(size)}`)
+      await audit(t, page, what)
+      await context.close()
+    }
+  })
 })

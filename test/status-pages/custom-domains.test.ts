@@ -3,31 +3,12 @@
 // clock); then its Host serves the page at `/` with its twins, and nothing else: never the dashboard or the API. A
 // record that goes away unverifies the domain. The server's own host is never a custom domain.
 import pino from 'pino'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { checkDomains } from '../../src/status-pages/domains.ts'
 import { buildTestApp, makeTeam, request, until } from '../helper.ts'
-import { dnsServer, type ZoneEntry } from '../support/dns-server.ts'
+import { DOMAIN, PUBLIC_URL, customDomainApp as setUp } from '../support/custom-domain-app.ts'
 
-const DOMAIN = 'status.acme.test'
-const PUBLIC_URL = 'https://pingward.example.com'
 const DAY = 86_400_000
-
-async function setUp (t: Test, env: Record<string, string> = {}) {
-  const zone: Record<string, ZoneEntry> = {}
-  const dns = await dnsServer(t, zone)
-  const { app, database } = await buildTestApp(t, { env: { DNS_SERVERS: dns.server, PUBLIC_URL, ...env } })
-  const team = await makeTeam(app)
-  const api = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: Record<string, unknown>, auth = team.auth) =>
-    request(app, auth, { method, url: `/api/v1${url}`, ...(payload === undefined ? {} : { payload }) })
-  const makePage = async (body: Record<string, unknown>, auth = team.auth) => {
-    const made = await api('POST', '/status-pages', { slug: `acme-${Math.random().toString(36).slice(2, 8)}`, title: 'Acme status', published: true, ...body }, auth)
-    if (made.statusCode !== 201) throw new Error(`page: ${made.statusCode} ${made.body}`)
-    return made.json().data as { id: string, slug: string, domain_txt_record: string }
-  }
-  const publish = (domain: string, ...records: string[][]) => { zone[`_pingward.${domain}`] = { TXT: records } }
-  const onHost = (host: string, url = '/', headers: Record<string, string> = {}) => app.inject({ url, headers: { host, ...headers } })
-  return { app, database, dns, team, api, makePage, publish, onHost }
-}
 
 t.test('the API verifies a domain once its TXT record is there; then its Host serves the page and its twins, and nothing else', async (t) => {
   const { app, team, api, makePage, publish, onHost } = await setUp(t)

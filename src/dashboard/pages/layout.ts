@@ -59,6 +59,7 @@ const NOTICES: Record<string, string> = {
   'status-page-created': 'Status page created. Add its components; it answers at its address once published.',
   'status-page-saved': 'Status page saved.',
   'status-page-deleted': 'Status page deleted, with its components.',
+  'domain-verified': 'Custom domain verified: it serves the page from now on.',
   'component-added': 'Component added to the page.',
   'component-saved': 'Component status saved.',
   'component-deleted': 'Component deleted: the reports that named it forget it.',

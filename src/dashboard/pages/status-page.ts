@@ -1,4 +1,5 @@
-// One status page: its facts and components; for editors, components added, set and deleted, its settings and Delete.
+// One status page: its facts, subscribers, custom domain and components; for editors, components added, set and deleted,
+// its settings, Verify domain and Delete.
 import type { Component, StatusPage } from '../../status-pages/schema.ts'
 import type { MonitorListItem } from '../../monitors/schema.ts'
 import { STATUS_LABELS } from '../../status-pages/status.ts'
@@ -8,10 +9,12 @@ import { COMPONENT_SOURCES, type FormFields } from '../form-input.ts'
 import { checkboxField, errorSummary, inputField, selectField } from './forms.ts'
 import { csrfField, may, page, type PageContext } from './layout.ts'
 import { textareaField } from './monitor-kinds.ts'
-import { publicLink, publishedBadge, sentBack, statusNav, type SentForm } from './status-pages.ts'
+import { CUSTOM_DOMAIN_HINT, publicLink, publishedBadge, sentBack, statusNav, type SentForm } from './status-pages.ts'
 
 const SETTINGS_LABELS: Record<string, string> = {
   title: 'Title',
+  slug: 'Slug',
+  custom_domain: 'Custom domain',
   description: 'Description',
   homepage_url: 'Homepage URL',
   published: 'Published',
@@ -92,6 +95,8 @@ ${selectField({ ...common, name: 'manual_status', label: COMPONENT_LABELS.manual
 function settingsValues (p: StatusPage): FormFields {
   return {
     title: p.title,
+    slug: p.slug,
+    custom_domain: p.custom_domain ?? '',
     description: p.description ?? '',
     homepage_url: p.homepage_url ?? '',
     published: p.published ? 'on' : undefined,
@@ -107,6 +112,8 @@ function settingsForm (context: PageContext, p: StatusPage, sent: SentForm): Saf
 ${errorSummary('The settings were not saved', error, SETTINGS_LABELS, form)}
 <form method="post" action="/status-pages/${p.id}" id="${form}" novalidate>${csrfField(context.csrfToken)}
 ${inputField({ ...common, name: 'title', label: SETTINGS_LABELS.title, value: values.title ?? '', required: true })}
+${inputField({ ...common, name: 'slug', label: SETTINGS_LABELS.slug, value: values.slug ?? '', required: true, hint: 'Its address, /status/<slug>: lowercase letters, digits and hyphens, unique on this server. The old address answers 404 once changed.' })}
+${inputField({ ...common, name: 'custom_domain', label: SETTINGS_LABELS.custom_domain, value: values.custom_domain ?? '', placeholder: 'status.acme.example', hint: `${CUSTOM_DOMAIN_HINT} A new one must be verified again.` })}
 ${textareaField({ form, name: 'description', label: SETTINGS_LABELS.description, value: values.description ?? '', hint: 'A line under the heading. Empty: none.', error, rows: 2 })}
 ${inputField({ ...common, name: 'homepage_url', label: SETTINGS_LABELS.homepage_url, type: 'url', value: values.homepage_url ?? '', placeholder: 'https://acme.example', hint: 'Where the page\'s heading links to. Empty: nowhere.' })}
 ${checkboxField({ ...common, name: 'published', label: SETTINGS_LABELS.published, checked: values.published === 'on', hint: 'Until then the page is a 404 to everyone.' })}
@@ -116,10 +123,35 @@ ${inputField({ ...common, name: 'password', label: SETTINGS_LABELS.password, typ
 <p><button type="submit">Save settings</button></p></form></section>`
 }
 
+/** The page's subscribers; `enabled` is false when the server sends no mail, so that the page takes none. */
+interface SubscriberCounts { confirmed: number, pending: number, enabled: boolean }
+
+function subscriberFact (subscribers: SubscriberCounts): SafeHtml {
+  return html`<div><dt>Subscribers</dt><dd>${subscribers.confirmed} confirmed, ${subscribers.pending} not yet confirmed${
+    !subscribers.enabled && html` <span class="muted">(the server sends no mail: the page takes no subscribers)</span>`}</dd></div>`
+}
+
+/** The TXT record to publish and, for editors, Verify domain; a refused check says what the records say. */
+function domainPanel (context: PageContext, p: StatusPage, sent: SentForm): SafeHtml {
+  const { form, error } = sent
+  const refused = errorSummary('The domain was not verified', error, {}, form)
+  if (p.custom_domain === null) return refused
+  return html`<section class="panel" aria-labelledby="domain-heading"><h2 id="domain-heading">Custom domain</h2>
+${refused}<p>${p.domain_verified
+    ? html`<strong>${p.custom_domain}</strong> is verified: it serves this page (once published) while this TXT record stays published.`
+    : html`<strong>${p.custom_domain}</strong> is not verified: it serves nothing until this TXT record is published and seen.`}</p>
+<dl class="facts"><div><dt>TXT record</dt><dd><code>_pingward.${p.custom_domain}</code></dd></div>
+<div><dt>Its value</dt><dd><code>${p.domain_txt_record}</code></dd></div></dl>
+<p class="hint">Point the domain at this server too (a CNAME, or its addresses). The record is looked at every minute until it is seen, then once a day.</p>
+${may(context, 'editor') && html`<form method="post" action="/status-pages/${p.id}/verify-domain" id="${form}">${csrfField(context.csrfToken)}
+<button type="submit">Verify domain</button> <span class="hint">Looks the record up now.</span></form>`}</section>`
+}
+
 export function statusPagePage (context: PageContext, options: {
   page: StatusPage
   components: Component[]
   monitors: MonitorListItem[]
+  subscribers: SubscriberCounts
   sent?: SentForm
   notice?: string
 }): SafeHtml {
@@ -133,8 +165,10 @@ export function statusPagePage (context: PageContext, options: {
 <div><dt>Address</dt><dd>${publicLink(p)}${!p.published && html` <span class="muted">(a 404 until published)</span>`}</dd></div>
 <div><dt>Access</dt><dd>${p.access === 'password' ? 'Readers give a password' : 'Anyone'}</dd></div>
 <div><dt>History</dt><dd>${p.history_days} days</dd></div>
-${p.custom_domain && html`<div><dt>Custom domain</dt><dd>${p.custom_domain} <span class="muted">(${p.domain_verified ? 'verified' : html`unverified: TXT <code>_pingward.${p.custom_domain}</code> must say <code>${p.domain_txt_record}</code>`})</span></dd></div>`}
+${p.custom_domain && html`<div><dt>Custom domain</dt><dd>${p.custom_domain} ${p.domain_verified ? html`<span class="st st-up">Verified</span>` : html`<span class="st st-paused">Not verified</span>`}</dd></div>`}
+${subscriberFact(options.subscribers)}
 </dl>
+${domainPanel(context, p, sentBack(sent, 'verify-domain'))}
 <section aria-labelledby="components-title"><h2 id="components-title">Components</h2>
 <form id="component-action" method="post" hidden>${csrfField(context.csrfToken)}</form>
 ${componentRows(context, p, options.components, names, sent)}</section>

@@ -27,7 +27,10 @@ export const publishedBadge = (p: StatusPage): SafeHtml => p.published
 /** The public page's address, which answers only once the page is published. */
 export const publicLink = (p: StatusPage): SafeHtml => html`<a href="/status/${p.slug}">/status/${p.slug}</a>`
 
-const LABELS: Record<string, string> = { slug: 'Slug', title: 'Title', published: 'Published' }
+const LABELS: Record<string, string> = { slug: 'Slug', title: 'Title', published: 'Published', custom_domain: 'Custom domain' }
+
+/** The hint of a page's custom domain field, on the new page form and the settings form. */
+export const CUSTOM_DOMAIN_HINT = 'A host name of yours that serves the page at its root once its TXT record is published and verified. Empty: none.'
 
 function pageRows (pages: StatusPage[]): SafeHtml {
   if (pages.length === 0) return html`<p class="empty">No status pages yet: your users learn of an outage from you or not at all.</p>`
@@ -46,6 +49,7 @@ ${errorSummary('The page was not made', error, LABELS, sent.form)}
 <form method="post" action="/status-pages" id="${sent.form}" novalidate>${csrfField(context.csrfToken)}
 ${inputField({ ...common, name: 'title', label: LABELS.title, value: values.title ?? '', required: true, placeholder: 'Acme status' })}
 ${inputField({ ...common, name: 'slug', label: LABELS.slug, value: values.slug ?? '', required: true, placeholder: 'acme', hint: 'Its address, /status/<slug>: lowercase letters, digits and hyphens, unique on this server.' })}
+${inputField({ ...common, name: 'custom_domain', label: LABELS.custom_domain, value: values.custom_domain ?? '', placeholder: 'status.acme.example', hint: CUSTOM_DOMAIN_HINT })}
 ${checkboxField({ ...common, name: 'published', label: LABELS.published, checked: values.published === 'on', hint: 'Until then the page is a 404 to everyone.' })}
 <p><button type="submit">Make page</button></p></form></section>`
 }

@@ -1,4 +1,5 @@
 // Dashboard status pages and reports through the feature's service and presenters: viewers read, responders post updates, editors the rest.
+// A page's custom domain is refused, verified and routed as the API's is.
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -8,13 +9,17 @@ import { HttpError } from '../../http/error-catalog.ts'
 import type { Validated } from '../../http/validation.ts'
 import { listMonitors } from '../../monitors/repository.ts'
 import { Uuid } from '../../schemas/common.ts'
+import type { CustomDomainHosts } from '../../status-pages/domain-hosts.ts'
+import type { PageSnapshots } from '../../status-pages/snapshots.ts'
+import { verifyDomain } from '../../status-pages/domains.ts'
 import { presentComponent, presentPage, presentReport } from '../../status-pages/presenter.ts'
 import { findPage, listComponents, listPages, listReports } from '../../status-pages/repository.ts'
 import { ComponentParams, PageParams, ReportParams, type ReportDraft } from '../../status-pages/schema.ts'
 import {
-  addComponent, changeComponent, changePage, changeReport, createPage, createReport, draftReport, postUpdate, removeComponent,
-  removePage, removeReport, type Publisher,
+  addComponent, changeComponent, changePage, changeReport, createPage, createReport, draftReport, PageValueTakenError, postUpdate,
+  removeComponent, removePage, removeReport, type Publisher,
 } from '../../status-pages/service.ts'
+import { countSubscribers } from '../../status-pages/subscriber-repository.ts'
 import {
   parseChangeReport, parseComponentStatus, parseCreatePage, parseCreateReport, parseNewComponent, parsePageSettings, parseReportUpdate,
   refusal, reportComponentFieldName, reportPageFieldName, type FormFields,
@@ -44,8 +49,21 @@ function draftValues (draft: ReportDraft): FormFields {
 
 interface Shown { sent?: SentForm, notice?: string, status?: number }
 
-const dashboardStatusPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/**
+ * `customDomains`: the Host router's domains and the server's own names; `dnsServers`: the resolvers a TXT record is
+ * asked of (DNS_SERVERS), unset the system's; `subscriptions`: whether pages take subscribers (SMTP_URL is set).
+ */
+interface StatusPageOptions { customDomains: CustomDomainHosts, snapshots: PageSnapshots, dnsServers?: string[], subscriptions: boolean }
+
+const dashboardStatusPageRoutes: FastifyPluginAsyncTypebox<StatusPageOptions> = async (app, { customDomains, snapshots, dnsServers, subscriptions }) => {
   const publisherOf = (request: FastifyRequest): Publisher => ({ orgId: request.session!.orgId, audit: sessionAudit(request) })
+  // As the API's writes: this process's pages of the organization are rebuilt at their next request.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.method !== 'GET' && reply.statusCode < 400 && request.session) snapshots.changed(request.session.orgId)
+  })
+  // A domain set, changed or freed here routes at once, not at the next periodic read; the write stands if the read fails.
+  const domainsChanged = (request: FastifyRequest) =>
+    customDomains.refresh().catch((err: unknown) => request.log.warn({ err }, 'custom domains not read'))
 
   async function renderList (request: FastifyRequest, reply: FastifyReply, options: Shown = {}) {
     const pages = await listPages(app.db, request.session!.orgId)
@@ -57,9 +75,16 @@ const dashboardStatusPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const orgId = request.session!.orgId
     const row = await findPage(app.db, orgId, id)
     if (!row) throw notFound('page')
-    const [components, monitors] = await Promise.all([listComponents(app.db, row.id), listMonitors(app.db, { orgId })])
+    const [components, monitors, subscribers] = await Promise.all([
+      listComponents(app.db, row.id), listMonitors(app.db, { orgId }), countSubscribers(app.db, row.id),
+    ])
     const page = statusPagePage(pageContext(app, request, reply), {
-      page: presentPage(row), components: components.map(presentComponent), monitors, sent: options.sent, notice: options.notice,
+      page: presentPage(row),
+      components: components.map(presentComponent),
+      monitors,
+      subscribers: { ...subscribers, enabled: subscriptions },
+      sent: options.sent,
+      notice: options.notice,
     })
     return sendPage(reply, page, options.status)
   }
@@ -81,7 +106,7 @@ const dashboardStatusPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return sendPage(reply, page, options.status)
   }
 
-  /** Runs a checked form's change and goes where it says; a refusal shows the form again, by its field (a limit or a taken slug: 409). */
+  /** Runs a checked form's change and goes where it says; a refusal shows the form again, by its field (a limit, a taken slug or domain: 409). */
   async function submit<T> (
     reply: FastifyReply, sent: { form: string, values: FormFields }, input: Validated<T>,
     change: (value: T) => Promise<string>, shown: (sent: SentForm, status: number) => Promise<FastifyReply>
@@ -90,8 +115,7 @@ const dashboardStatusPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     try {
       return seeOther(reply, await change(input.value))
     } catch (err) {
-      // The one value a form here can find taken: a new page's slug (the dashboard sets no custom domain).
-      if (err instanceof ConflictError) return shown({ ...sent, error: { field: 'slug', message: `body/${err.message}` } }, 409)
+      if (err instanceof PageValueTakenError) return shown({ ...sent, error: { field: err.field, message: `body/${err.message}` } }, 409)
       return shown({ ...sent, error: refusal(err) }, err instanceof LimitReachedError ? 409 : 400)
     }
   }
@@ -101,7 +125,8 @@ const dashboardStatusPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/status-pages', { config: { role: 'editor' }, schema: { hide: true, body: Form } }, async (request, reply) =>
     submit(reply, { form: 'new-page', values: request.body }, parseCreatePage(request.body), async (input) => {
-      const row = await createPage(app.db, publisherOf(request), input, app.clock())
+      const row = await createPage(app.db, publisherOf(request), input, app.clock(), customDomains.serverHosts)
+      await domainsChanged(request)
       return `/status-pages/${row.id}?notice=status-page-created`
     }, (sent, status) => renderList(request, reply, { sent, status })))
 
@@ -113,12 +138,26 @@ const dashboardStatusPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const pageSchema = { hide: true, params: PageParams, body: Form }
   app.post('/status-pages/:id', { config: { role: 'editor' }, schema: pageSchema }, async (request, reply) =>
     submit(reply, { form: 'settings', values: request.body }, parsePageSettings(request.body), async (changes) => {
-      if (!await changePage(app.db, publisherOf(request), request.params.id, changes, app.clock())) throw notFound('page')
+      if (!await changePage(app.db, publisherOf(request), request.params.id, changes, app.clock(), customDomains.serverHosts)) throw notFound('page')
+      await domainsChanged(request)
       return `/status-pages/${request.params.id}?notice=status-page-saved`
     }, (sent, status) => renderPage(request, reply, request.params.id, { sent, status })))
 
+  // What POST /api/v1/status-pages/{id}/verify-domain does; a record not there shows the page again with what the records say.
+  app.post('/status-pages/:id/verify-domain', { config: { role: 'editor' }, schema: pageSchema }, async (request, reply) => {
+    const { id } = request.params
+    try {
+      if (!await verifyDomain(app.db, publisherOf(request), id, dnsServers, app.clock())) throw notFound('page')
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err
+      return renderPage(request, reply, id, { sent: { form: 'verify-domain', values: {}, error: { field: '', message: err.message } }, status: 409 })
+    }
+    return seeOther(reply, `/status-pages/${id}?notice=domain-verified`)
+  })
+
   app.post('/status-pages/:id/delete', { config: { role: 'editor' }, schema: pageSchema }, async (request, reply) => {
     if (!await removePage(app.db, publisherOf(request), request.params.id, app.clock())) throw notFound('page')
+    await domainsChanged(request)
     return seeOther(reply, '/status-pages?notice=status-page-deleted')
   })
 

@@ -3,11 +3,13 @@ import t, { type Test } from 'tap'
 import { recordCheck } from '../../../src/checks/record-check.ts'
 import { upsertMember } from '../../../src/organizations/repository.ts'
 import type { Role } from '../../../src/domain/vocabulary.ts'
-import { buildTestApp, makeMonitor, makeUser, request, until } from '../../helper.ts'
+import { insertSubscriber } from '../../../src/status-pages/subscriber-repository.ts'
+import { buildTestApp, makeMonitor, makeUser, request } from '../../helper.ts'
+import { dnsServer, type ZoneEntry } from '../../support/dns-server.ts'
 import { failedCheck, signedIn } from '../dashboard-helper.ts'
 
-async function setUp (t: Test, role: Role) {
-  const { app } = await buildTestApp(t)
+async function setUp (t: Test, role: Role, env: Record<string, string> = {}) {
+  const { app } = await buildTestApp(t, { env })
   const owner = await makeUser(app)
   const api = async (method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>) =>
     request(app, owner.auth, { method, url: `/api/v1${url}`, ...(payload && { payload }) })
@@ -73,7 +75,7 @@ t.test('an editor makes a page, adds components, changes its settings and delete
   t.match((await api('GET', `/status-pages/${page.id}`)).json().data, {
     title: 'Acme', description: 'Our services', homepage_url: 'https://acme.example', history_days: 30, access: 'password', published: false,
   })
-  t.ok(await until(async () => (await app.inject({ url: `/status/${slug}` })).statusCode === 404), 'the public page follows the change: unpublished, a 404')
+  t.equal((await app.inject({ url: `/status/${slug}` })).statusCode, 404, 'the public page follows the change at once: unpublished, a 404')
   const events = (await api('GET', '/audit-events?limit=100')).json().data as Array<{ action: string, actor: { label: string } }>
   t.match(events.find((e) => e.action === 'status_page.updated'), { actor: { type: 'user', id: browser.user.id, label: browser.user.email } }, 'audited as the member')
 
@@ -158,4 +160,86 @@ t.test('an editor drafts a report from an incident: the form is filled in with t
   await as('responder')
   t.notMatch((await browser.get(`/incidents/${incident.id}`)).body, 'Draft a status report', 'only editors draft')
   t.notMatch((await browser.get(`/status-reports?incident=${incident.id}`)).body, 'Checkout unavailable')
+})
+
+t.test('an editor sets the slug and custom domain and verifies it: its Host serves the page at once; the server\'s host is refused; a viewer changes none of it', async (t) => {
+  const zone: Record<string, ZoneEntry> = {}
+  const dns = await dnsServer(t, zone)
+  const { app, api, browser, as, slug } = await setUp(t, 'editor', { DNS_SERVERS: dns.server, PUBLIC_URL: 'https://pingward.example.com' })
+  const domain = `${slug}.acme.test`
+  const onHost = (host: string) => app.inject({ url: '/', headers: { host } })
+
+  const own = await browser.post('/status-pages', { slug, title: 'Acme status', custom_domain: 'pingward.example.com', published: 'on' })
+  t.equal(own.statusCode, 400)
+  t.match(own.body, /<input id="new-page-custom_domain" name="custom_domain" type="text" value="pingward.example.com"[^>]* aria-invalid="true"/)
+  t.match(own.body, 'id="new-page-custom_domain-error">Custom domain must not be this server&#39;s own host name (pingward.example.com)</p>')
+  const made = await browser.post('/status-pages', { slug, title: 'Acme status', custom_domain: ` ${domain} `, published: 'on' })
+  t.equal(made.statusCode, 303, made.body)
+  const [page] = (await api('GET', '/status-pages')).json().data
+  t.match(page, { slug, custom_domain: domain, domain_verified: false })
+  const unverified = await onHost(domain)
+  t.same([unverified.statusCode, unverified.json()], [404, { error: 'Status page not found' }], 'routed to the page at once, which serves nothing unverified')
+
+  const taken = await browser.post('/status-pages', { slug: `${slug}-2`, title: 'Again', custom_domain: domain })
+  t.equal(taken.statusCode, 409)
+  t.match(taken.body, `id="new-page-custom_domain-error">Custom domain &quot;${domain}&quot; is another status page&#39;s</p>`)
+
+  const view = await browser.get(`/status-pages/${page.id}`)
+  t.match(view.body, `<input id="settings-slug" name="slug" type="text" value="${slug}"`)
+  t.match(view.body, `<input id="settings-custom_domain" name="custom_domain" type="text" value="${domain}"`)
+  t.match(view.body, `<code>_pingward.${domain}</code>`)
+  t.match(view.body, `<code>${page.domain_txt_record}</code>`)
+  t.match(view.body, 'Not verified')
+  const settings = { title: 'Acme status', published: 'on', history_days: '90', access: 'public' }
+  const ownHost = await browser.post(`/status-pages/${page.id}`, { ...settings, slug, custom_domain: 'pingward.example.com' })
+  t.equal(ownHost.statusCode, 400)
+  t.match(ownHost.body, 'id="settings-custom_domain-error">Custom domain must not be this server&#39;s own host name (pingward.example.com)</p>')
+  const badSlug = await browser.post(`/status-pages/${page.id}`, { ...settings, slug: 'Not A Slug', custom_domain: domain })
+  t.equal(badSlug.statusCode, 400)
+  t.match(badSlug.body, 'id="settings-slug-error">Slug must be 2-63 lowercase letters, digits and hyphens')
+
+  // A new domain and slug: the old domain stops routing and the new one routes, without the periodic read.
+  const next = `www.${domain}`
+  const saved = await browser.post(`/status-pages/${page.id}`, { ...settings, slug: `${slug}-new`, custom_domain: next })
+  t.equal(saved.statusCode, 303, saved.body)
+  t.match((await api('GET', `/status-pages/${page.id}`)).json().data, { slug: `${slug}-new`, custom_domain: next, domain_verified: false })
+  t.equal((await onHost(domain)).statusCode, 303, 'the old domain is the dashboard\'s again (to sign in)')
+  const updated = (await api('GET', `/audit-events?entity_id=${page.id}&action=status_page.updated`)).json().data
+  t.match(updated[0], { actor: { type: 'user', id: browser.user.id }, changes: { slug: [slug, `${slug}-new`], custom_domain: [domain, next] } }, 'audited as the API\'s PATCH')
+
+  const none = await browser.post(`/status-pages/${page.id}/verify-domain`)
+  t.equal(none.statusCode, 409)
+  t.match(none.body, `_pingward.${next} has no TXT record: publish one that says &quot;${page.domain_txt_record}&quot;`)
+  zone[`_pingward.${next}`] = { TXT: [[page.domain_txt_record]] }
+  const verified = await browser.post(`/status-pages/${page.id}/verify-domain`)
+  t.equal(verified.statusCode, 303, verified.body)
+  t.equal(verified.headers.location, `/status-pages/${page.id}?notice=domain-verified`)
+  const home = await onHost(next)
+  t.equal(home.statusCode, 200, 'its Host serves the page at once')
+  t.match(home.body, '<title>Acme status')
+  t.match((await api('GET', `/status-pages/${page.id}`)).json().data, { domain_verified: true })
+  const events = (await api('GET', `/audit-events?entity_id=${page.id}&action=status_page.domain_verified`)).json().data
+  t.equal(events.length, 1)
+  t.match(events[0], { actor: { type: 'user', id: browser.user.id }, changes: { domain_verified: [false, true] } }, 'audited as the API\'s verify-domain')
+  t.match((await browser.get(`/status-pages/${page.id}`)).body, /<dd>www\.[^<]+ <span class="st st-up">Verified<\/span><\/dd>/)
+
+  const at = new Date()
+  for (const [i, confirmed] of [true, true, false].entries()) {
+    await insertSubscriber(app.db, { pageId: page.id, email: `reader${i}@example.com`, token: `token-${slug}-${i}`, confirmedAt: confirmed ? at : null, createdAt: at })
+  }
+  t.match((await browser.get(`/status-pages/${page.id}`)).body, '<dt>Subscribers</dt><dd>2 confirmed, 1 not yet confirmed')
+
+  await as('viewer')
+  const read = (await browser.get(`/status-pages/${page.id}`)).body
+  t.match(read, '<dt>Subscribers</dt><dd>2 confirmed, 1 not yet confirmed')
+  t.match(read, `<code>_pingward.${next}</code>`)
+  t.notMatch(read, 'Verify domain</button>')
+  t.notMatch(read, 'name="custom_domain"')
+  for (const [url, fields] of [
+    [`/status-pages/${page.id}`, { ...settings, slug: `${slug}-viewer`, custom_domain: `viewer.${domain}` }],
+    [`/status-pages/${page.id}/verify-domain`, {}],
+    ['/status-pages', { slug: `${slug}-3`, title: 'Other', custom_domain: `other.${domain}` }],
+  ] as const) t.equal((await browser.post(url, fields)).statusCode, 403, `a viewer may not POST ${url}`)
+  t.match((await api('GET', `/status-pages/${page.id}`)).json().data, { slug: `${slug}-new`, custom_domain: next, domain_verified: true }, 'nothing changed')
+  t.equal((await api('GET', '/status-pages')).json().data.length, 1)
 })
