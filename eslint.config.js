@@ -74,7 +74,7 @@ export default [
   }),
   layerRule(['src/db/**'], 'src/db', [...EDGE, ...ORCHESTRATION, 'repositories', 'cli']),
   layerRule(['src/runtime/**'], 'src/runtime', [...EDGE, ...ORCHESTRATION, 'repositories', 'cli'], { fastify: LOGGER }),
-  layerRule(['src/repositories/**'], 'src/repositories', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'incidents', 'maintenance', 'cli']),
+  layerRule(['src/repositories/**'], 'src/repositories', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'incidents', 'maintenance', 'locations', 'cli']),
   layerRule(['src/checks/**'], 'src/checks', [...EDGE, 'services', 'checker', 'notifications', 'cli']),
   // The checker and the delivery worker run side by side (src/jobs.ts); neither knows the other.
   layerRule(['src/checker/**'], 'src/checker', [...EDGE, 'services', 'notifications', 'cli'], { fastify: LOGGER }),
@@ -171,6 +171,20 @@ export default [
   layerRule(['src/maintenance/presenter.ts'], 'src/maintenance/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
     patterns: [{ regex: '^\\./(service|routes)\\.ts$', what: 'src/maintenance/{service,routes}.ts' }],
   }),
+  // Locations (src/locations/): shapes and the pure quorum alone, repository rows alone, service the rules of agent
+  // locations and their tokens, presence.ts a checker's built-in location (src/jobs.ts); the two routes files the edge's.
+  layerRule(['src/locations/schema.ts', 'src/locations/quorum.ts'], 'src/locations/{schema,quorum}.ts (shapes and pure rules)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
+    patterns: [{ regex: '^\\./', what: 'another file of src/locations/' }],
+  }),
+  layerRule(['src/locations/repository.ts'], 'src/locations/repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
+    patterns: [{ regex: '^\\./(?!schema\\.ts$)', what: 'src/locations/ but its schema' }],
+  }),
+  layerRule(['src/locations/service.ts', 'src/locations/presence.ts'], 'src/locations/{service,presence}.ts (the rules and a checker\'s location)', [...EDGE, 'checker', 'notifications', 'cli'], {
+    fastify: LOGGER, patterns: [{ regex: '^\\./(routes|agent-routes|presenter)\\.ts$', what: 'src/locations/ routes or presenter' }],
+  }),
+  layerRule(['src/locations/presenter.ts'], 'src/locations/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
+    patterns: [{ regex: '^\\./(service|routes|agent-routes)\\.ts$', what: 'src/locations/ service or routes' }],
+  }),
   // Status pages (src/status-pages/): shapes and pure status rules alone, repository rows alone, service and view the
   // rules and what a page shows, the renderers (feeds, public page) on the edge's HTML helper; snapshots serve them.
   layerRule(['src/status-pages/schema.ts', 'src/status-pages/status.ts'], 'src/status-pages/{schema,status}.ts (shapes and pure rules)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
@@ -202,7 +216,7 @@ export default [
   layerRule(['src/audit/schema.ts'], 'src/audit/schema.ts (domain only)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
     patterns: [{ regex: '^\\./', what: 'another file of src/audit/' }],
   }),
-  layerRule(['src/audit/repository.ts', 'src/audit/service.ts'], 'src/audit/{repository,service}.ts (rows and their writer)', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'incidents', 'maintenance', 'status-pages', 'cli'], {
+  layerRule(['src/audit/repository.ts', 'src/audit/service.ts'], 'src/audit/{repository,service}.ts (rows and their writer)', [...EDGE, ...ORCHESTRATION, 'monitors', 'organizations', 'incidents', 'maintenance', 'status-pages', 'locations', 'cli'], {
     patterns: [{ regex: '^\\./(routes|presenter|schema)\\.ts$', what: 'src/audit/{routes,presenter,schema}.ts' }],
   }),
   layerRule(['src/cli/**'], 'src/cli', ['routes', 'plugins', 'dashboard', 'checker', 'notifications']),

@@ -35,6 +35,8 @@ import monitorRoutes from './monitors/routes.ts'
 import checkRoutes from './routes/checks.ts'
 import incidentRoutes from './incidents/routes.ts'
 import maintenanceRoutes from './maintenance/routes.ts'
+import locationRoutes from './locations/routes.ts'
+import agentRoutes from './locations/agent-routes.ts'
 import uptimeRoutes from './routes/uptime.ts'
 import statusPageRoutes from './status-pages/routes.ts'
 import publicStatusRoutes from './status-pages/public-routes.ts'
@@ -55,6 +57,7 @@ import { AcknowledgeSchema, CreateNoteSchema, IncidentDetailSchema, IncidentNote
 import {
   CreateMaintenanceWindowSchema, MaintenanceWindowSchema, StartMaintenanceSchema, UpdateMaintenanceWindowSchema,
 } from './maintenance/schema.ts'
+import { AgentHelloReplySchema, AgentHelloSchema, CreateLocationSchema, LocationSchema, LocationWithTokenSchema } from './locations/schema.ts'
 import { UptimeReportSchema } from './schemas/uptime.ts'
 import { NotificationEventSchema } from './schemas/notification-event.ts'
 import { CreateMonitorSchema, MonitorListItemSchema, MonitorSchema, UpdateMonitorSchema } from './monitors/schema.ts'
@@ -84,6 +87,7 @@ export const SHARED_SCHEMAS = [
   MaintenanceWindowSchema, CreateMaintenanceWindowSchema, UpdateMaintenanceWindowSchema, StartMaintenanceSchema,
   StatusPageSchema, CreateStatusPageSchema, UpdateStatusPageSchema, ComponentSchema, CreateComponentSchema, UpdateComponentSchema,
   ReportUpdateSchema, StatusReportSchema, CreateReportSchema, UpdateReportSchema, PostReportUpdateSchema, ReportDraftSchema, SubscribeSchema,
+  LocationSchema, LocationWithTokenSchema, CreateLocationSchema, AgentHelloSchema, AgentHelloReplySchema,
 ]
 
 export async function buildApp ({ config, clock = systemClock, database, logger }: BuildAppOptions): Promise<FastifyInstance> {
@@ -167,12 +171,15 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(checkRoutes)
     await api.register(incidentRoutes)
     await api.register(maintenanceRoutes)
+    await api.register(locationRoutes)
     await api.register(statusPageRoutes, { snapshots, customDomains, dnsServers: dnsServers(config) })
     await api.register(uptimeRoutes)
     await api.register(notificationRoutes, { config })
     await api.register(organizationRoutes, { config })
     await api.register(auditRoutes)
   }, { prefix: '/api/v1' })
+  // Agents authenticate with their location's token, not an API key: a scope of their own under the same prefix.
+  await app.register(agentRoutes, { prefix: '/api/v1' })
   await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, config, customDomains, snapshots })
   return app
 }

@@ -1,5 +1,5 @@
 // The background work of a process with CHECKER on, side by side: checks, deliveries, reminders, maintenance window
-// edges, status pages' custom domain checks and subscriber mail, retention and uptime rollups.
+// edges, status pages' custom domain checks and subscriber mail, retention, uptime rollups and the checker's location.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from './db/client.ts'
 import { systemClock, type Clock } from './runtime/clock.ts'
@@ -11,6 +11,7 @@ import { startRollups } from './checker/rollups.ts'
 import { startDeliveryWorker } from './notifications/delivery-worker.ts'
 import { startReminders } from './notifications/reminders.ts'
 import { startMaintenanceEdges } from './maintenance/edges.ts'
+import { startLocationPresence } from './locations/presence.ts'
 import { startDomainChecks } from './status-pages/domains.ts'
 import { startSubscriberMailer } from './status-pages/mailer.ts'
 
@@ -18,6 +19,8 @@ export function startJobs (options: { config: Config, db: Database, log: Fastify
   const { config, db, log, metrics } = options
   const clock = options.clock ?? systemClock
   const checker = startChecker({ config, db, log, clock, metrics })
+  // The checker's built-in location, listed for every organization while this process runs.
+  const stopPresence = startLocationPresence({ db, clock, log, code: config.CHECKER_LOCATION })
   // Every checker process delivers the notifications that checks (and the API's pauses and deletes) write.
   const deliveries = startDeliveryWorker({ config, db, log, clock, metrics })
   const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS })
@@ -27,10 +30,12 @@ export function startJobs (options: { config: Config, db: Database, log: Fastify
   const stopDomainChecks = startDomainChecks({ db, clock, log, servers: dnsServers(config) })
   // Subscribers' mail has its own queue and transport: it never holds up a delivery.
   const mailer = startSubscriberMailer({ config, db, log, clock })
-  log.info({ concurrency: config.CHECK_CONCURRENCY }, 'checker started')
+  log.info({ concurrency: config.CHECK_CONCURRENCY, location: config.CHECKER_LOCATION }, 'checker started')
   return {
     stop: async () => {
-      await Promise.all([checker.stop(), deliveries.stop(), stopRetention(), stopRollups(), stopReminders(), stopMaintenance(), stopDomainChecks(), mailer.stop()])
+      await Promise.all([
+        checker.stop(), deliveries.stop(), stopRetention(), stopRollups(), stopReminders(), stopMaintenance(), stopDomainChecks(), mailer.stop(), stopPresence(),
+      ])
       log.info('checker stopped')
     },
   }

@@ -1,10 +1,13 @@
-// API key format: `sk_` + 32 random base62 characters (~190 bits) + a 6-character checksum.
+// API key format: `sk_` + 32 random base62 characters (~190 bits) + a 6-character checksum. An agent token (a
+// location's, api-contract section 17) is the same after `pwa_`, and is hashed and shown by its prefix as a key is.
 import { createHash, randomInt } from 'node:crypto'
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 const RANDOM_LENGTH = 32
 const CHECKSUM_LENGTH = 6
-const KEY_PATTERN = new RegExp(`^sk_[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`)
+const BODY = `[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}`
+const KEY_PATTERN = new RegExp(`^sk_${BODY}$`)
+const AGENT_TOKEN_PATTERN = new RegExp(`^pwa_${BODY}$`)
 
 // The checksum lets the server refuse a mistyped or made-up key without a database round trip.
 function checksum (body: string): string {
@@ -17,17 +20,32 @@ function checksum (body: string): string {
   return out
 }
 
-export function generateApiKey (): string {
+/** The random characters and their checksum. */
+function randomBody (): string {
   let body = ''
   for (let i = 0; i < RANDOM_LENGTH; i++) body += ALPHABET[randomInt(62)]
-  return `sk_${body}${checksum(body)}`
+  return `${body}${checksum(body)}`
+}
+
+/** Whether the part after a prefix checks out. */
+const checksumMatches = (rest: string) => rest.slice(RANDOM_LENGTH) === checksum(rest.slice(0, RANDOM_LENGTH))
+
+export function generateApiKey (): string {
+  return `sk_${randomBody()}`
 }
 
 /** True when the text has the form of a key and its checksum matches. */
 export function isWellFormedKey (key: string): boolean {
-  if (!KEY_PATTERN.test(key)) return false
-  const body = key.slice(3, 3 + RANDOM_LENGTH)
-  return key.slice(3 + RANDOM_LENGTH) === checksum(body)
+  return KEY_PATTERN.test(key) && checksumMatches(key.slice(3))
+}
+
+export function generateAgentToken (): string {
+  return `pwa_${randomBody()}`
+}
+
+/** True when the text has the form of an agent token and its checksum matches: never an API key, and the other way round. */
+export function isWellFormedAgentToken (token: string): boolean {
+  return AGENT_TOKEN_PATTERN.test(token) && checksumMatches(token.slice(4))
 }
 
 export function hashApiKey (key: string): string {

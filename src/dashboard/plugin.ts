@@ -24,6 +24,7 @@ import organizationRoutes from './routes/organization.ts'
 import auditRoutes from './routes/audit-log.ts'
 import incidentRoutes from './routes/incidents.ts'
 import maintenanceRoutes from './routes/maintenance.ts'
+import locationRoutes from './routes/locations.ts'
 import statusPageRoutes from './routes/status-pages.ts'
 import acknowledgeRoutes from './routes/acknowledge.ts'
 import sessionPlugin, { CSRF_FIELD } from './session.ts'
@@ -109,6 +110,7 @@ const pages: FastifyPluginAsync<DashboardOptions> = async (app, options) => {
   await app.register(auditRoutes)
   await app.register(incidentRoutes)
   await app.register(maintenanceRoutes)
+  await app.register(locationRoutes)
   await app.register(statusPageRoutes, {
     customDomains: options.customDomains, snapshots: options.snapshots, dnsServers: dnsServers(options.config), subscriptions: emailConfigured(options.config),
   })

@@ -5,9 +5,10 @@ import {
 } from 'drizzle-orm/pg-core'
 import {
   API_KEY_SCOPES, CHANNEL_DEFAULTS, COMPONENT_STATUSES, REPORT_IMPACTS, REPORT_STATUSES, STATUS_PAGE_ACCESS, MAINTENANCE_MODES, CHANNEL_EVENT_TYPES, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
-  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, REMINDER_MINUTES, ROLES, ROLLUP_GRANULARITIES, AUDIT_ACTOR_TYPES,
+  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, REMINDER_MINUTES, ROLES, ROLLUP_GRANULARITIES, AUDIT_ACTOR_TYPES, LOCATION_KINDS,
   type AuditAction, type AuditEntityType,
 } from '../domain/vocabulary.ts'
+import { LOCATION_CODE } from '../domain/locations.ts'
 import { MONITOR_DEFAULTS } from '../domain/monitor-types.ts'
 import type { AuditActor } from '../domain/audit.ts'
 
@@ -170,6 +171,29 @@ export const apiKeys = pgTable('api_keys', {
   index('api_keys_user_idx').on(t.userId),
   index('api_keys_org_idx').on(t.orgId),
   oneOf('api_keys_scope_check', t.scope, API_KEY_SCOPES),
+])
+
+// Where checks run from (api-contract section 17). A `builtin` one is a checker process of the installation (no
+// organization: every organization sees it); an `agent` one is its organization's, and its token is kept only as a
+// SHA-256 (as an API key's) with a prefix to show.
+export const locations = pgTable('locations', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  orgId: uuid('org_id').references(() => organizations.id, { onDelete: 'cascade' }),
+  code: text('code').notNull(),
+  name: text('name').notNull(),
+  kind: text('kind', { enum: LOCATION_KINDS }).notNull(),
+  tokenHash: text('token_hash').unique(),
+  tokenPrefix: text('token_prefix'),
+  lastSeenAt: ts('last_seen_at'),
+  version: text('version'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  // A code is unique among the built-in locations, and among each organization's own.
+  uniqueIndex('locations_builtin_code_idx').on(t.code).where(sql`${t.orgId} is null`),
+  uniqueIndex('locations_org_code_idx').on(t.orgId, t.code),
+  oneOf('locations_kind_check', t.kind, LOCATION_KINDS),
+  check('locations_code_check', sql`${t.code} ~ ${sql.raw(`'${LOCATION_CODE.pattern}'`)} and char_length(${t.code}) between ${sql.raw(String(LOCATION_CODE.minLength))} and ${sql.raw(String(LOCATION_CODE.maxLength))}`),
+  check('locations_owner_check', sql`(${t.kind} = 'builtin' and ${t.orgId} is null and ${t.tokenHash} is null) or (${t.kind} = 'agent' and ${t.orgId} is not null and ${t.tokenHash} is not null)`),
 ])
 
 export const monitors = pgTable('monitors', {

@@ -58,6 +58,7 @@ export const AUDIT_ACTIONS = [
   'status_page.created', 'status_page.updated', 'status_page.deleted', 'status_page.domain_verified',
   'status_page_component.created', 'status_page_component.updated', 'status_page_component.deleted',
   'status_report.created', 'status_report.updated', 'status_report.deleted', 'status_report.update_posted',
+  'location.created', 'location.deleted', 'location.token_rotated',
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 export type AuditEntityType = AuditAction extends `${infer Entity}.${string}` ? Entity : never
@@ -102,6 +103,9 @@ export type ReportStatus = typeof REPORT_STATUSES[number]
 /** How much a status report's problem hurts, least first. */
 export const REPORT_IMPACTS = ['none', 'minor', 'major', 'critical'] as const
 export type ReportImpact = typeof REPORT_IMPACTS[number]
+
+/** Where checks run from (api-contract section 17): a checker process of the installation, or an organization's agent. */
+export const LOCATION_KINDS = ['builtin', 'agent'] as const
 
 /** A delivery is `pending` until its first attempt, `failed` while it will be retried, `dead` once given up. */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead'] as const

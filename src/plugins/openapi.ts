@@ -110,6 +110,8 @@ export default fp<OpenApiOptions>(async (app, { publicUrl }) => {
         { name: 'notifications', description: 'Notification channels, where their events go, and the delivery of each event' },
         { name: 'status pages', description: 'Status pages, their components, and the status reports shown on them' },
         { name: 'status pages (public)', description: 'A published status page and its machine-readable twins: no key, for everyone' },
+        { name: 'locations', description: 'Where checks run from: the installation\'s checker processes and the organization\'s probe agents' },
+        { name: 'agents', description: 'What a probe agent calls, with its location\'s agent token instead of an API key' },
         { name: 'organization', description: 'The organization an API key belongs to, its members and their roles' },
         { name: 'heartbeats', description: 'The ping URL of a heartbeat monitor: a job pings it, no key needed' },
         { name: 'health', description: 'Liveness and readiness of the service' },
@@ -120,6 +122,7 @@ export default fp<OpenApiOptions>(async (app, { publicUrl }) => {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `sk_` followed by 38 characters' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'The server\'s `METRICS_TOKEN` (GET /metrics only)' },
+          agentToken: { type: 'http', scheme: 'bearer', description: 'An agent location\'s token: `pwa_` followed by 38 characters (the `/agent/` routes only)' },
         },
         headers: SHARED_HEADERS,
       },

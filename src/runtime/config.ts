@@ -4,6 +4,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { isIPv4, isIPv6 } from 'node:net'
 import { ConfigError, DEFAULT_DATA_DIR } from './config-basics.ts'
+import { LOCATION_CODE } from '../domain/locations.ts'
 import { ROLES, type Role } from '../domain/vocabulary.ts'
 
 const Int = (min: number, max: number, dflt: number, description: string) =>
@@ -35,6 +36,13 @@ export const ConfigSchema = Type.Object({
     description: 'Resolvers that dns monitors ask, comma-separated IP addresses with an optional port ("1.1.1.1, 9.9.9.9:53, [2620:fe::fe]:53"); unset: the system\'s resolvers',
   })),
   CHECKER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on', description: 'Run a checker inside the API process' }),
+  CHECKER_LOCATION: Type.String({
+    pattern: LOCATION_CODE.pattern,
+    minLength: LOCATION_CODE.minLength,
+    maxLength: LOCATION_CODE.maxLength,
+    default: 'default',
+    description: `Code of the built-in location this process's checker serves (${LOCATION_CODE.rule}); it is listed by GET /locations for every organization`,
+  }),
   CHECK_CONCURRENCY: Int(1, 10_000, 200, 'Probes in flight at once per checker process'),
   DELIVERY_CONCURRENCY: Int(1, 10_000, 100, 'Notification channels being sent to at once per checker process (one message at a time each)'),
   DELIVERY_OWNER_SHARE: Int(1, 100, 25, 'Percent of DELIVERY_CONCURRENCY that one owner\'s channels may take at once (at least one channel), so that one owner\'s hanging receivers cannot delay everyone\'s alerts'),

@@ -1,7 +1,8 @@
-// API key format: sk_ + 32 base62 + 6-character checksum, the checksum check, the stored hash and the display prefix.
+// API key format: sk_ + 32 base62 + 6-character checksum, the checksum check, the stored hash and the display prefix;
+// an agent token is the same after pwa_, and neither passes for the other.
 import { createHash } from 'node:crypto'
 import t from 'tap'
-import { generateApiKey, hashApiKey, isWellFormedKey, keyPrefix } from '../../src/auth/keys.ts'
+import { generateAgentToken, generateApiKey, hashApiKey, isWellFormedAgentToken, isWellFormedKey, keyPrefix } from '../../src/auth/keys.ts'
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
@@ -55,4 +56,19 @@ t.test('the display prefix is sk_ and the first 8 random characters, far too lit
   t.match(prefix, /^sk_[0-9A-Za-z]{8}$/)
   t.ok(key.startsWith(prefix))
   t.notOk(isWellFormedKey(prefix))
+})
+
+t.test('an agent token is pwa_ plus 38 base62 characters with the key\'s checksum; a key is no token, a token no key', async (t) => {
+  const tokens = Array.from({ length: 100 }, () => generateAgentToken())
+  t.equal(new Set(tokens).size, 100)
+  t.same(tokens.filter((token) => !/^pwa_[0-9A-Za-z]{38}$/.test(token) || !isWellFormedAgentToken(token)), [], 'the form and the checksum')
+  const token = tokens[0]
+  for (const bad of [token.slice(0, -1), `${token}a`, token.replace('pwa_', 'PWA_'), token.slice(0, 10) + (token[10] === 'a' ? 'b' : 'a') + token.slice(11)]) {
+    t.notOk(isWellFormedAgentToken(bad), bad)
+  }
+  const key = generateApiKey()
+  t.notOk(isWellFormedAgentToken(key), 'a key is no agent token')
+  t.notOk(isWellFormedKey(token), 'an agent token is no key')
+  t.equal(keyPrefix(token), token.slice(0, 11), 'shown by the same prefix')
+  t.equal(hashApiKey(token), createHash('sha256').update(token).digest('hex'), 'hashed as a key is')
 })

@@ -3,8 +3,9 @@ import t from 'tap'
 import { sql } from 'drizzle-orm'
 import {
   API_KEY_SCOPES, CHANNEL_TYPES, DELIVERY_STATUSES, DNS_RECORD_TYPES, HTTP_METHODS, INCIDENT_KINDS, INCIDENT_STATUSES, KEYWORD_MODES,
-  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, CHANNEL_EVENT_TYPES,
+  MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, CHANNEL_EVENT_TYPES, LOCATION_KINDS,
 } from '../../src/domain/vocabulary.ts'
+import { LocationSchema } from '../../src/locations/schema.ts'
 import { rowsOf } from '../../src/db/client.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
 import { CreateApiKeySchema } from '../../src/schemas/api-key.ts'
@@ -35,6 +36,7 @@ t.test('the API schemas enumerate the vocabularies', async (t) => {
     t.same(schema.properties.status.enum, DELIVERY_STATUSES)
   }
   t.same(DeliveryListQuery.properties.status.enum, DELIVERY_STATUSES)
+  t.same(LocationSchema.properties.kind.enum, LOCATION_KINDS)
 })
 
 t.test('the tables accept every value of each vocabulary and refuse any other', async (t) => {

@@ -16,12 +16,14 @@ export interface Operation {
   /** Status -> the schema of its JSON body, or null when it has none (204). */
   responses: Record<string, Schema | null>
   secured: boolean
+  /** An agent's route: a location's agent token, never an API key. */
+  agent: boolean
 }
 
 export interface FuzzCase {
   /** The operation's name (the Operation itself would make counterexamples unreadable). */
   op: string
-  auth: 'a-write' | 'a-read' | 'b-write' | 'b-read' | 'none' | 'unknown' | 'revoked' | 'expired' | 'junk'
+  auth: 'a-write' | 'a-read' | 'b-write' | 'b-read' | 'none' | 'unknown' | 'revoked' | 'expired' | 'junk' | 'agent'
   junkAuth: string
   target: 'mine' | 'theirs' | 'unknown' | 'bad'
   pick: number

@@ -44,6 +44,7 @@ const operations: Operation[] = Object.entries(doc.paths as Record<string, Schem
       responses: Object.fromEntries(Object.entries(op.responses as Record<string, Schema>)
         .map(([status, r]) => [status, r.content ? deref(r.content['application/json'].schema, doc) : null])),
       secured: security.length > 0,
+      agent: security.some((scheme: Schema) => 'agentToken' in scheme),
     }
   }))
 
@@ -93,10 +94,12 @@ const fuzzCase: fc.Arbitrary<FuzzCase> = fc.integer({ min: 0, max: operations.le
     : fc.oneof({ arbitrary: fc.constant(undefined), weight: 12 }, rawBodies)
   return fc.record({
     op: fc.constant(op.name),
+    // An agent's token mostly on an agent's route, and now and then on every other, which must refuse it.
     auth: fc.oneof(
-      { arbitrary: fc.constant('a-write' as const), weight: 10 },
+      { arbitrary: fc.constant('a-write' as const), weight: op.agent ? 3 : 10 },
       { arbitrary: fc.constantFrom('a-read', 'b-write', 'b-read') as fc.Arbitrary<FuzzCase['auth']>, weight: 4 },
-      { arbitrary: fc.constantFrom('none', 'unknown', 'revoked', 'expired', 'junk') as fc.Arbitrary<FuzzCase['auth']>, weight: 3 }
+      { arbitrary: fc.constantFrom('none', 'unknown', 'revoked', 'expired', 'junk') as fc.Arbitrary<FuzzCase['auth']>, weight: 3 },
+      { arbitrary: fc.constant('agent' as const), weight: op.agent ? 10 : 1 }
     ),
     junkAuth: fc.oneof(fc.constantFrom('Bearer', 'Bearer ', 'Basic YTpi', 'Token x', 'bearer sk_short', `Bearer ${'sk_'.padEnd(41, 'A')}`, 'Bearer \u00ff\u00fe'),
       fc.string({ unit: 'binary-ascii', maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, ''))),
@@ -152,11 +155,11 @@ function mutatedObject (schema: Schema): fc.Arbitrary<unknown> {
 }
 
 /** What a path's `{id}` names, and how a 404 for it reads. */
-type Resource = 'monitors' | 'incidents' | 'channels' | 'deliveries' | 'members' | 'invitations' | 'windows' | 'pages' | 'components' | 'reports'
+type Resource = 'monitors' | 'incidents' | 'channels' | 'deliveries' | 'members' | 'invitations' | 'windows' | 'pages' | 'components' | 'reports' | 'locations'
 const PREFIXES: Array<[string, Resource]> = [
   ['/api/v1/status-pages/{id}/components/', 'components'], ['/api/v1/status-pages', 'pages'], ['/api/v1/status-reports', 'reports'],
   ['/api/v1/notification-channels', 'channels'], ['/api/v1/deliveries', 'deliveries'], ['/api/v1/incidents', 'incidents'],
-  ['/api/v1/maintenance-windows', 'windows'],
+  ['/api/v1/maintenance-windows', 'windows'], ['/api/v1/locations', 'locations'],
   ['/api/v1/organization/members', 'members'], ['/api/v1/organization/invitations', 'invitations'],
 ]
 const resourceOf = (path: string): Resource => PREFIXES.find(([prefix]) => path.startsWith(prefix))?.[1] ?? 'monitors'
@@ -171,6 +174,7 @@ const NOT_FOUND: Record<Resource, string> = {
   pages: 'Status page not found',
   components: 'Component not found',
   reports: 'Status report not found',
+  locations: 'Location not found',
 }
 // Where the owner reads one: members and invitations have no read of one, so their whole list.
 const readUrl = (resource: Resource, id: string): string => ({
@@ -184,6 +188,7 @@ const readUrl = (resource: Resource, id: string): string => ({
   pages: `/api/v1/status-pages/${id}`,
   components: `/api/v1/status-pages/${id.split(' ')[0]}/components`,
   reports: `/api/v1/status-reports/${id}`,
+  locations: `/api/v1/locations/${id}`,
 })[resource]
 // A token only its link carries: no fuzzed body accepts an invitation (test/routes/invitations.test.ts does). The
 // fuzzed organizations are personal ones, which go only with their users (test/routes/organization.test.ts).
@@ -206,7 +211,14 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
   const revoked = await makeKey(app, alice.user.id)
   await deleteApiKey(app.db, revoked.keyId)
   const expired = await makeKey(app, alice.user.id, 'write', new Date(Date.now() - 60_000))
-  const keys = [alice.key, aliceRead.key, bob.key, bobRead.key, revoked.key, expired.key]
+  /** An agent location of the user's (its code), and its token. */
+  const locationOf = async (user: typeof alice, name: string) => {
+    const made = (await request(app, user.auth, { method: 'POST', url: '/api/v1/locations', payload: { code: `${name}-${randomUUID().slice(0, 8)}`, name } })).json().data
+    return { code: made.code as string, token: made.agent_token as string }
+  }
+  // The agent the fuzzer speaks as: never among the locations it picks, so that no fuzzed delete or rotation ends it.
+  const agent = await locationOf(alice, 'alice-agent')
+  const keys = [alice.key, aliceRead.key, bob.key, bobRead.key, revoked.key, expired.key, agent.token]
   const secrets = [...keys, ...keys.map((key) => createHash('sha256').update(key).digest('hex'))]
 
   const aliceIds: string[] = []
@@ -266,6 +278,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
       pages: aliceStatus.map((s) => s.page),
       components: aliceStatus.map((s) => s.component),
       reports: aliceStatus.map((s) => s.report),
+      locations: [(await locationOf(alice, 'alice-loc')).code, (await locationOf(alice, 'alice-loc')).code],
     },
     bob: {
       monitors: bobIds,
@@ -278,6 +291,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
       pages: [bobStatus.page],
       components: [bobStatus.component],
       reports: [bobStatus.report],
+      locations: [(await locationOf(bob, 'bob-loc')).code],
     },
   }
   const bobView = async () => Promise.all([
@@ -287,6 +301,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     `/api/v1/incidents/${bobIncident.id}`,
     ...ids.bob.windows.map((id) => `/api/v1/maintenance-windows/${id}`),
     `/api/v1/status-pages/${bobStatus.page}`, `/api/v1/status-pages/${bobStatus.page}/components`, `/api/v1/status-reports/${bobStatus.report}`,
+    ...ids.bob.locations.map((code) => `/api/v1/locations/${code}`),
   ].map(async (url) => (await app.inject({ url, headers: bobRead.auth })).body))
   const bobBefore = await bobView()
   const authHeader: Record<string, string | undefined> = {
@@ -298,6 +313,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     unknown: `Bearer ${generateApiKey()}`,
     revoked: `Bearer ${revoked.key}`,
     expired: `Bearer ${expired.key}`,
+    agent: `Bearer ${agent.token}`,
   }
 
   const stats = { sent: 0, byStatus: new Map<number, number>(), okByOp: new Map<string, number>() }
@@ -356,15 +372,20 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
     if (res.statusCode >= 400 && Object.keys(res.json()).join() !== 'error') fail('error body is not {error}')
     for (const secret of secrets) if (res.body.includes(secret)) fail('a key or key hash in a response')
     const all = (who: 'alice' | 'bob') => [...ids[who].monitors, ...ids[who].channels, ...ids[who].deliveries]
-    const foreign = caller === 'alice' ? [...all('bob'), 'bob-secret', 'bob-private', 'bob-hook'] : caller === 'bob' ? [...all('alice'), 'alice-hook'] : [...all('alice'), ...all('bob'), 'bob-secret']
+    // Locations by the prefix of the codes made here: a fuzzed code is too short to tell from any other text.
+    const foreign = caller === 'alice'
+      ? [...all('bob'), 'bob-secret', 'bob-private', 'bob-hook', 'bob-loc']
+      : caller === 'bob' ? [...all('alice'), 'alice-hook', 'alice-loc', 'alice-agent'] : [...all('alice'), ...all('bob'), 'bob-secret', 'bob-loc', 'alice-loc']
     for (const text of foreign) if (res.body.includes(text)) fail(`another user's data (${text}) in the response`)
 
     const routerRefused = res.statusCode === 400 && res.json().error.startsWith('Bad request: ')
     const ok = res.statusCode < 300
     if (op.secured && !routerRefused) {
-      if (caller === 'nobody' && res.statusCode !== 401) fail('an invalid key was not refused with 401')
+      // An agent's route takes its token and nothing else; every other route refuses the agent's token as any unknown key.
+      if (op.agent && c.auth !== 'agent' && res.statusCode !== 401) fail('an agent route took something else than an agent token')
+      if (!op.agent && caller === 'nobody' && res.statusCode !== 401) fail('an invalid key was not refused with 401')
       if (res.statusCode === 401 && (res.json().error !== 'Unauthorized' || res.headers['www-authenticate'] !== 'Bearer')) fail('401 without its body or header')
-      if (c.auth.endsWith('-read') && op.method !== 'GET' && res.statusCode !== 403) fail('a read key was not refused a write with 403')
+      if (!op.agent && c.auth.endsWith('-read') && op.method !== 'GET' && res.statusCode !== 403) fail('a read key was not refused a write with 403')
     }
     if (ok && (badId || badQuery || (op.body && c.body && !isValidBody(op, c.body.text)))) fail('a broken request succeeded')
     if (crossUser && ok) fail(`another user's ${resource} answered 2xx`)
@@ -379,6 +400,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
       if (op.method === 'POST' && caller === 'alice') {
         const made = op.path === '/api/v1/monitors' ? 'monitors' : op.path === '/api/v1/notification-channels' ? 'channels' : op.path.endsWith('/test') ? 'deliveries' : undefined
         if (made) ids.alice[made].push(res.json().data.id)
+        if (op.path === '/api/v1/locations') ids.alice.locations.push(res.json().data.code)
       }
       // What alice deletes is replaced (its id stays, to be asked for again), so that the routes on the living keep succeeding.
       if (op.method === 'DELETE' && resource === 'channels' && caller === 'alice') {
@@ -390,6 +412,7 @@ t.test(`fuzzing every operation of openapi/openapi.json (seed ${SEED}, ${RUNS} r
       // A window changed, ended or deleted: a new one under way, so that starting and ending keep succeeding.
       if (op.method !== 'GET' && resource === 'windows' && op.hasId && caller === 'alice') ids.alice.windows.push(await windowOf(alice, `alice-window-${stats.sent}`))
       if (op.method === 'DELETE' && resource === 'invitations' && caller === 'alice') ids.alice.invitations.push(await invitationOf(alice))
+      if (op.method === 'DELETE' && resource === 'locations' && caller === 'alice') ids.alice.locations.push((await locationOf(alice, `alice-loc-${stats.sent}`)).code)
       // A page, component or report deleted: a new set, so that the routes on them keep succeeding.
       if (op.method === 'DELETE' && (resource === 'pages' || resource === 'components' || resource === 'reports') && caller === 'alice') {
         const made = await statusOf(alice, `alice-page-${stats.sent}`)

@@ -58,6 +58,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   const heads = ops.filter((o) => o.name.startsWith('HEAD ')).map((o) => o.name)
   t.same(heads.sort(), ops.filter((o) => o.name.startsWith('GET ')).map((o) => o.name.replace('GET', 'HEAD')).sort(), 'each GET has its HEAD')
   t.same(ops.map((o) => o.name).filter((name) => !heads.includes(name)).sort(), [
+    'DELETE /api/v1/locations/{code}',
     'DELETE /api/v1/maintenance-windows/{id}',
     'DELETE /api/v1/monitors/{id}',
     'DELETE /api/v1/notification-channels/{id}',
@@ -71,6 +72,8 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'GET /api/v1/deliveries/{id}',
     'GET /api/v1/incidents/{id}',
     'GET /api/v1/incidents/{id}/status-report-draft',
+    'GET /api/v1/locations',
+    'GET /api/v1/locations/{code}',
     'GET /api/v1/maintenance-windows',
     'GET /api/v1/maintenance-windows/{id}',
     'GET /api/v1/monitors',
@@ -117,10 +120,13 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'PATCH /api/v1/status-pages/{id}',
     'PATCH /api/v1/status-pages/{id}/components/{component_id}',
     'PATCH /api/v1/status-reports/{id}',
+    'POST /api/v1/agent/hello',
     'POST /api/v1/deliveries/{id}/retry',
     'POST /api/v1/incidents/{id}/acknowledge',
     'POST /api/v1/incidents/{id}/notes',
     'POST /api/v1/invitations/accept',
+    'POST /api/v1/locations',
+    'POST /api/v1/locations/{code}/rotate-token',
     'POST /api/v1/maintenance-windows',
     'POST /api/v1/maintenance-windows/{id}/end',
     'POST /api/v1/maintenance-windows/{id}/start',
@@ -162,6 +168,8 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'POST /api/v1/status-reports/{id}/updates': '201',
     'POST /status/{slug}': '303',
     'DELETE /api/v1/maintenance-windows/{id}': '204',
+    'POST /api/v1/locations': '201',
+    'DELETE /api/v1/locations/{code}': '204',
   }
   const tagNames = new Set((current.tags ?? []).map((tag) => tag.name))
   const ids = new Set<string>()
@@ -185,6 +193,10 @@ t.test('every operation is documented: id, summary, tag, its success and its err
       // The document itself: no key, no rate limit.
       t.same(op.security, [], `${name}: no key needed`)
       t.same(statuses, ['200', '400'], `${name}: answers 200 (400: a malformed request)`)
+    } else if (path.startsWith('/api/v1/agent/')) {
+      // An agent's route: its location's agent token, not an API key; never a 403 (a token is its location's, whole).
+      t.same(op.security, [{ agentToken: [] }], `${name}: the agent token`)
+      t.same(statuses.sort(), ['200', '400', '401', '413', '415', '429', '500', '503'], `${name}: its statuses`)
     } else if (path.startsWith('/api/v1/')) {
       // Routes behind the key: unauthorized, rate limited, crashed and unavailable are all possible.
       for (const status of ['401', '429', '500', '503']) t.ok(statuses.includes(status), `${name}: declares ${status}`)
@@ -216,20 +228,21 @@ t.test('every operation is documented: id, summary, tag, its success and its err
       t.same(op.security, [], `${name}: no key needed`)
       t.same(statuses.sort(), ['200', '400', '503'], `${name}: answers 200 or 503`)
     }
-    const bodyWrites = path.startsWith('/api/') && (name.startsWith('POST') || name.startsWith('PATCH'))
+    const bodyWrites = path.startsWith('/api/') && !path.startsWith('/api/v1/agent/') && (name.startsWith('POST') || name.startsWith('PATCH'))
     if (bodyWrites) {
       for (const status of ['400', '403', '413', '415']) t.ok(statuses.includes(status), `${name}: declares ${status}`)
     }
   }
   t.same(current.security, [{ bearerAuth: [] }])
   t.match(current.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer' })
+  t.match(current.components?.securitySchemes?.agentToken, { type: 'http', scheme: 'bearer' })
   t.same(Object.keys(current.components?.schemas ?? {}).sort(), [
-    'AcceptInvitationRequest', 'AcknowledgeIncidentRequest', 'ApiError', 'AuditEvent', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor',
-    'CreateEmailChannel', 'CreateHeartbeatMonitor', 'CreateIncidentNoteRequest', 'CreateInvitationRequest', 'CreateMaintenanceWindowRequest',
+    'AcceptInvitationRequest', 'AcknowledgeIncidentRequest', 'AgentHello', 'AgentHelloRequest', 'ApiError', 'AuditEvent', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor',
+    'CreateEmailChannel', 'CreateHeartbeatMonitor', 'CreateIncidentNoteRequest', 'CreateInvitationRequest', 'CreateLocationRequest', 'CreateMaintenanceWindowRequest',
     'CreateMonitorRequest', 'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor',
     'CreateSlackChannel', 'CreateStatusPageComponentRequest', 'CreateStatusPageRequest', 'CreateStatusReportRequest', 'CreateTcpMonitor',
     'CreateTeamsChannel', 'CreateTelegramChannel', 'CreateWebhookChannel', 'CreatedInvitation', 'Delivery', 'DeliveryDetail', 'Incident',
-    'IncidentDetail', 'IncidentNote', 'Invitation', 'MaintenanceWindow', 'Member', 'Monitor', 'MonitorListItem', 'NotificationChannel',
+    'IncidentDetail', 'IncidentNote', 'Invitation', 'Location', 'LocationWithToken', 'MaintenanceWindow', 'Member', 'Monitor', 'MonitorListItem', 'NotificationChannel',
     'NotificationChannelWithSecret', 'NotificationEvent', 'Organization', 'PostStatusReportUpdateRequest', 'StartMaintenanceRequest', 'StatusPage',
     'StatusPageComponent', 'StatusReport', 'StatusReportDraft', 'StatusReportUpdate', 'SubscribeRequest', 'UpdateMaintenanceWindowRequest', 'UpdateMemberRequest',
     'UpdateMonitorRequest', 'UpdateNotificationChannelRequest', 'UpdateOrganizationRequest', 'UpdateStatusPageComponentRequest',
@@ -260,6 +273,8 @@ t.test('for SDK generators: servers, named request bodies, every response header
     'POST /api/v1/maintenance-windows': 'CreateMaintenanceWindowRequest',
     'PATCH /api/v1/maintenance-windows/{id}': 'UpdateMaintenanceWindowRequest',
     'POST /api/v1/maintenance-windows/{id}/start': 'StartMaintenanceRequest',
+    'POST /api/v1/locations': 'CreateLocationRequest',
+    'POST /api/v1/agent/hello': 'AgentHelloRequest',
     'POST /status/{slug}/subscribe': 'SubscribeRequest',
     'POST /api/v1/status-pages': 'CreateStatusPageRequest',
     'PATCH /api/v1/status-pages/{id}': 'UpdateStatusPageRequest',

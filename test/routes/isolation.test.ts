@@ -3,7 +3,7 @@
 import t from 'tap'
 import { eq, sql } from 'drizzle-orm'
 import { rowsOf } from '../../src/db/client.ts'
-import { apiKeys, checks, incidents } from '../../src/db/schema.ts'
+import { apiKeys, checks, incidents, locations } from '../../src/db/schema.ts'
 import { insertChecks } from '../../src/repositories/checks.ts'
 import { openIncident } from '../../src/repositories/incidents.ts'
 import { enqueueEvent } from '../../src/repositories/notification-outbox.ts'
@@ -93,30 +93,38 @@ t.test('no response of any documented route carries a key, a key hash, a channel
     const report = (await request(app, write.auth, {
       method: 'POST', url: '/api/v1/status-reports', payload: { status_page_ids: [page.id], component_ids: [component.id], title: `${who}-report-title`, message: `${who}-report-message` },
     })).json().data
-    return { who, write, read, monitor, incident, channel: hook, delivery, window, page, component, report, channelSecrets: [botToken, hook.secret as string] }
+    const location = (await request(app, write.auth, {
+      method: 'POST', url: '/api/v1/locations', payload: { code: `${who}-${write.user.id.slice(0, 8)}`, name: `${who}-location-name` },
+    })).json().data
+    return { who, write, read, monitor, incident, channel: hook, delivery, window, page, component, report, location, channelSecrets: [botToken, hook.secret as string, location.agent_token as string] }
   }))
-  /** The id a route's path takes, of this person: their monitor's, incident's, webhook channel's, delivery's, maintenance window's, status page's or report's. */
+  /** The id a route's path takes, of this person: their monitor's, incident's, webhook channel's, delivery's, maintenance window's, status page's, report's or location's code. */
   const idOf = (path: string, p: typeof people[number]) =>
-    path.includes('/notification-channels/')
-      ? p.channel.id
-      : path.includes('/deliveries/')
-        ? p.delivery.id
-        : path.includes('/incidents/')
-          ? p.incident.id
-          : path.includes('/maintenance-windows/')
-            ? p.window.id
-            : path.includes('/status-pages/') ? p.page.id : path.includes('/status-reports/') ? p.report.id : p.monitor.id
+    path.includes('/locations/')
+      ? p.location.code
+      : path.includes('/notification-channels/')
+        ? p.channel.id
+        : path.includes('/deliveries/')
+          ? p.delivery.id
+          : path.includes('/incidents/')
+            ? p.incident.id
+            : path.includes('/maintenance-windows/')
+              ? p.window.id
+              : path.includes('/status-pages/') ? p.page.id : path.includes('/status-reports/') ? p.report.id : p.monitor.id
   // Everything that identifies a user's data, read from the database itself.
   const hashes = (await app.db.select({ hash: apiKeys.keyHash }).from(apiKeys)).map((row) => row.hash)
   t.equal(hashes.length, 4)
+  const tokenHashes = (await app.db.select({ hash: locations.tokenHash }).from(locations)).map((row) => row.hash!)
+  t.equal(tokenHashes.length, 2)
   const traces = async (p: typeof people[number]) => [
     p.monitor.id, p.monitor.name, p.monitor.url, p.write.user.id, p.write.user.email, `${p.who}-check-error`, `${p.who}-incident-cause`,
     p.channel.id, `${p.who}-channel-name`, `${p.who}-hook-path`, `${p.who}-telegram`, p.delivery.id, p.window.id, `${p.who}-window-title`,
     p.page.id, p.page.slug, `${p.who}-page-title`, p.component.id, `${p.who}-component-name`, p.report.id, `${p.who}-report-title`, `${p.who}-report-message`,
+    p.location.code, `${p.who}-location-name`,
     ...(await app.db.select({ id: checks.id }).from(checks).where(eq(checks.monitorId, p.monitor.id))).map((row) => row.id),
     ...(await app.db.select({ id: incidents.id }).from(incidents).where(eq(incidents.monitorId, p.monitor.id))).map((row) => row.id),
   ]
-  const secrets = [...hashes, ...people.flatMap((p) => [p.write.key, p.read.key, ...p.channelSecrets])]
+  const secrets = [...hashes, ...tokenHashes, ...people.flatMap((p) => [p.write.key, p.read.key, ...p.channelSecrets])]
 
   const doc = (await app.inject({ url: '/api/v1/openapi.json' })).json()
   const routes = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
@@ -140,11 +148,13 @@ t.test('no response of any documented route carries a key, a key hash, a channel
               ? (method === 'PATCH' ? { title: 'stolen' } : {})
               : STATUS_BODIES[`${method} ${path}`] ?? (method === 'POST' ? { name: 'probe', url: 'https://example.com' } : method === 'PATCH' ? { name: 'stolen', is_active: false } : undefined)
           const componentId = (own ? caller : other).component.id
-          const res = await app.inject({ method: method as 'GET', url: path.replace('{id}', id).replace('{component_id}', componentId), headers: auth, ...(payload ? { payload } : {}) })
+          const res = await app.inject({
+            method: method as 'GET', url: path.replace('{id}', id).replace('{code}', id).replace('{component_id}', componentId), headers: auth, ...(payload ? { payload } : {}),
+          })
           scanned++
           const where = `${method} ${path} by ${caller.who} on ${own ? 'own' : 'other'} monitor -> ${res.statusCode}`
           for (const text of [...secrets, ...foreign]) if (res.body.includes(text)) leaks.push(`${where} contains ${text}`)
-          if (!own && path.includes('{id}') && Object.keys(auth).length > 0 && (method === 'GET' || auth === caller.write.auth) && res.statusCode !== 404) {
+          if (!own && /\{(id|code)\}/.test(path) && Object.keys(auth).length > 0 && (method === 'GET' || auth === caller.write.auth) && res.statusCode !== 404) {
             notFound.push(where)
           }
         }

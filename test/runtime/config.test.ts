@@ -14,6 +14,7 @@ const DEFAULTS = {
   LOG_LEVEL: 'info',
   ALLOW_PRIVATE_TARGETS: false,
   CHECKER: 'on',
+  CHECKER_LOCATION: 'default',
   CHECK_CONCURRENCY: 200,
   DELIVERY_CONCURRENCY: 100,
   DELIVERY_OWNER_SHARE: 25,
@@ -72,6 +73,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     LOG_LEVEL: 'debug',
     ALLOW_PRIVATE_TARGETS: 'true',
     CHECKER: 'off',
+    CHECKER_LOCATION: 'eu-west-2',
     CHECK_CONCURRENCY: '50',
     DELIVERY_CONCURRENCY: '20',
     DELIVERY_OWNER_SHARE: '50',
@@ -116,6 +118,7 @@ t.test('every variable is read and converted to its type', async (t) => {
     LOG_LEVEL: 'debug',
     ALLOW_PRIVATE_TARGETS: true,
     CHECKER: 'off',
+    CHECKER_LOCATION: 'eu-west-2',
     CHECK_CONCURRENCY: 50,
     DELIVERY_CONCURRENCY: 20,
     DELIVERY_OWNER_SHARE: 50,
@@ -161,6 +164,13 @@ t.test('DNS_SERVERS: IP addresses with an optional port, comma-separated; unset:
     ['1.1.1.1', '9.9.9.9:5353', '[2620:fe::fe]:53', '2620:fe::9'])
   for (const value of ['dns.google', 'dns.google:53', '1.1.1.1,,9.9.9.9', '1.1.1.1:0', '1.1.1.1:65536', '[1.1.1.1]:53', '2620:fe::fe:53x', '1.1.1']) {
     t.match(configError({ DNS_SERVERS: value }), /^Invalid configuration:\n {2}DNS_SERVERS=.*: expected IP addresses with an optional port/, value)
+  }
+})
+
+t.test('CHECKER_LOCATION: a location code, 2-32 lowercase letters, digits and hyphens', async (t) => {
+  t.equal(loadConfig({ CHECKER_LOCATION: 'fra-1' }).CHECKER_LOCATION, 'fra-1')
+  for (const value of ['x', 'Frankfurt', 'fra_1', '-fra', 'fra-', 'a'.repeat(33)]) {
+    t.match(configError({ CHECKER_LOCATION: value }), /^Invalid configuration:\n {2}CHECKER_LOCATION=/, value)
   }
 })
 

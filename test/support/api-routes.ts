@@ -13,8 +13,13 @@ import { makeMonitor, type makeUser, request, testAudit, type Teardown } from '.
 import { dnsServer, type ZoneEntry } from './dns-server.ts'
 import { routeTable, type Route } from './route-table.ts'
 
-// The API routes that need no key; every other route under /api/v1 needs one.
-export const PUBLIC = new Set(['GET /api/v1/openapi.json', 'HEAD /api/v1/openapi.json'])
+// The API routes that need no key; every other route under /api/v1 needs one, but the agents'.
+const PUBLIC = new Set(['GET /api/v1/openapi.json', 'HEAD /api/v1/openapi.json'])
+// The agents' routes take a location's agent token, never an API key (test/locations/locations.test.ts).
+const AGENT_PATHS = '/api/v1/agent/'
+
+/** Whether a route (`METHOD /path`) under /api/v1 takes an API key: not the document, not the agents' routes. */
+export const needsKey = (route: string): boolean => !PUBLIC.has(route) && !route.includes(` ${AGENT_PATHS}`)
 
 export type OpenApi = {
   paths: Record<string, Record<string, { 'x-required-role'?: string, requestBody?: { content: Record<string, { example?: unknown }> } }>>
@@ -44,6 +49,8 @@ export async function bodyFor (app: FastifyInstance, doc: OpenApi, route: Route,
   }
   // A slug is the server's once, and a report or component names things of the owner's.
   if (route.method === 'POST' && route.path === '/api/v1/status-pages') return { slug: `page-${++members}-${Date.now()}`, title: 'Status' }
+  // A location's code is the organization's once.
+  if (route.method === 'POST' && route.path === '/api/v1/locations') return { code: `loc-${++members}-${Date.now()}`, name: 'Office' }
   if (route.method === 'POST' && route.path === '/api/v1/status-pages/:id/components') return { name: 'Web', manual_status: 'operational' }
   if (route.method === 'POST' && route.path === '/api/v1/status-reports') {
     return { status_page_ids: [(await makeStatusPage(app, owner)).pageId], title: 'Errors', message: 'Looking into it.' }
@@ -80,7 +87,7 @@ export function urlOf (route: Route, target: string): string {
 
 /** The routes under /api/v1 that need a key. */
 export const keyedRoutes = (app: FastifyInstance): Route[] =>
-  routeTable(app).filter((r) => r.path.startsWith('/api/v1/') && !PUBLIC.has(`${r.method} ${r.path}`))
+  routeTable(app).filter((r) => r.path.startsWith('/api/v1/') && needsKey(`${r.method} ${r.path}`))
 
 /** The routes in their order, but DELETE /organization, which takes everything with it, last. */
 export const deletingTheOrganizationLast = (routes: Route[]): Route[] =>
@@ -92,8 +99,8 @@ let members = 0
 /**
  * A fresh resource of the owner's organization for a route's `:id`, by the resource the path names: a monitor, an
  * open incident, an active maintenance window, a status page with a component (both ids, for a component's routes; with
- * a custom domain whose TXT record is published, to verify) or a report, a notification channel (sending to a local
- * receiver), a delivery, an invitation or a member (a viewer, also for the paths without one); made with data for every
+ * a custom domain whose TXT record is published, to verify) or a report, an agent location (its code), a notification
+ * channel (sending to a local receiver), a delivery, an invitation or a member (a viewer, also for the paths without one); made with data for every
  * read to return.
  */
 export async function makeTarget (app: FastifyInstance, owner: Owner, route: Route, receiverUrl: string): Promise<string> {
@@ -128,6 +135,11 @@ export async function makeTarget (app: FastifyInstance, owner: Owner, route: Rou
   }
   // A change, so that the log has an event to read.
   if (route.path === '/api/v1/audit-events') return (await makeMonitor(app, owner.auth)).id
+  if (route.path.startsWith('/api/v1/locations')) {
+    const code = `loc-${++members}-${Date.now()}`
+    await request(app, owner.auth, { method: 'POST', url: '/api/v1/locations', payload: { code, name: 'Office' } })
+    return code
+  }
   if (route.path.startsWith('/api/v1/organization/invitations')) {
     const { invitation } = await inviteMember(app.db, { orgId: owner.orgId, role: 'owner', userId: owner.user.id, audit: testAudit }, { email: `invited${++members}@example.com`, role: 'viewer' }, new Date())
     return invitation.id
@@ -150,7 +162,7 @@ export async function makeTarget (app: FastifyInstance, owner: Owner, route: Rou
   return rowsOf<{ id: string }>(await app.db.execute(sql`select id from notification_deliveries where event_id = ${eventId}`))[0].id
 }
 
-/** Everything of the owner's organization a route could change: monitors, incidents and notes, channels, maintenance windows, status pages and reports, deliveries, the organization, members. */
+/** Everything of the owner's organization a route could change: monitors, incidents and notes, channels, maintenance windows, status pages and reports, deliveries, locations, the organization, members. */
 export async function organizationState (app: FastifyInstance, orgId: string): Promise<string> {
   const rows = await Promise.all([
     sql`select * from monitors where org_id = ${orgId} order by id`,
@@ -163,6 +175,7 @@ export async function organizationState (app: FastifyInstance, orgId: string): P
     sql`select * from status_reports where org_id = ${orgId} order by id`,
     sql`select u.* from status_report_updates u join status_reports r on r.id = u.report_id where r.org_id = ${orgId} order by u.id`,
     sql`select d.* from notification_deliveries d join notification_channels c on c.id = d.channel_id where c.org_id = ${orgId} order by d.id`,
+    sql`select * from locations where org_id = ${orgId} order by id`,
     sql`select * from organizations where id = ${orgId}`,
     sql`select * from memberships where org_id = ${orgId} order by user_id`,
     sql`select * from invitations where org_id = ${orgId} order by id`,

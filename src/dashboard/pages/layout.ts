@@ -32,7 +32,7 @@ function organizationSwitcher (context: PageContext): SafeHtml | '' {
 <button type="submit" class="link">Switch</button> <span class="who">(${current.role})</span></form>`
 }
 
-export type Section = 'monitors' | 'maintenance' | 'status-pages' | 'settings' | null
+export type Section = 'monitors' | 'maintenance' | 'status-pages' | 'locations' | 'settings' | null
 
 /** Messages shown after a redirect, chosen by a fixed code so that no text comes from the URL. */
 const NOTICES: Record<string, string> = {
@@ -68,6 +68,8 @@ const NOTICES: Record<string, string> = {
   'report-updated': 'Update posted: the report\'s pages show it.',
   'report-deleted': 'Report deleted from every page.',
   'delivery-retried': 'The delivery is due again: it is sent within seconds.',
+  'location-deleted': 'Location deleted: its agent\'s token is refused from now on.',
+  'location-builtin': 'That location is built in: it belongs to the checker processes started with its code, and cannot be deleted.',
   'member-saved': 'Role saved: the member\'s keys act with it from their next request.',
   'member-removed': 'Member removed, with the keys they made here.',
   'invitation-revoked': 'Invitation revoked: its link no longer works.',
@@ -124,6 +126,7 @@ ${context.email && html`<nav aria-label="Main"><ul>
 ${navLink('/', 'Monitors', section === 'monitors')}
 ${navLink('/maintenance', 'Maintenance', section === 'maintenance')}
 ${navLink('/status-pages', 'Status pages', section === 'status-pages')}
+${navLink('/locations', 'Locations', section === 'locations')}
 ${navLink('/settings/api-keys', 'Settings', section === 'settings')}
 </ul></nav>
 ${organizationSwitcher(context)}

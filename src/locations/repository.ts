@@ -1,0 +1,67 @@
+// Location rows: the built-in ones and an organization's agents, an agent found by its token's hash, a checker's
+// built-in row kept alive. It reads and writes; the rules are the service's.
+import { and, asc, desc, eq, isNull, or, sql } from 'drizzle-orm'
+import type { Database } from '../db/client.ts'
+import { locations } from '../db/schema.ts'
+
+export type LocationRow = typeof locations.$inferSelect
+type LocationInsert = typeof locations.$inferInsert
+
+const visibleTo = (orgId: string) => or(isNull(locations.orgId), eq(locations.orgId, orgId))
+
+/** The built-in locations, then the organization's agent locations, each by code. */
+export async function listLocations (db: Database, orgId: string): Promise<LocationRow[]> {
+  return db.select().from(locations).where(visibleTo(orgId)).orderBy(desc(isNull(locations.orgId)), asc(locations.code))
+}
+
+/** The location `code` names for the organization: its own agent location first, else a built-in one. */
+export async function findLocation (db: Database, orgId: string, code: string, lock?: 'lock'): Promise<LocationRow | undefined> {
+  const query = db.select().from(locations).where(and(visibleTo(orgId), eq(locations.code, code)))
+    .orderBy(asc(isNull(locations.orgId))).limit(1)
+  const [row] = lock ? await query.for('update') : await query
+  return row
+}
+
+export async function builtinExists (db: Database, code: string): Promise<boolean> {
+  const [row] = await db.select({ id: locations.id }).from(locations).where(and(isNull(locations.orgId), eq(locations.code, code)))
+  return row !== undefined
+}
+
+/** Inserts an agent location; undefined when the organization has one of that code already. */
+export async function insertAgentLocation (tx: Database, values: Omit<LocationInsert, 'kind'>): Promise<LocationRow | undefined> {
+  const [row] = await tx.insert(locations).values({ ...values, kind: 'agent' }).onConflictDoNothing().returning()
+  return row
+}
+
+export async function setToken (tx: Database, id: string, token: { tokenHash: string, tokenPrefix: string }): Promise<LocationRow> {
+  const [row] = await tx.update(locations).set(token).where(eq(locations.id, id)).returning()
+  return row
+}
+
+export async function deleteLocation (tx: Database, id: string): Promise<void> {
+  await tx.delete(locations).where(eq(locations.id, id))
+}
+
+/** The agent location whose token hashes to `tokenHash`: no cache, so a rotated or deleted token finds nothing at once. */
+export async function findAgentByTokenHash (db: Database, tokenHash: string): Promise<LocationRow | undefined> {
+  const [row] = await db.select().from(locations).where(and(eq(locations.tokenHash, tokenHash), eq(locations.kind, 'agent')))
+  return row
+}
+
+/** Records an agent's sign of life and the version it runs, while `tokenHash` is still its token's. */
+export async function recordAgentSeen (db: Database, tokenHash: string, seen: { at: Date, version: string }): Promise<LocationRow | undefined> {
+  const [row] = await db.update(locations).set({ lastSeenAt: seen.at, version: seen.version })
+    .where(and(eq(locations.tokenHash, tokenHash), eq(locations.kind, 'agent'))).returning()
+  return row
+}
+
+/** A checker's built-in location made, or told alive with its version: one statement, whichever process comes first. */
+export async function upsertBuiltin (db: Database, code: string, seen: { at: Date, version: string }): Promise<void> {
+  await db.insert(locations).values({ code, name: code, kind: 'builtin', lastSeenAt: seen.at, version: seen.version })
+    .onConflictDoUpdate({
+      target: locations.code,
+      targetWhere: sql`${locations.orgId} is null`,
+      // A process whose clock lags another's never moves the time back.
+      set: { lastSeenAt: sql`greatest(${locations.lastSeenAt}, excluded.last_seen_at)`, version: seen.version },
+    })
+}

@@ -1,0 +1,96 @@
+// The rules of locations (api-contract section 17): an organization makes, deletes and re-keys its agent locations,
+// each change audited in its transaction; built-in ones are the installation's and are left alone. An agent is known
+// by its token alone, looked up on every request, so a rotation or a deletion locks it out at once.
+import { recordChange } from '../audit/service.ts'
+import { generateAgentToken, hashApiKey, isWellFormedAgentToken, keyPrefix } from '../auth/keys.ts'
+import { atomically, type Database } from '../db/client.ts'
+import type { AuditContext } from '../domain/audit.ts'
+import { ConflictError } from '../domain/errors.ts'
+import type { AuditAction } from '../domain/vocabulary.ts'
+import {
+  builtinExists, deleteLocation, findAgentByTokenHash, findLocation, insertAgentLocation, recordAgentSeen, setToken, type LocationRow,
+} from './repository.ts'
+import type { NewLocation } from './schema.ts'
+
+/** Who changes the organization's locations, as the audit log names them. */
+export interface LocationAdmin { orgId: string, audit: AuditContext }
+
+/** The code is taken: by one of the organization's locations, or by a built-in one. */
+class LocationCodeTakenError extends ConflictError {}
+/** A built-in location is the installation's: it has no token, and it goes only with its checkers. */
+export class BuiltinLocationError extends ConflictError {}
+
+const AUDITED = ['code', 'name', 'kind', 'token_prefix'] as const
+const audited = (row: LocationRow) => ({ code: row.code, name: row.name, kind: row.kind, token_prefix: row.tokenPrefix })
+
+const newToken = () => {
+  const token = generateAgentToken()
+  return { token, stored: { tokenHash: hashApiKey(token), tokenPrefix: keyPrefix(token) } }
+}
+
+/** Makes an agent location of the organization; its token is returned this once. */
+export async function createAgentLocation (db: Database, who: LocationAdmin, input: NewLocation, now: Date): Promise<{ row: LocationRow, token: string }> {
+  if (await builtinExists(db, input.code)) {
+    throw new LocationCodeTakenError(`${input.code} is the code of a built-in location: choose another`)
+  }
+  const { token, stored } = newToken()
+  return atomically(db, async (tx) => {
+    const row = await insertAgentLocation(tx, { orgId: who.orgId, code: input.code, name: input.name, ...stored, createdAt: now })
+    if (!row) throw new LocationCodeTakenError(`The organization has a location ${input.code} already: choose another code`)
+    await audit(tx, who, 'location.created', null, row, now)
+    return { row, token }
+  })
+}
+
+/** The organization's agent location `code`, locked; undefined when it has none; a built-in one is refused. */
+async function lockAgentLocation (tx: Database, who: LocationAdmin, code: string, refusal: string): Promise<LocationRow | undefined> {
+  const row = await findLocation(tx, who.orgId, code, 'lock')
+  if (row?.kind === 'builtin') throw new BuiltinLocationError(`${code} is a built-in location (a checker process started with CHECKER_LOCATION=${code}): ${refusal}`)
+  return row
+}
+
+/** Deletes an agent location: its token is refused from the next request on. False when the organization has none of that code. */
+export async function removeAgentLocation (db: Database, who: LocationAdmin, code: string, now: Date): Promise<boolean> {
+  return atomically(db, async (tx) => {
+    const row = await lockAgentLocation(tx, who, code, 'it cannot be deleted')
+    if (!row) return false
+    await deleteLocation(tx, row.id)
+    await audit(tx, who, 'location.deleted', row, null, now)
+    return true
+  })
+}
+
+/** Gives an agent location a new token, returned this once; the old one is refused from the next request on. */
+export async function rotateAgentToken (db: Database, who: LocationAdmin, code: string, now: Date): Promise<{ row: LocationRow, token: string } | undefined> {
+  const { token, stored } = newToken()
+  return atomically(db, async (tx) => {
+    const before = await lockAgentLocation(tx, who, code, 'it has no agent token')
+    if (!before) return undefined
+    const row = await setToken(tx, before.id, stored)
+    await audit(tx, who, 'location.token_rotated', before, row, now)
+    return { row, token }
+  })
+}
+
+/** The agent location of a Bearer token; a token of another form (an API key) is nobody's, without a query. */
+export async function agentOfToken (db: Database, token: string | undefined): Promise<LocationRow | undefined> {
+  if (token === undefined || !isWellFormedAgentToken(token)) return undefined
+  return findAgentByTokenHash(db, hashApiKey(token))
+}
+
+/** An agent's hello: its sign of life and version recorded; undefined when its token was rotated or deleted meanwhile. */
+export async function greetAgent (db: Database, agent: LocationRow, version: string, now: Date): Promise<LocationRow | undefined> {
+  return agent.tokenHash === null ? undefined : recordAgentSeen(db, agent.tokenHash, { at: now, version })
+}
+
+async function audit (tx: Database, who: LocationAdmin, action: AuditAction, before: LocationRow | null, after: LocationRow | null, now: Date): Promise<void> {
+  await recordChange(tx, who.audit, {
+    orgId: who.orgId,
+    action,
+    entityId: (after ?? before)!.id,
+    before: before && audited(before),
+    after: after && audited(after),
+    fields: AUDITED,
+    at: now,
+  })
+}
