@@ -1,6 +1,7 @@
 // Test helpers: an app on a fresh database per test file (PGlite, or PostgreSQL when DATABASE_URL is set),
 // small factories for users, keys and monitors, Pingward child processes, temp dirs and waiting for a state.
 // (Local target servers and free ports: test/support/target-server.ts.)
+import { connect } from 'node:net'
 import { systemAudit } from '../src/domain/audit.ts'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -233,5 +234,15 @@ export function runCli (args: string[], vars: Record<string, string>, input?: st
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
     child.stdin.end(input ?? '')
+  })
+}
+
+/** Whether a Redis server answers at `url` (a TCP connect within a second): tests that need one skip, naming it, when not. */
+export function redisReachable (url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve) => {
+    const socket = connect(Number(port || 6379), hostname)
+    socket.setTimeout(1000, () => { socket.destroy(); resolve(false) })
+    socket.on('connect', () => { socket.destroy(); resolve(true) }).on('error', () => resolve(false))
   })
 }

@@ -1,23 +1,13 @@
 // Two API processes on one PostgreSQL and one Redis: the rate limit is one budget across both, a key deleted (with the
 // CLI) is refused by both on their very next request, and a status page built by one is the other's copy.
 import { randomBytes } from 'node:crypto'
-import { connect } from 'node:net'
 import t, { type Test } from 'tap'
-import { runCli } from '../helper.ts'
+import { redisReachable, runCli } from '../helper.ts'
 import { firstKey, SKIP_WITHOUT_POSTGRES, startPingward, startPrivatePostgres } from './support.ts'
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
 
-function reachable (url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url)
-  return new Promise((resolve) => {
-    const socket = connect(Number(port || 6379), hostname)
-    socket.setTimeout(1000, () => { socket.destroy(); resolve(false) })
-    socket.on('connect', () => { socket.destroy(); resolve(true) }).on('error', () => resolve(false))
-  })
-}
-
-const skip = SKIP_WITHOUT_POSTGRES || (await reachable(REDIS_URL) ? false : `no Redis at ${REDIS_URL}`)
+const skip = SKIP_WITHOUT_POSTGRES || (await redisReachable(REDIS_URL) ? false : `no Redis at ${REDIS_URL}`)
 
 t.test('two API instances on one PostgreSQL and Redis', { skip }, async (t) => {
   const pg = await startPrivatePostgres(t)

@@ -2,25 +2,15 @@
 // change, the others adopt its copy with the same ETag; none adopts a copy older than a change it heard; while one
 // builds, the others answer with their last snapshot; without Redis each builds alone.
 import { randomBytes } from 'node:crypto'
-import { connect } from 'node:net'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import { RedisSnapshotStore } from '../../src/status-pages/shared-snapshots.ts'
 import { PageSnapshots, type ChangeSource, type Snapshot, type SnapshotSource } from '../../src/status-pages/snapshots.ts'
-import { buildTestApp, makeTeam, request, until } from '../helper.ts'
+import { buildTestApp, makeTeam, redisReachable, request, until } from '../helper.ts'
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
 
-function reachable (url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url)
-  return new Promise((resolve) => {
-    const socket = connect(Number(port || 6379), hostname)
-    socket.setTimeout(1000, () => { socket.destroy(); resolve(false) })
-    socket.on('connect', () => { socket.destroy(); resolve(true) }).on('error', () => resolve(false))
-  })
-}
-
-const skip = await reachable(REDIS_URL) ? false : `no Redis at ${REDIS_URL}`
+const skip = await redisReachable(REDIS_URL) ? false : `no Redis at ${REDIS_URL}`
 
 /** A change feed the test speaks for: what a process would hear from the database. */
 class Feed implements ChangeSource {
