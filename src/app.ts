@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './runtime/clock.ts'
 import { logSerializers } from './runtime/log-redaction.ts'
 import type { DatabaseHandle } from './db/client.ts'
 import { createValidatorCompiler, schemaErrorFormatter } from './http/validation.ts'
+import { createSerializerCompiler } from './http/serialization.ts'
 import { OneLineRequestLog } from './http/request-log.ts'
 import { useJsonBodyParser } from './http/json-body.ts'
 import { trustProxyOption } from './http/trust-proxy.ts'
@@ -122,6 +123,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
   const customDomains = new CustomDomainHosts(config.PUBLIC_URL)
   app.addConstraintStrategy(customDomains.strategy)
   app.setValidatorCompiler(createValidatorCompiler(SHARED_SCHEMAS))
+  app.setSerializerCompiler(createSerializerCompiler(SHARED_SCHEMAS))
   // Only JSON bodies are accepted: anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain')
   useJsonBodyParser(app)
