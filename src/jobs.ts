@@ -15,6 +15,9 @@ import { startLocationPresence } from './locations/presence.ts'
 import { startDomainChecks } from './status-pages/domains.ts'
 import { startSubscriberMailer } from './status-pages/mailer.ts'
 
+/** The connections the jobs of one process use (on PostgreSQL): enough for the checker's group commits and the rest. */
+export const jobsPoolSize = (checkConcurrency: number) => Math.min(20, Math.max(4, Math.ceil(checkConcurrency / 10)))
+
 export function startJobs (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock, metrics?: Metrics }) {
   const { config, db, log, metrics } = options
   const clock = options.clock ?? systemClock

@@ -8,7 +8,8 @@ import { runMain } from './runtime/run-main.ts'
 import { openMigratedDatabase } from './db/migrate.ts'
 import type { Database } from './db/client.ts'
 import { TIGHTENED_MESSAGE } from './db/data-dir-modes.ts'
-import { startJobs } from './jobs.ts'
+import { jobsPoolSize, startJobs } from './jobs.ts'
+import { startJobsThread } from './runtime/jobs-thread.ts'
 import { batchedLogStream, type LogStream } from './http/log-stream.ts'
 import { startAdminSocket } from './cli/admin-socket.ts'
 
@@ -24,7 +25,7 @@ async function main (): Promise<void> {
     ? await startAdminSocket({ dataDir: config.DATA_DIR, db: app.db, log: app.log })
     : undefined
 
-  let jobs: ReturnType<typeof startJobs> | undefined
+  let jobs: { stop: () => Promise<void> } | undefined
   const started: { firstUser?: Promise<void> } = {}
   let stopping = false
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
@@ -47,8 +48,13 @@ async function main (): Promise<void> {
   // Checked in the same turn as the assignments below: a stop either finds them or they never happen.
   if (stopping) return
   const { port } = app.server.address() as AddressInfo
-  // The jobs start after listen: its first claims after a restart would otherwise hold up Fastify's ready().
-  if (config.CHECKER === 'on') jobs = startJobs({ config, db: app.db, log: app.log, metrics: app.metrics })
+  // The jobs start after listen: its first claims after a restart would otherwise hold up Fastify's ready(). On
+  // PostgreSQL they run on a thread of their own; the embedded database has one connection, this thread's.
+  if (config.CHECKER === 'on') {
+    jobs = database.kind === 'postgres'
+      ? startJobsThread({ log: app.log, metrics: app.metrics, poolSize: jobsPoolSize(config.CHECK_CONCURRENCY) })
+      : startJobs({ config, db: app.db, log: app.log, metrics: app.metrics })
+  }
   // After listen: the banner shows the real port, and a failed listen does not use up the one-time key.
   started.firstUser = announceFirstUser(app.db, config.ADMIN_EMAIL, baseUrlOf(config.HOST, port), logs)
   await started.firstUser

@@ -6,14 +6,14 @@ import { loadConfig } from './runtime/config.ts'
 import { runMain } from './runtime/run-main.ts'
 import { openMigratedDatabase } from './db/migrate.ts'
 import { TIGHTENED_MESSAGE } from './db/data-dir-modes.ts'
-import { startJobs } from './jobs.ts'
+import { jobsPoolSize, startJobs } from './jobs.ts'
 import { createMetrics } from './runtime/metrics.ts'
 import { serveMetrics, type MetricsServer } from './runtime/metrics-server.ts'
 
 async function main (): Promise<void> {
   const config = loadConfig()
   const log = pino({ level: config.LOG_LEVEL, base: { role: 'worker', pid: process.pid }, serializers: logSerializers })
-  const database = await openMigratedDatabase({ ...config, poolSize: Math.min(20, Math.max(4, Math.ceil(config.CHECK_CONCURRENCY / 10))) })
+  const database = await openMigratedDatabase({ ...config, poolSize: jobsPoolSize(config.CHECK_CONCURRENCY) })
   if (database.tightened) log.warn(database.tightened, TIGHTENED_MESSAGE)
   // The handler goes first, so that an early signal closes the database instead of killing the process.
   const running: { jobs?: ReturnType<typeof startJobs>, metrics?: MetricsServer } = {}

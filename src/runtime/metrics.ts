@@ -1,7 +1,7 @@
 // The process's Prometheus metrics (prom-client), on a registry of its own: what the checker, the claiming
 // loops, the delivery worker and the HTTP edge report, and the counts read from the database at scrape time.
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { Counter, Gauge, Histogram, MetricObjectWithValues, MetricValue, Registry } from 'prom-client'
 import type { PoolUse } from '../db/client.ts'
 import { DELIVERY_STATUSES, MONITOR_STATUSES, type DeliveryStatus } from '../domain/vocabulary.ts'
 
@@ -15,7 +15,12 @@ export interface MetricsSources {
   statusCounts?: () => Promise<StatusCounts>
   /** A scrape whose status counts could not be read still answers, without them; this hears why. */
   onStatusCountsError?: (err: unknown) => void
+  /** Node's own metrics (CPU, memory, event loop); false on a second thread, whose process the first one reports. */
+  runtime?: boolean
 }
+
+/** One registry's metrics as prom-client hands them from thread to thread. */
+export type MetricsSnapshot = Array<MetricObjectWithValues<MetricValue<string>>>
 
 const CHECK_OUTCOMES = ['up', 'degraded', 'down'] as const
 export type CheckOutcome = typeof CHECK_OUTCOMES[number]
@@ -42,9 +47,12 @@ export class Metrics {
   private readonly pool: { size: Gauge, inUse: Gauge, waiting: Gauge }
 
   private readonly sources: MetricsSources
+  private readonly prom: typeof import('prom-client')
+  private readonly peers: Array<() => Promise<MetricsSnapshot | undefined>> = []
 
   constructor (prom: typeof import('prom-client'), sources: MetricsSources) {
     this.sources = sources
+    this.prom = prom
     const registry = this.registry = new prom.Registry()
     this.contentType = registry.contentType
     const registers = [registry]
@@ -79,11 +87,31 @@ export class Metrics {
     for (const outcome of CHECK_OUTCOMES) this.checks.inc({ outcome }, 0)
     for (const result of ['delivered', 'failed', 'dead']) this.attempts.inc({ result }, 0)
     if (sources.http) for (const source of ['database', 'shared']) this.statusSnapshots.inc({ source }, 0)
+    if (sources.runtime === false) return
     prom.collectDefaultMetrics({ register: registry })
     // prom-client names these gauges like counters, which Prometheus's own linter (promtool) refuses.
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
       registry.removeSingleMetric(name)
     }
+  }
+
+  /** Another thread's instruments, summed into this one's scrape; undefined: that thread is gone. */
+  addPeer (snapshot: () => Promise<MetricsSnapshot | undefined>): void {
+    this.peers.push(snapshot)
+  }
+
+  /** This registry's metrics, for a peer's scrape. */
+  async snapshot (): Promise<MetricsSnapshot> {
+    this.readPool()
+    return this.registry.getMetricsAsJSON()
+  }
+
+  private readPool (): void {
+    const use = this.sources.pool?.()
+    if (!use) return
+    this.pool.size.set(use.size)
+    this.pool.inUse.set(use.inUse)
+    this.pool.waiting.set(use.waiting)
   }
 
   check (outcome: CheckOutcome, durationMs: number, latenessMs: number): void {
@@ -111,13 +139,8 @@ export class Metrics {
   }
 
   async render (): Promise<string> {
-    const { pool, statusCounts } = this.sources
-    if (pool) {
-      const use = pool()
-      this.pool.size.set(use.size)
-      this.pool.inUse.set(use.inUse)
-      this.pool.waiting.set(use.waiting)
-    }
+    const { statusCounts } = this.sources
+    this.readPool()
     if (statusCounts) {
       try {
         const counts = await statusCounts()
@@ -130,7 +153,10 @@ export class Metrics {
         this.sources.onStatusCountsError?.(err)
       }
     }
-    return this.registry.metrics()
+    if (this.peers.length === 0) return this.registry.metrics()
+    const peers = await Promise.all(this.peers.map((snapshot) => snapshot()))
+    const all = [await this.registry.getMetricsAsJSON(), ...peers.filter((peer) => peer !== undefined)]
+    return this.prom.AggregatorRegistry.aggregate(all).metrics()
   }
 
   close (): void {
