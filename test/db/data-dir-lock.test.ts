@@ -4,7 +4,9 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { DataDirLockedError, lockDataDir } from '../../src/db/data-dir-lock.ts'
-import { outputWaiter, spawnPingward, tempDir } from '../helper.ts'
+import { outputWaiter, spawnPingward, tempDir, usingPostgres } from '../helper.ts'
+
+const embeddedOnly = usingPostgres && 'PGlite\'s data directory alone: run once, on the embedded database'
 
 const LISTENING = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/
 
@@ -32,7 +34,7 @@ function startServer (t: { teardown: (fn: () => unknown) => void }, dataDir: str
   return { child, waitFor, exited }
 }
 
-t.test('after kill -9 the server restarts, whatever pid the lock file was left holding', async (t) => {
+t.test('after kill -9 the server restarts, whatever pid the lock file was left holding', { skip: embeddedOnly }, async (t) => {
   const dir = tempDir(t, 'pingward-lock-')
   const lockFile = join(dir, 'pingward.lock')
   // A live process that has nothing to do with Pingward, as when a crashed holder's pid has been reused.
@@ -66,7 +68,7 @@ t.test('after kill -9 the server restarts, whatever pid the lock file was left h
   release()
 })
 
-t.test('lockDataDir: one holder at a time, in this process too, and the pid in the file decides nothing', async (t) => {
+t.test('lockDataDir: one holder at a time, in this process too, and the pid in the file decides nothing', { skip: embeddedOnly }, async (t) => {
   const dir = join(tempDir(t, 'pingward-lock-'), 'nested', 'data')
   const lockFile = join(dir, 'pingward.lock')
 

@@ -6,7 +6,9 @@ import { chmodSync, copyFileSync, existsSync, lstatSync, readdirSync } from 'nod
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { childEnv, outputWaiter, tempDir, type Teardown } from '../helper.ts'
+import { childEnv, outputWaiter, tempDir, usingPostgres, type Teardown } from '../helper.ts'
+
+const embeddedOnly = usingPostgres && 'PGlite\'s data directory alone: run once, on the embedded database'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const LISTENING = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/
@@ -79,7 +81,7 @@ const parent = tempDir(t, 'pingward-modes-')
 chmodSync(parent, 0o755)
 const dataDir = join(parent, 'data')
 
-t.test('a server with umask 000 keeps DATA_DIR to its user: 0700 and 0600, nothing for another user to read', async (t) => {
+t.test('a server with umask 000 keeps DATA_DIR to its user: 0700 and 0600, nothing for another user to read', { skip: embeddedOnly }, async (t) => {
   const server = startServer(t, dataDir)
   const [, baseUrl] = await server.waitFor(LISTENING)
   const [, key] = await server.waitFor(KEY)
@@ -116,7 +118,7 @@ t.test('a server with umask 000 keeps DATA_DIR to its user: 0700 and 0600, nothi
   t.same(looseEntries(dataDir), [], 'and so after the stop, with what it wrote on the way out')
 })
 
-t.test('a DATA_DIR left with 0755 directories and 0666 files is tightened at start, in one log line', async (t) => {
+t.test('a DATA_DIR left with 0755 directories and 0666 files is tightened at start, in one log line', { skip: embeddedOnly }, async (t) => {
   for (const path of treeOf(dataDir)) chmodSync(path, lstatSync(path).isDirectory() ? 0o755 : 0o666)
   const loose = looseEntries(dataDir).length
   t.ok(loose > 100, `${loose} entries loosened`)
