@@ -91,10 +91,12 @@ t.test('double opt-in, each update and announcement to confirmed subscribers, on
   const starts = new Date(Date.now() + 86_400_000)
   await api('POST', '/maintenance-windows', { title: 'Database upgrade', starts_at: starts.toISOString(), ends_at: new Date(starts.getTime() + 3_600_000).toISOString(), monitor_ids: [monitor.id] })
   await api('POST', '/maintenance-windows', { title: 'Elsewhere', starts_at: starts.toISOString(), ends_at: new Date(starts.getTime() + 3_600_000).toISOString(), all_monitors: true })
-  t.equal(await announceWindows(app.db, new Date()), 2)
-  t.equal(await announceWindows(app.db, new Date()), 0, 'each window is announced once')
+  // The mailer's own pass (every 15 s) may announce one first: whoever does, each window is announced once.
+  await announceWindows(app.db, new Date())
+  t.equal(await announceWindows(app.db, new Date()), 0, 'every window is announced')
   await mailer.drain()
-  t.same(smtp.received.slice(-2).map((m) => m.mail.subject).sort(), ['[Maintenance] Database upgrade', '[Maintenance] Elsewhere'])
+  t.same(smtp.received.map((m) => m.mail.subject).filter((subject) => subject?.startsWith('[Maintenance]')).sort(),
+    ['[Maintenance] Database upgrade', '[Maintenance] Elsewhere'], 'one mail each')
 
   const oneClick = await app.inject({
     method: 'POST',
