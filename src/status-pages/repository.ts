@@ -193,10 +193,11 @@ export async function pageMonitors (db: Database, orgId: string, components: Com
     .where(and(eq(monitors.orgId, orgId), isNull(monitors.deletedAt), selectors ? undefined : inArray(monitors.id, ids)))
 }
 
-/** Per monitor and UTC day since `from`: tracked, down and maintenance milliseconds (today's from its built hours). */
-export async function dailyUptime (db: Database, monitorIds: string[], from: Date, today: Date): Promise<Array<{ monitorId: string, day: string, trackedMs: number, downtimeMs: number, maintenanceMs: number }>> {
-  if (monitorIds.length === 0) return []
-  return rowsOf<{ monitorId: string, day: string, trackedMs: number, downtimeMs: number, maintenanceMs: number }>(await db.execute(sql`
+type DayTotalsRow = { monitorId: string, day: string, trackedMs: number, downtimeMs: number, maintenanceMs: number }
+
+/** dailyUptime's statement: past days from the covering index of day rows alone (drizzle/0036_rollup_day_sums.sql). */
+export function dailyUptimeQuery (monitorIds: string[], from: Date, today: Date) {
+  return sql`
     select monitor_id as "monitorId", to_char(start at time zone 'UTC', 'YYYY-MM-DD') as day,
       sum(tracked_ms)::float8 as "trackedMs", sum(downtime_ms)::float8 as "downtimeMs", sum(maintenance_ms)::float8 as "maintenanceMs"
     from (
@@ -207,7 +208,13 @@ export async function dailyUptime (db: Database, monitorIds: string[], from: Dat
       select monitor_id, ${today.toISOString()}::timestamptz, tracked_ms, downtime_ms, maintenance_ms from monitor_rollups
       where granularity = 'hour' and monitor_id = any(${uuidArray(monitorIds)}) and start >= ${today.toISOString()}::timestamptz
     ) r
-    group by 1, 2`))
+    group by 1, 2`
+}
+
+/** Per monitor and UTC day since `from`: tracked, down and maintenance milliseconds (today's from its built hours). */
+export async function dailyUptime (db: Database, monitorIds: string[], from: Date, today: Date): Promise<DayTotalsRow[]> {
+  if (monitorIds.length === 0) return []
+  return rowsOf<DayTotalsRow>(await db.execute(dailyUptimeQuery(monitorIds, from, today)))
 }
 
 // Containment, which the GIN index of status_page_ids answers (`= any(...)` would scan every report).
