@@ -4,7 +4,9 @@ import { parentPort, workerData } from 'node:worker_threads'
 import pino from 'pino'
 import { logSerializers } from './runtime/log-redaction.ts'
 import { loadConfig } from './runtime/config.ts'
-import { openDatabase } from './db/client.ts'
+import { openDatabase, type DatabaseHandle } from './db/client.ts'
+import { isDatabaseUnavailable } from './db/unavailable.ts'
+import { pause } from './runtime/pause.ts'
 import { startJobs } from './jobs.ts'
 import { createMetrics } from './runtime/metrics.ts'
 import type { JobsThreadData, ToJobsThread, FromJobsThread } from './runtime/jobs-thread.ts'
@@ -14,8 +16,17 @@ async function main (): Promise<void> {
   const data = workerData as JobsThreadData
   const config = loadConfig()
   const log = pino({ level: config.LOG_LEVEL, base: { role: 'jobs', pid: process.pid }, serializers: logSerializers })
-  // Migrated by the main thread before it started this one.
-  const database = await openDatabase({ DATABASE_URL: config.DATABASE_URL, DATA_DIR: config.DATA_DIR, poolSize: data.poolSize })
+  // Migrated by the main thread before it started this one; it may be away by now (an outage), as for the jobs' loops.
+  let database: DatabaseHandle | undefined
+  for (let waitMs = 250; !database; waitMs = Math.min(2 * waitMs, 5000)) {
+    try {
+      database = await openDatabase({ DATABASE_URL: config.DATABASE_URL, DATA_DIR: config.DATA_DIR, poolSize: data.poolSize })
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err
+      log.warn({ err }, 'jobs: the database is unavailable, trying again')
+      await pause(waitMs)
+    }
+  }
   const metrics = data.metrics ? await createMetrics({ pool: () => database.poolUse(), runtime: false }) : undefined
   const jobs = startJobs({ config, db: database.db, log, metrics })
   const send = (message: FromJobsThread) => port.postMessage(message)
