@@ -39,9 +39,8 @@ function referencedSchemas (schema: object, byId: ReadonlyMap<string, FjsSchema>
  */
 export function createSerializerCompiler (shared: readonly TSchema[]) {
   const byId = new Map(shared.flatMap(schema => schema.$id === undefined ? [] : [[schema.$id, schema as unknown as FjsSchema] as const]))
-  let compiled = compiledBySharedSet.get(shared)
-  if (!compiled) compiledBySharedSet.set(shared, (compiled = new WeakMap()))
-  const cache = compiled
+  const cache = compiledBySharedSet.get(shared) ?? new WeakMap<object, Serialize>()
+  compiledBySharedSet.set(shared, cache)
   const compile = (schema: object): Serialize => {
     let serialize = cache.get(schema)
     if (!serialize) cache.set(schema, (serialize = fastJsonStringify(schema as unknown as FjsSchema, { schema: referencedSchemas(schema, byId) }) as Serialize))
