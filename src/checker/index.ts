@@ -26,6 +26,7 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
     prober: createProber({ allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, dnsServers: dnsServers(config) }),
     concurrency: config.CHECK_CONCURRENCY,
     confirmDelayMs: config.CHECK_CONFIRM_DELAY * 1000,
+    location: config.CHECKER_LOCATION,
     onCheck: (statsTimer || metrics) && ((_monitor, latenessMs, result) => {
       metrics?.check(result.isUp ? (result.degraded ? 'degraded' : 'up') : 'down', result.responseTimeMs, latenessMs)
       stats.checks++

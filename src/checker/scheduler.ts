@@ -8,6 +8,7 @@ import { claimDueMonitors, nextDueAt, releaseMonitors, type CheckResult, type Cl
 import { groupCommit } from '../runtime/group-commit.ts'
 import { pause } from '../runtime/pause.ts'
 import { recordChecks, type CheckToRecord } from '../checks/record-check.ts'
+import { DEFAULT_LOCATION } from '../domain/locations.ts'
 import { MONITOR_DEFAULTS } from '../domain/monitor-types.ts'
 import type { CheckTarget, Prober } from './probe.ts'
 
@@ -18,6 +19,8 @@ export interface CheckerOptions {
   log: FastifyBaseLogger
   concurrency: number
   confirmDelayMs: number
+  /** The code of the built-in location this checker serves (CHECKER_LOCATION); `default` when not given. */
+  location?: string
   /** Longest sleep of an idle loop: new monitors are noticed within it. */
   pollMs?: number
   /** How far ahead of their due time monitors are claimed; each probe still starts at its due time. */
@@ -58,9 +61,11 @@ export class Checker {
   private quietUntil = 0
 
   private readonly options: CheckerOptions
+  private readonly location: string
 
   constructor (options: CheckerOptions) {
     this.options = options
+    this.location = options.location ?? DEFAULT_LOCATION
     const pollMs = options.pollMs ?? 1000
     const aheadMs = options.claimAheadMs ?? CLAIM_AHEAD_MS
     const marginMs = Math.min(CLAIM_MARGIN_MS, aheadMs)
@@ -79,7 +84,7 @@ export class Checker {
         const now = this.options.clock().getTime()
         if (now < this.quietUntil) return 0
         const horizon = now + aheadMs
-        const claimed = await claimDueMonitors(this.options.db, new Date(horizon), free, LEASE_MS) // the lease runs from the horizon
+        const claimed = await claimDueMonitors(this.options.db, this.location, new Date(horizon), free, LEASE_MS) // the lease runs from the horizon
         // Fewer than it could: it took all that is due up to the horizon (SKIP LOCKED leaves out only others' claims).
         this.quietUntil = claimed.length < free ? horizon - marginMs : 0
         for (const monitor of claimed) this.launch(monitor)
@@ -89,7 +94,7 @@ export class Checker {
       idleSleepMs: async () => {
         const now = this.options.clock().getTime()
         if (now < this.quietUntil) return Math.min(pollMs, this.quietUntil - now)
-        const next = await nextDueAt(this.options.db)
+        const next = await nextDueAt(this.options.db, this.location)
         return next ? Math.max(0, Math.min(pollMs, next.getTime() - marginMs - now)) : pollMs
       },
     })
@@ -133,7 +138,7 @@ export class Checker {
       for (let attempt = 0; ; attempt++) {
         let recorded: boolean
         try {
-          recorded = await this.record({ monitorId: monitor.id, result: { ...result, checkedAt: startedAt }, confirmDelayMs: this.options.confirmDelayMs })
+          recorded = await this.record({ monitorId: monitor.id, result: { ...result, checkedAt: startedAt, location: this.location }, confirmDelayMs: this.options.confirmDelayMs })
         } catch (err) {
           // The database is away: keep the result and try again while the lease holds, so an outage does not cost the check;
           // otherwise the lease expires and the monitor is checked again.
@@ -170,7 +175,7 @@ export class Checker {
     const giveUpAt = Date.now() + (this.options.releaseWaitMs ?? 2000)
     for (;;) {
       try {
-        await releaseMonitors(this.options.db, monitors, this.options.clock())
+        await releaseMonitors(this.options.db, this.location, monitors, this.options.clock())
         return
       } catch (err) {
         if (!isDatabaseUnavailable(err) || Date.now() + STOPPING_RETRY_MS > giveUpAt) {

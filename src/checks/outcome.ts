@@ -1,6 +1,7 @@
 // The rules of status and incidents, as one pure function: previous state + check result -> new state, and
 // what happens to the monitor's two kinds of incident (down, degraded).
 import type { MonitorStatus } from '../domain/vocabulary.ts'
+import type { QuorumVerdict } from '../locations/quorum.ts'
 
 export interface MonitorState {
   status: MonitorStatus
@@ -72,4 +73,27 @@ export function decideOutcome (state: MonitorState, check: CheckVerdict, confirm
   const counters = { consecutiveFailures: 0, consecutiveSuccesses: state.consecutiveSuccesses + 1, consecutiveSlow: slow }
   if (slowEnough) return { ...settled, ...counters, consecutiveSuccesses: 0, status: 'degraded', degradation: 'open' }
   return { ...settled, ...counters, status: 'up', nextCheckInMs: slow > 0 ? confirmMs : intervalMs }
+}
+
+/**
+ * What a verdict does to a monitor whose status is `previous`, in decideOutcome's terms: the verdict's status (the previous
+ * one while coverage is lost), the down incident opened or resolved on the edges of `down`. `degraded` (some locations fail,
+ * fewer than the quorum) opens no incident; leaving it resolves one left from before. `cause` names the failing locations.
+ */
+export function quorumOutcome (previous: MonitorStatus, verdict: QuorumVerdict, intervalMinutes: number): Outcome & { cause: string | null } {
+  const status = verdict.status ?? previous
+  const incident = status === 'down' && previous !== 'down' ? 'open' : previous === 'down' && status !== 'down' ? 'resolve' : null
+  const degradation = previous === 'degraded' && status !== 'degraded' ? 'resolve' : null
+  const count = verdict.fresh + verdict.silent.length
+  const cause = verdict.failing.length > 0 ? `failing from ${verdict.failing.join(', ')} (${verdict.failing.length} of ${count} locations)` : null
+  return {
+    status,
+    consecutiveFailures: incident === 'open' ? 1 : 0,
+    consecutiveSuccesses: 0,
+    consecutiveSlow: 0,
+    nextCheckInMs: intervalMinutes * 60_000,
+    incident,
+    degradation,
+    cause,
+  }
 }

@@ -1,16 +1,18 @@
 // Records checks with their consequences in one transaction: check rows, monitor states, the incidents decideOutcome()
 // opens or resolves with their notifications (the outbox), and `tls.expiring` reminders.
 import type { Database } from '../db/client.ts'
+import type { LocationStateRecord } from '../domain/locations.ts'
 import type { IncidentKind } from '../domain/vocabulary.ts'
 import { openIncident, resolveOpenIncident, type IncidentRow } from '../repositories/incidents.ts'
 import {
-  insertCheck, insertCheckRows, lockActiveMonitors, nthNewestCheck, saveCheckState, saveCheckStates,
+  insertCheck, insertCheckRows, lockActiveMonitors, nthNewestCheck, rescheduleLocations, saveCheckState, saveCheckStates,
   type CheckResult, type CheckState, type MonitorRow,
 } from '../monitors/scheduling.ts'
 import { toCheck } from '../repositories/checks.ts'
 import { toMonitor } from '../monitors/presenter.ts'
 import { enqueueIncidentEvent, enqueueTlsExpiringEvent } from '../repositories/notification-outbox.ts'
-import { decideOutcome } from './outcome.ts'
+import { decideOutcome, quorumOutcome } from './outcome.ts'
+import { locationStatesOf, nextSlotAt, quorumVerdict, type QuorumPolicy } from '../locations/quorum.ts'
 import { tlsExpiryReminder } from './tls-expiry.ts'
 
 export interface CheckToRecord {
@@ -45,8 +47,14 @@ export async function recordLockedChecks (tx: Database, locked: Map<string, Moni
   }
   const quietChecks: Array<{ monitorId: string, result: CheckResult }> = []
   const quietStates: Array<CheckState & { id: string }> = []
+  const schedules: Array<{ monitorId: string, location: string, at: Date }> = []
   for (const [monitorId, list] of byMonitor) {
     let monitor = locked.get(monitorId)!
+    for (const { result: { location, checkedAt } } of list) {
+      if (location !== undefined && monitor.locations.includes(location)) {
+        schedules.push({ monitorId, location, at: nextSlotAt(monitor.createdAt, monitor.intervalMinutes, checkedAt) })
+      }
+    }
     const folded = foldQuiet(monitor, list)
     if (folded) {
       quietChecks.push(...list.map((entry) => ({ monitorId, result: entry.result })))
@@ -56,12 +64,16 @@ export async function recordLockedChecks (tx: Database, locked: Map<string, Moni
     }
   }
   // Sent together: on PostgreSQL they are pipelined in one round trip, which shortens the transaction.
-  await Promise.all([insertCheckRows(tx, quietChecks), saveCheckStates(tx, quietStates)])
+  await Promise.all([insertCheckRows(tx, quietChecks), saveCheckStates(tx, quietStates), rescheduleLocations(tx, schedules)])
 }
 
 /** What a check does to its monitor: decideOutcome's verdict, the certificate reminder, and the row's new state. */
 function decide (monitor: MonitorRow, { result, confirmDelayMs, nextCheckAt }: CheckToRecord) {
-  const outcome = decideOutcome(monitor, result, confirmDelayMs)
+  const locationStates = withLocationCheck(monitor.locationStates, result)
+  // A check of one of the monitor's locations moves its status by the quorum of their latest checks.
+  const outcome = locationStates === monitor.locationStates
+    ? { ...decideOutcome(monitor, result, confirmDelayMs), cause: null }
+    : quorumOutcome(monitor.status, quorumVerdict(policyOf(monitor), locationStatesOf(locationStates), result.checkedAt), monitor.intervalMinutes)
   // The check's own time decides, not the wall clock's: a reminder is as of the check that saw the certificate.
   const reminder = result.tls
     ? tlsExpiryReminder({ expiresAt: monitor.tlsExpiresAt, toldDays: monitor.tlsExpiryToldDays }, result.tls.expiresAt, result.checkedAt)
@@ -78,6 +90,7 @@ function decide (monitor: MonitorRow, { result, confirmDelayMs, nextCheckAt }: C
     // The certificate as the latest HTTPS check saw it; a check that saw none (refused, timed out) leaves it.
     ...(result.tls && { tlsExpiresAt: result.tls.expiresAt, tlsIssuer: result.tls.issuer }),
     ...(reminder && { tlsExpiryToldDays: reminder.toldDays }),
+    locationStates,
   }
   return { outcome, reminder, row, eventful: Boolean(outcome.incident || outcome.degradation || reminder?.tell) }
 }
@@ -104,7 +117,20 @@ const stateOf = (row: MonitorRow): CheckState & { id: string } => ({
   tlsExpiresAt: row.tlsExpiresAt,
   tlsIssuer: row.tlsIssuer,
   tlsExpiryToldDays: row.tlsExpiryToldDays,
+  locationStates: row.locationStates,
 })
+
+const policyOf = (monitor: MonitorRow): QuorumPolicy =>
+  ({ locations: monitor.locations, quorum: monitor.locationQuorum, intervalMinutes: monitor.intervalMinutes })
+
+/** The monitor's location states with the check's location's entry made this check's; the same array when it has none. */
+function withLocationCheck (states: LocationStateRecord[], result: CheckResult): LocationStateRecord[] {
+  const index = states.findIndex((state) => state.location === result.location)
+  if (index === -1) return states
+  const status = !result.isUp ? 'down' : result.degraded ? 'degraded' : 'up'
+  const state = { location: states[index].location, status, last_checked_at: result.checkedAt.toISOString(), error_message: result.errorMessage } as const
+  return states.with(index, state)
+}
 
 async function recordEventfulCheck (tx: Database, monitor: MonitorRow, entry: CheckToRecord): Promise<MonitorRow> {
   const { monitorId, result } = entry
@@ -119,6 +145,7 @@ async function recordEventfulCheck (tx: Database, monitor: MonitorRow, entry: Ch
     check: toCheck({ id: checkId, monitorId, ...result }),
     at: result.checkedAt,
   })
+  const opened = (kind: IncidentKind, first: Parameters<typeof incidentFrom>[1]) => ({ ...incidentFrom(kind, first), ...(outcome.cause !== null && { cause: outcome.cause }) })
   const tell = async (incident: IncidentRow | undefined) => {
     if (incident) await enqueueIncidentEvent(tx, { ...told(), incident })
   }
@@ -129,11 +156,11 @@ async function recordEventfulCheck (tx: Database, monitor: MonitorRow, entry: Ch
     await tell(await resolveOpenIncident(tx, monitorId, firstFailing?.checkedAt ?? result.checkedAt, 'degraded'))
   }
   if (outcome.incident === 'resolve') await tell(await resolveOpenIncident(tx, monitorId, result.checkedAt, 'down'))
-  if (firstFailing) await tell(await openIncident(tx, monitorId, incidentFrom('down', firstFailing)))
+  if (firstFailing) await tell(await openIncident(tx, monitorId, opened('down', firstFailing)))
   if (outcome.degradation === 'open') {
     // The first slow check of this run; after a recovery from down, this check (it was down until now).
     const first = await nthNewestCheck(tx, monitorId, outcome.incident === 'resolve' ? 1 : outcome.consecutiveSlow)
-    await tell(await openIncident(tx, monitorId, incidentFrom('degraded', first)))
+    await tell(await openIncident(tx, monitorId, opened('degraded', first)))
   }
   if (reminder?.tell) await enqueueTlsExpiringEvent(tx, told())
   return row

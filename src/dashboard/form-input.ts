@@ -87,6 +87,9 @@ export const pairsText = (headers: Record<string, string>): string =>
 /** The form's name of the checkbox of a monitor this one may depend on. */
 export const dependencyFieldName = (id: string) => `depends:${id}`
 
+/** The form's name of the checkbox of a location the monitor may be checked from. */
+export const locationFieldName = (code: string) => `location:${code}`
+
 /** The form's name of a notification channel's checkbox (one per channel: the form parser keeps one value per name). */
 export const channelFieldName = (id: string) => `channel:${id}`
 
@@ -123,6 +126,8 @@ function monitorInputFromForm (form: FormFields): Validated<Record<string, unkno
     const values = form.dns_expected.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '')
     input.dns_expected = values.length === 0 ? null : values
   }
+  // The ticked locations, when the form offers them; the service checks each is one of GET /locations.
+  if (form.locations_shown === 'on') input.locations = checkedIds(form, locationFieldName(''))
   // The form shows every kind's fields (a script hides the others): only the chosen kind's are sent.
   const type = (MONITOR_TYPES as readonly string[]).includes(form.monitor_type ?? '') ? form.monitor_type as MonitorType : 'site'
   for (const field of Object.keys(input)) if (!isFieldOfType(type, field)) delete input[field]

@@ -8,7 +8,7 @@ import {
   MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, REMINDER_MINUTES, ROLES, ROLLUP_GRANULARITIES, AUDIT_ACTOR_TYPES, LOCATION_KINDS,
   type AuditAction, type AuditEntityType,
 } from '../domain/vocabulary.ts'
-import { LOCATION_CODE } from '../domain/locations.ts'
+import { LOCATION_CODE, type LocationStateRecord } from '../domain/locations.ts'
 import { MONITOR_DEFAULTS } from '../domain/monitor-types.ts'
 import type { AuditActor } from '../domain/audit.ts'
 
@@ -230,6 +230,11 @@ export const monitors = pgTable('monitors', {
   labels: jsonb('labels').$type<Record<string, string>>().notNull().default(MONITOR_DEFAULTS.labels),
   // Ids of the organization's monitors this one depends on: while one of them is down, its incidents are told to no one.
   dependsOn: uuid('depends_on').array().notNull().default(sql`'{}'::uuid[]`),
+  // Codes of the locations it is checked from ('{}': any checker), how many must fail for down (null: a majority),
+  // and each one's latest check as the API shows it (location_states), kept by the recording of checks.
+  locations: text('locations').array().notNull().default([]),
+  locationQuorum: smallint('location_quorum'),
+  locationStates: jsonb('location_states').$type<LocationStateRecord[]>().notNull().default([]),
   status: text('status', { enum: MONITOR_STATUSES }).notNull().default('pending'),
   // Inside an active maintenance window, kept by src/maintenance/ at the window's edges and by the trigger
   // monitors_enter_maintenance on insert; `maintenance_paused`: one of them is a `pause` (no checks are claimed).
@@ -250,9 +255,10 @@ export const monitors = pgTable('monitors', {
   index('monitors_org_created_idx').on(t.orgId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
   // The monitors a label selector picks (the list's `label`, maintenance windows, status pages): @> and ?&.
   index('monitors_labels_idx').using('gin', t.labels),
-  // What the checker claims (every kind but heartbeats, which are pinged), and the deadlines of heartbeats:
-  // apart, so that neither scan steps over the other's overdue rows.
-  index('monitors_due_idx').on(t.nextCheckAt).where(sql`${t.deletedAt} is null and ${t.isActive} and ${t.monitorType} <> 'heartbeat'`),
+  // What the checker claims (every kind but heartbeats, which are pinged, and monitors with locations, whose schedule
+  // rows it claims), and the deadlines of heartbeats: apart, so that neither scan steps over the other's overdue rows.
+  index('monitors_due_idx').on(t.nextCheckAt)
+    .where(sql`${t.deletedAt} is null and ${t.isActive} and ${t.monitorType} <> 'heartbeat' and cardinality(${t.locations}) = 0`),
   index('monitors_heartbeat_due_idx').on(t.nextCheckAt).where(sql`${t.deletedAt} is null and ${t.isActive} and ${t.monitorType} = 'heartbeat'`),
   oneOf('monitors_monitor_type_check', t.monitorType, MONITOR_TYPES),
   oneOf('monitors_method_check', t.method, HTTP_METHODS),
@@ -260,6 +266,17 @@ export const monitors = pgTable('monitors', {
   oneOf('monitors_keyword_mode_check', t.keywordMode, KEYWORD_MODES),
   oneOf('monitors_dns_record_type_check', t.dnsRecordType, DNS_RECORD_TYPES),
   check('monitors_url_check', sql`(${t.url} is null) = (${t.monitorType} = 'heartbeat')`),
+])
+
+// When each location of a monitor with `locations` checks it next: the checker of that location claims the row (SKIP
+// LOCKED), as it claims monitors.next_check_at of those without. One row per code of monitors.locations.
+export const monitorSchedules = pgTable('monitor_schedules', {
+  monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
+  location: text('location').notNull(),
+  nextCheckAt: ts('next_check_at').notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.monitorId, t.location] }),
+  index('monitor_schedules_due_idx').on(t.location, t.nextCheckAt),
 ])
 
 export const checks = pgTable('checks', {
@@ -272,6 +289,8 @@ export const checks = pgTable('checks', {
   errorMessage: text('error_message'),
   // A heartbeat ping's body (its first 10 KiB), as a cron job sent it; null for every other check. Not in the API.
   pingBody: text('ping_body'),
+  // The code of the location that made the check; null for a heartbeat's ping. Not in the record (GET ...?location=).
+  location: text('location'),
 }, (t) => [
   // Ascending on purpose: a backward scan serves ORDER BY checked_at DESC, id DESC (the default NULLS FIRST).
   index('checks_monitor_checked_idx').on(t.monitorId, t.checkedAt, t.id),

@@ -10,9 +10,31 @@ export const LOCATION_CODE = {
   rule: '2-32 lowercase letters, digits and hyphens, starting and ending with a letter or digit',
 } as const
 
+/** The built-in location of a checker process started without CHECKER_LOCATION. */
+export const DEFAULT_LOCATION = 'default'
+
 export const LOCATION_TIMING = {
   /** A location is online while its last sign of life is at most this old. */
   onlineWithinMs: 60_000,
   /** How often a checker process tells that its built-in location is alive: well within the online window. */
   builtinRefreshMs: 15_000,
 } as const
+
+/** Most locations a monitor is checked from. */
+export const MAX_MONITOR_LOCATIONS = 16
+
+export const LOCATION_STATE_STATUSES = ['pending', 'up', 'degraded', 'down'] as const
+
+/** A location's latest check of a monitor, as the monitor's `location_states` shows it; `pending` before its first. */
+export interface LocationStateRecord {
+  location: string
+  status: typeof LOCATION_STATE_STATUSES[number]
+  last_checked_at: string | null
+  error_message: string | null
+}
+
+/** The states of `codes`, in their order: the ones `previous` has kept, `pending` for the new ones. */
+export function locationStatesFor (codes: readonly string[], previous: readonly LocationStateRecord[]): LocationStateRecord[] {
+  const kept = new Map(previous.map((state) => [state.location, state]))
+  return codes.map((code) => kept.get(code) ?? { location: code, status: 'pending', last_checked_at: null, error_message: null })
+}

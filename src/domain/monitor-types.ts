@@ -24,15 +24,20 @@ export const MONITOR_DEFAULTS = {
   grace_minutes: 1,
   labels: {},
   depends_on: [],
+  locations: [],
+  location_quorum: null,
 } as const satisfies Record<string, unknown> & {
   monitor_type: MonitorType, method: HttpMethod, keyword_mode: KeywordMode, dns_record_type: DnsRecordType
 }
 
 /** The fields of one kind of monitor only; another kind's body that sets one of them is a 400 naming it. */
 export const MONITOR_TYPE_FIELDS = {
-  site: ['url', 'method', 'expected_status', 'timeout_seconds', 'keyword', 'keyword_mode', 'degraded_after_ms', 'request_headers', 'secret_headers', 'request_body'],
-  tcp: ['url', 'timeout_seconds'],
-  dns: ['url', 'timeout_seconds', 'dns_record_type', 'dns_expected'],
+  site: [
+    'url', 'method', 'expected_status', 'timeout_seconds', 'keyword', 'keyword_mode', 'degraded_after_ms', 'request_headers', 'secret_headers',
+    'request_body', 'locations', 'location_quorum',
+  ],
+  tcp: ['url', 'timeout_seconds', 'locations', 'location_quorum'],
+  dns: ['url', 'timeout_seconds', 'dns_record_type', 'dns_expected', 'locations', 'location_quorum'],
   heartbeat: ['grace_minutes'],
 } as const satisfies Record<MonitorType, readonly string[]>
 

@@ -1,6 +1,7 @@
 // The quorum of a monitor checked from several locations, as pure functions: its locations' latest states and the
 // time -> its status, and the coverage events that follow. A silent location stops counting instead of voting with
 // its last word, so a dead probe never reads as the site down or up.
+import type { LocationStateRecord } from '../domain/locations.ts'
 import type { MonitorStatus } from '../domain/vocabulary.ts'
 
 /** Slack beyond two intervals before a silent location stops counting, and how far ahead of now a check may be stamped. */
@@ -102,4 +103,18 @@ export function coverageTransition (previous: Coverage, verdict: Pick<QuorumVerd
   if (verdict.coverage === 'ok') return { coverage: 'ok', event: previous === 'lost' ? 'location.coverage_restored' : null }
   if (previous === 'pending') return { coverage: 'pending', event: null }
   return { coverage: 'lost', event: previous === 'ok' ? 'location.coverage_lost' : null }
+}
+
+/** A monitor's `location_states` as the verdict reads them: a location not checked yet is not counted. */
+export function locationStatesOf (records: readonly LocationStateRecord[]): LocationState[] {
+  return records.flatMap((record) => record.status === 'pending' || record.last_checked_at === null
+    ? []
+    : [{ location: record.location, status: record.status, checkedAt: new Date(record.last_checked_at) }])
+}
+
+/** When a location checks next: the start of the monitor's next slot (intervals from `anchor`), so its locations check together. */
+export function nextSlotAt (anchor: Date, intervalMinutes: number, checkedAt: Date): Date {
+  const intervalMs = intervalMinutes * 60_000
+  const slot = Math.floor((checkedAt.getTime() - anchor.getTime()) / intervalMs)
+  return new Date(anchor.getTime() + (slot + 1) * intervalMs)
 }

@@ -5,10 +5,11 @@ import { recordChange } from '../audit/service.ts'
 import { generateAgentToken, hashApiKey, isWellFormedAgentToken, keyPrefix } from '../auth/keys.ts'
 import { atomically, type Database } from '../db/client.ts'
 import type { AuditContext } from '../domain/audit.ts'
-import { ConflictError } from '../domain/errors.ts'
+import { ConflictError, InvalidInputError } from '../domain/errors.ts'
 import type { AuditAction } from '../domain/vocabulary.ts'
 import {
-  builtinExists, deleteLocation, findAgentByTokenHash, findLocation, insertAgentLocation, recordAgentSeen, setToken, type LocationRow,
+  builtinExists, deleteLocation, findAgentByTokenHash, findLocation, insertAgentLocation, listLocations, recordAgentSeen, setToken,
+  type LocationRow,
 } from './repository.ts'
 import type { NewLocation } from './schema.ts'
 
@@ -81,6 +82,28 @@ export async function agentOfToken (db: Database, token: string | undefined): Pr
 /** An agent's hello: its sign of life and version recorded; undefined when its token was rotated or deleted meanwhile. */
 export async function greetAgent (db: Database, agent: LocationRow, version: string, now: Date): Promise<LocationRow | undefined> {
   return agent.tokenHash === null ? undefined : recordAgentSeen(db, agent.tokenHash, { at: now, version })
+}
+
+/**
+ * Refuses, naming the field, a monitor's `locations` that are not all built-in locations the organization sees (agents do not
+ * check monitors yet), and a `location_quorum` without locations or above their number.
+ */
+export async function assertMonitorLocations (db: Database, orgId: string, codes: readonly string[], quorum: number | null): Promise<void> {
+  if (codes.length > 0) {
+    const known = new Map((await listLocations(db, orgId)).map((row) => [row.code, row]))
+    codes.forEach((code, i) => {
+      const row = known.get(code)
+      if (!row) throw new InvalidInputError(`locations/${i}`, `locations/${i} is not a location: ${code} is none of GET /locations`)
+      if (row.kind === 'agent') {
+        throw new InvalidInputError(`locations/${i}`, `locations/${i} is an agent location: ${code}'s agent cannot be given monitors yet; list built-in locations`)
+      }
+    })
+  }
+  if (quorum !== null && quorum > codes.length) {
+    throw new InvalidInputError('location_quorum', codes.length === 0
+      ? 'location_quorum needs locations: set it with them, or null'
+      : `location_quorum must be at most the number of locations (${codes.length}), or null for a majority`)
+  }
 }
 
 async function audit (tx: Database, who: LocationAdmin, action: AuditAction, before: LocationRow | null, after: LocationRow | null, now: Date): Promise<void> {

@@ -246,8 +246,8 @@ export async function monitorExists (db: Database, owner: Owner, id: string): Pr
 }
 
 type MonitorInsert = typeof monitors.$inferInsert
-/** The columns an insert sets, as the service gives them: a body's (columnsOf), the ping token, the status and schedule. */
-const INSERTED_COLUMNS = [...WRITABLE_COLUMNS, 'pingToken', 'status', 'nextCheckAt'] as const
+/** The columns an insert sets, as the service gives them: a body's (columnsOf), the ping token, the status, schedule and location states. */
+const INSERTED_COLUMNS = [...WRITABLE_COLUMNS, 'pingToken', 'status', 'nextCheckAt', 'locationStates'] as const
 export type NewMonitorColumns = { [K in (typeof INSERTED_COLUMNS)[number]]?: MonitorInsert[K] }
 
 /** The audit event of a monitor's creation, but for what the insert gives it (organization, entity id). */
@@ -286,6 +286,7 @@ export async function insertMonitor (db: Database, owner: Owner, columns: NewMon
     requestHeaders: JSON.stringify(columns.requestHeaders),
     secretHeaders: JSON.stringify(columns.secretHeaders),
     labels: JSON.stringify(columns.labels),
+    locationStates: JSON.stringify(columns.locationStates ?? []),
     nextCheckAt: columns.nextCheckAt?.toISOString() ?? null,
     now: now.toISOString(),
     owner: ownerValue(owner),

@@ -1,9 +1,9 @@
 // Checker data access: claim due monitors (a lease), the rows a recorded check writes, release leases.
 import type { MonitorType } from '../domain/vocabulary.ts'
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, notInArray, sql } from 'drizzle-orm'
 import { rowsOf, type Database, type Queryable } from '../db/client.ts'
 import { preparedSql } from '../db/prepared.ts'
-import { checks, monitors } from '../db/schema.ts'
+import { checks, monitors, monitorSchedules } from '../db/schema.ts'
 import { anyOf, MONITOR_COLUMNS, monitorColumnsOf, monitorRowOf, type MonitorRow } from './repository.ts'
 
 export type { MonitorRow }
@@ -18,6 +18,8 @@ export type ClaimedMonitor = MonitorRow & {
   url: string
   dueAt: Date
   leaseUntil: Date
+  /** Claimed by its own next_check_at (a monitor without locations), or by its schedule row of the checker's location. */
+  claimedBy: 'monitor' | 'location'
 }
 
 export interface CheckResult {
@@ -31,27 +33,56 @@ export interface CheckResult {
   tls?: { expiresAt: Date, issuer: string | null }
   /** A heartbeat ping's stored body (src/checks/pings.ts); not in the API's check. */
   pingBody?: string | null
+  /** The code of the location whose checker made it; absent for a heartbeat's ping. */
+  location?: string
   checkedAt: Date
 }
 
-// Asked every second even when nothing is due, so prepared once rather than built per call (as is nextDueStatement).
-const claimStatement = preparedSql('claim_due_monitors', () => sql`
+/** The claim of monitors without locations; run prepared (claimStatement): it is asked every second, even when nothing is due. */
+export const claimDueQuery = () => sql`
     with due as (
       select id, next_check_at from ${monitors}
       where deleted_at is null and is_active and monitor_type <> 'heartbeat' and next_check_at <= ${sql.placeholder('now')}::timestamptz
+        and cardinality(locations) = 0
       order by next_check_at
       limit ${sql.placeholder('limit')}
       for update skip locked
     )
     update ${monitors} m set next_check_at = ${sql.placeholder('leaseUntil')}::timestamptz
     from due where m.id = due.id
-    returning ${monitorColumnsOf('m')}, due.next_check_at as due_at`)
+    returning ${monitorColumnsOf('m')}, due.next_check_at as due_at`
+const claimStatement = preparedSql('claim_due_monitors', claimDueQuery)
 
-/** Claims up to `limit` due monitors by moving next_check_at to the lease end; SKIP LOCKED lets workers claim side by side. */
-export async function claimDueMonitors (db: Database, now: Date, limit: number, leaseMs: number): Promise<ClaimedMonitor[]> {
+/** The same for the schedule rows of one location; a paused, deleted or maintenance-paused monitor's rows wait. */
+export const claimAtLocationQuery = () => sql`
+    with due as (
+      select s.monitor_id, s.next_check_at from ${monitorSchedules} s join ${monitors} m on m.id = s.monitor_id
+      where s.location = ${sql.placeholder('location')}::text and s.next_check_at <= ${sql.placeholder('now')}::timestamptz
+        and m.deleted_at is null and m.is_active and not m.maintenance_paused
+      order by s.next_check_at
+      limit ${sql.placeholder('limit')}
+      for update of s skip locked
+    ), claimed as (
+      update ${monitorSchedules} s set next_check_at = ${sql.placeholder('leaseUntil')}::timestamptz
+      from due where s.monitor_id = due.monitor_id and s.location = ${sql.placeholder('location')}::text
+      returning s.monitor_id, due.next_check_at as due_at
+    )
+    select ${monitorColumnsOf('m')}, claimed.due_at from claimed join ${monitors} m on m.id = claimed.monitor_id`
+const claimAtLocationStatement = preparedSql('claim_due_at_location', claimAtLocationQuery)
+
+/**
+ * Claims up to `limit` due checks for a checker of `location`: monitors without locations (by moving next_check_at to the
+ * lease end) and those that list it (by their schedule row of it); SKIP LOCKED lets workers claim side by side.
+ */
+export async function claimDueMonitors (db: Database, location: string, now: Date, limit: number, leaseMs: number): Promise<ClaimedMonitor[]> {
   const leaseUntil = new Date(now.getTime() + leaseMs)
-  const result = await claimStatement(db).execute({ now: now.toISOString(), limit, leaseUntil: leaseUntil.toISOString() })
-  return rowsOf(result).map((row) => Object.assign(monitorRowOf(row) as ClaimedMonitor, { dueAt: new Date(row.due_at as string), leaseUntil }))
+  const params = { now: now.toISOString(), location, limit, leaseUntil: leaseUntil.toISOString() }
+  const claimed = (rows: Array<Record<string, unknown>>, claimedBy: ClaimedMonitor['claimedBy']) => rows.map((row) =>
+    Object.assign(monitorRowOf(row) as ClaimedMonitor, { dueAt: new Date(row.due_at as string), leaseUntil, claimedBy }))
+  const own = claimed(rowsOf(await claimStatement(db).execute(params)), 'monitor')
+  if (own.length === limit) return own
+  const located = claimed(rowsOf(await claimAtLocationStatement(db).execute({ ...params, limit: limit - own.length })), 'location')
+  return [...own, ...located].sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime())
 }
 
 /** The active, live monitors among `ids`, locked in id order so that overlapping sets cannot deadlock. */
@@ -67,8 +98,8 @@ export async function lockActiveMonitors (tx: Pick<Database, 'execute'>, ids: st
 
 /** Inserts the check and returns its id, for the notifications that quote it. */
 export async function insertCheck (tx: Queryable, monitorId: string, result: CheckResult): Promise<string> {
-  const { isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody } = result
-  const [row] = await tx.insert(checks).values({ monitorId, isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody })
+  const { isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody, location } = result
+  const [row] = await tx.insert(checks).values({ monitorId, isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody, location })
     .returning({ id: checks.id })
   return row.id
 }
@@ -93,16 +124,17 @@ export async function insertCheckRows (tx: Pick<Database, 'execute'>, rows: Arra
     error_message: result.errorMessage,
     checked_at: result.checkedAt.toISOString(),
     ping_body: result.pingBody ?? null,
+    location: result.location ?? null,
   }))
   await tx.execute(sql`
-    insert into ${checks} (monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body)
-    select monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body
+    insert into ${checks} (monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body, location)
+    select monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body, location
     from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(monitor_id uuid, is_up boolean, status_code smallint,
-      response_time_ms integer, error_message text, checked_at timestamptz, ping_body text)`)
+      response_time_ms integer, error_message text, checked_at timestamptz, ping_body text, location text)`)
 }
 
 export type CheckState = Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'consecutiveSlow' |
-  'lastCheckedAt' | 'nextCheckAt' | 'tlsExpiresAt' | 'tlsIssuer' | 'tlsExpiryToldDays'>
+  'lastCheckedAt' | 'nextCheckAt' | 'tlsExpiresAt' | 'tlsIssuer' | 'tlsExpiryToldDays' | 'locationStates'>
 
 /** saveCheckState for many monitors, in one statement. */
 export async function saveCheckStates (tx: Pick<Database, 'execute'>, states: Array<CheckState & { id: string }>): Promise<void> {
@@ -119,13 +151,17 @@ export async function saveCheckStates (tx: Pick<Database, 'execute'>, states: Ar
     tls_expires_at: iso(s.tlsExpiresAt),
     tls_issuer: s.tlsIssuer,
     told_days: s.tlsExpiryToldDays,
+    // Null leaves them: most monitors have none, and their rows need not carry them.
+    location_states: s.locationStates.length === 0 ? null : s.locationStates,
   }))
   await tx.execute(sql`
     update ${monitors} m set status = v.status, consecutive_failures = v.failures, consecutive_successes = v.successes,
       consecutive_slow = v.slow, last_checked_at = v.last_checked_at, next_check_at = v.next_check_at,
-      tls_expires_at = v.tls_expires_at, tls_issuer = v.tls_issuer, tls_expiry_told_days = v.told_days
+      tls_expires_at = v.tls_expires_at, tls_issuer = v.tls_issuer, tls_expiry_told_days = v.told_days,
+      location_states = coalesce(v.location_states, m.location_states)
     from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id uuid, status text, failures integer, successes integer,
-      slow integer, last_checked_at timestamptz, next_check_at timestamptz, tls_expires_at timestamptz, tls_issuer text, told_days smallint)
+      slow integer, last_checked_at timestamptz, next_check_at timestamptz, tls_expires_at timestamptz, tls_issuer text, told_days smallint,
+      location_states jsonb)
     where m.id = v.id`)
 }
 
@@ -136,20 +172,43 @@ export async function nthNewestCheck (tx: Queryable, monitorId: string, n: numbe
   return check
 }
 
-/** Gives back the leases of checks abandoned at shutdown, so that any worker checks them at once. */
-export async function releaseMonitors (db: Database, claimed: ClaimedMonitor[], now: Date): Promise<void> {
+/** Gives back the leases of checks abandoned at shutdown by a checker of `location`, so that another one checks them at once. */
+export async function releaseMonitors (db: Database, location: string, claimed: ClaimedMonitor[], now: Date): Promise<void> {
   // Only where the lease is still ours: an edit may have rescheduled the monitor.
   for (const monitor of claimed) {
-    await db.update(monitors).set({ nextCheckAt: now })
-      .where(and(eq(monitors.id, monitor.id), eq(monitors.nextCheckAt, monitor.leaseUntil)))
+    if (monitor.claimedBy === 'monitor') {
+      await db.update(monitors).set({ nextCheckAt: now })
+        .where(and(eq(monitors.id, monitor.id), eq(monitors.nextCheckAt, monitor.leaseUntil)))
+    } else {
+      await db.update(monitorSchedules).set({ nextCheckAt: now }).where(and(
+        eq(monitorSchedules.monitorId, monitor.id), eq(monitorSchedules.location, location), eq(monitorSchedules.nextCheckAt, monitor.leaseUntil)))
+    }
   }
 }
 
-const nextDueStatement = preparedSql('next_due_at', () =>
-  sql`select min(next_check_at) as at from ${monitors} where deleted_at is null and is_active and monitor_type <> 'heartbeat'`)
+const nextDueStatement = preparedSql('next_due_at', () => sql`select least(
+    (select min(next_check_at) from ${monitors}
+      where deleted_at is null and is_active and monitor_type <> 'heartbeat' and cardinality(locations) = 0),
+    (select min(next_check_at) from ${monitorSchedules} where location = ${sql.placeholder('location')}::text)) as at`)
 
-/** When the next monitor is due (null when none is), so an idle checker can sleep until then. */
-export async function nextDueAt (db: Database): Promise<Date | null> {
-  const [row] = rowsOf(await nextDueStatement(db).execute({}))
+/** When the next check of a checker of `location` is due (null when none is), so an idle checker can sleep until then. */
+export async function nextDueAt (db: Database, location: string): Promise<Date | null> {
+  const [row] = rowsOf(await nextDueStatement(db).execute({ location }))
   return row?.at ? new Date(row.at as string) : null
+}
+
+/** A monitor's schedule rows made those of `codes`: a new location is due at `now`, one kept keeps its time. */
+export async function setMonitorSchedules (tx: Database, monitorId: string, codes: readonly string[], now: Date): Promise<void> {
+  await tx.delete(monitorSchedules).where(and(eq(monitorSchedules.monitorId, monitorId), notInArray(monitorSchedules.location, [...codes, ''])))
+  if (codes.length === 0) return
+  await tx.insert(monitorSchedules).values(codes.map((location) => ({ monitorId, location, nextCheckAt: now }))).onConflictDoNothing()
+}
+
+/** Moves the schedule rows of the checks just recorded to their next time. */
+export async function rescheduleLocations (tx: Pick<Database, 'execute'>, next: Array<{ monitorId: string, location: string, at: Date }>): Promise<void> {
+  if (next.length === 0) return
+  const values = next.map((n) => ({ monitor_id: n.monitorId, location: n.location, at: n.at.toISOString() }))
+  await tx.execute(sql`update ${monitorSchedules} s set next_check_at = v.at
+    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(monitor_id uuid, location text, at timestamptz)
+    where s.monitor_id = v.monitor_id and s.location = v.location`)
 }

@@ -7,6 +7,7 @@ import {
 } from '../domain/vocabulary.ts'
 import { MONITOR_DEFAULTS, MONITOR_TYPE_FIELDS, MONITOR_URLS } from '../domain/monitor-types.ts'
 import { MAX_REQUEST_BODY_BYTES } from '../domain/monitor-request.ts'
+import { LOCATION_CODE, LOCATION_STATE_STATUSES, MAX_MONITOR_LOCATIONS } from '../domain/locations.ts'
 import { LABEL_KEY_PATTERN, LABEL_RULES, LABEL_SELECTOR_PATTERN } from '../domain/labels.ts'
 import { Envelope, Nullable, StringEnum, Timestamp, Uuid } from '../schemas/common.ts'
 
@@ -107,6 +108,28 @@ const writable = {
     description: 'Monitors this one depends on (a router, a database): while one of them is down, an incident of this one is kept but ' +
       'told to no one (`suppressed_by`), and so is its resolution. No cycles',
   }),
+  locations: Type.Array(Type.String({
+    pattern: LOCATION_CODE.pattern,
+    minLength: LOCATION_CODE.minLength,
+    maxLength: LOCATION_CODE.maxLength,
+    'x-error-message': `must be a location code: ${LOCATION_CODE.rule}`,
+  }), {
+    maxItems: MAX_MONITOR_LOCATIONS,
+    uniqueItems: true,
+    description: 'Codes of the built-in locations (`GET /locations`) that check the monitor, each once per interval in the same ' +
+      `time slot, at most ${MAX_MONITOR_LOCATIONS}; \`[]\`: any one checker, as \`failure_threshold\` and \`recovery_threshold\` say. ` +
+      'With locations, the status follows their latest checks (`location_states`): `down` when `location_quorum` of them fail (an ' +
+      'incident), `degraded` when fewer do. A location silent for two intervals and 30 s stops counting; with fewer counting than the ' +
+      'quorum the status stays as it was. Agent locations cannot be listed yet. Not for a heartbeat (it is pinged)',
+    examples: [['default', 'eu-west']],
+  }),
+  location_quorum: Nullable(Type.Integer({
+    minimum: 1,
+    maximum: MAX_MONITOR_LOCATIONS,
+    description: 'How many of `locations` must see the monitor failing for it to be `down` (fewer failing: `degraded`), at most their ' +
+      'number; null: a majority of them',
+    examples: [2],
+  })),
   notification_channel_ids: Type.Array(Uuid('Id of one of the caller\'s notification channels'), {
     maxItems: 100,
     uniqueItems: true,
@@ -153,6 +176,8 @@ const optional = {
   dns_record_type: Type.Optional(withDefault(writable.dns_record_type, MONITOR_DEFAULTS.dns_record_type)),
   dns_expected: Type.Optional(withDefault(writable.dns_expected, MONITOR_DEFAULTS.dns_expected)),
   grace_minutes: Type.Optional(withDefault(writable.grace_minutes, MONITOR_DEFAULTS.grace_minutes)),
+  locations: Type.Optional(withDefault(writable.locations, MONITOR_DEFAULTS.locations)),
+  location_quorum: Type.Optional(withDefault(writable.location_quorum, MONITOR_DEFAULTS.location_quorum)),
 }
 
 const TITLES = { site: 'CreateSiteMonitor', tcp: 'CreateTcpMonitor', dns: 'CreateDnsMonitor', heartbeat: 'CreateHeartbeatMonitor' } as const
@@ -190,7 +215,8 @@ type Common = {
   depends_on?: string[]
   notification_channel_ids?: string[]
 }
-type Site = Common & {
+type Located = { locations?: string[], location_quorum?: number | null }
+type Site = Common & Located & {
   monitor_type?: 'site',
   url: string,
   method?: HttpMethod,
@@ -203,8 +229,8 @@ type Site = Common & {
   secret_headers?: string[],
   request_body?: string | null
 }
-type Tcp = Common & { monitor_type: 'tcp', url: string, timeout_seconds?: number }
-type Dns = Common & { monitor_type: 'dns', url: string, timeout_seconds?: number, dns_record_type?: DnsRecordType, dns_expected?: string[] | null }
+type Tcp = Common & Located & { monitor_type: 'tcp', url: string, timeout_seconds?: number }
+type Dns = Common & Located & { monitor_type: 'dns', url: string, timeout_seconds?: number, dns_record_type?: DnsRecordType, dns_expected?: string[] | null }
 type Heartbeat = Common & { monitor_type: 'heartbeat', grace_minutes?: number }
 
 /** A new monitor: one object per kind, told apart by `monitor_type`, so that another kind's field is refused by name. */
@@ -291,6 +317,18 @@ export const MonitorSchema = Type.Object({
   depends_on: writable.depends_on,
   in_maintenance: Type.Boolean({
     description: 'An active maintenance window covers the monitor: an incident that opens is told to no one until it ends (`GET /maintenance-windows`)',
+  }),
+  locations: writable.locations,
+  location_quorum: writable.location_quorum,
+  location_states: Type.Array(Type.Object({
+    location: Type.String({ description: 'A code of `locations`' }),
+    status: StringEnum(LOCATION_STATE_STATUSES, {
+      description: 'What the location\'s latest check said (`degraded`: passed, slower than `degraded_after_ms`); `pending` before its first',
+    }),
+    last_checked_at: Nullable(Timestamp('When the location last checked the monitor; null before its first check')),
+    error_message: Nullable(Type.String({ description: 'Why the latest check failed; null when it passed' })),
+  }, { additionalProperties: false }), {
+    description: 'Each of `locations`, in its order, with its latest check of the monitor; `[]` when `locations` is',
   }),
   notification_channel_ids: writable.notification_channel_ids,
   created_at: Timestamp('When the monitor was created'),

@@ -4,8 +4,10 @@ import { auditEvent, recordChange } from '../audit/service.ts'
 import { atomically, type Database } from '../db/client.ts'
 import type { AuditContext } from '../domain/audit.ts'
 import { InvalidInputError } from '../domain/errors.ts'
+import { locationStatesFor } from '../domain/locations.ts'
 import { assertSecretsGivenAgain, assertSendableRequest, isSecretHeader, originOf } from '../domain/monitor-request.ts'
 import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.ts'
+import { assertMonitorLocations } from '../locations/service.ts'
 import { bringMonitorsInLine } from '../maintenance/monitors.ts'
 import { resolveOpenIncident } from '../repositories/incidents.ts'
 import { monitorChannelIds } from '../repositories/monitor-channels.ts'
@@ -14,6 +16,7 @@ import { ownerOrgId, type Owner } from '../repositories/owner.ts'
 import { maskSecret } from '../schemas/common.ts'
 import { idempotencyKeyOf, runOnce, type StoredResponse } from '../services/idempotency.ts'
 import { withinOwnerLimit } from '../services/owner-limits.ts'
+import { setMonitorSchedules } from './scheduling.ts'
 import { columnsOf, kindChangeColumns, newMonitorColumns, secretHeaderNames, type WritableColumns } from './columns.ts'
 import { completeMonitor, toMonitor } from './presenter.ts'
 import {
@@ -37,17 +40,24 @@ export async function createMonitor (db: Database, owner: Owner, input: NewMonit
   const active = input.is_active
   // Due at once; a heartbeat is due when its first ping would be late.
   const nextCheckAt = !active ? null : input.monitor_type === 'heartbeat' ? heartbeatDeadline(now, input.interval_minutes, input.grace_minutes) : now
-  const columns = Object.assign(newMonitorColumns(input), { status: active ? 'pending' as const : 'paused' as const, nextCheckAt })
+  const located = input.monitor_type !== 'heartbeat' && (input.locations.length > 0 || input.location_quorum !== null)
+  const columns = Object.assign(newMonitorColumns(input), {
+    status: active ? 'pending' as const : 'paused' as const,
+    nextCheckAt,
+    locationStates: input.monitor_type === 'heartbeat' ? [] : locationStatesFor(input.locations, []),
+  })
   // Its event is computed before the insert (the statement writes both): the monitor as the API will show it.
   const shown = { ...toMonitor(columns as MonitorRow), notification_channel_ids: input.notification_channel_ids }
   const event = auditEvent(audit, { orgId: '', action: 'monitor.created', entityId: '', before: null, after: shown, fields: AUDITED_FIELDS, at: now })
   const insert = async (tx: Database) => completeMonitor(await insertMonitor(tx, owner, columns, now, event))
-  if (input.notification_channel_ids.length === 0 && input.depends_on.length === 0) return insert(db)
+  if (input.notification_channel_ids.length === 0 && input.depends_on.length === 0 && !located) return insert(db)
   // The monitor, its opt-ins and its dependencies together, or none (a channel or monitor not the organization's).
   return atomically(db, async (tx) => {
     const orgId = await ownerOrgId(tx, owner)
+    if (located) await assertMonitorLocations(tx, orgId, input.locations, input.location_quorum)
     if (input.depends_on.length > 0) assertDependencies(await lockDependencyGraph(tx, orgId), null, input.depends_on)
     const monitor = await insert(tx)
+    if (located) await setMonitorSchedules(tx, monitor.id, input.locations, now)
     return input.notification_channel_ids.length === 0 ? monitor : withChannels(tx, orgId, monitor, input.notification_channel_ids)
   })
 }
@@ -207,6 +217,11 @@ export async function updateMonitor (
     const type = input.monitor_type ?? current.monitorType
     const columns = { ...changedColumns(current, input), ...kindChangeColumns(current.monitorType, type, input) }
     if (columns.dependsOn !== undefined) assertDependencies(await lockDependencyGraph(tx, orgId), id, columns.dependsOn)
+    if (columns.locations !== undefined || columns.locationQuorum !== undefined) {
+      const codes = columns.locations ?? current.locations
+      await assertMonitorLocations(tx, orgId, codes, columns.locationQuorum !== undefined ? columns.locationQuorum : current.locationQuorum)
+      columns.locationStates = locationStatesFor(codes, current.locationStates)
+    }
     const channelIds = await monitorChannelIds(tx, id)
     const channelsChange = input.notification_channel_ids !== undefined && !sameSet(input.notification_channel_ids, channelIds)
     if (Object.keys(columns).length === 0 && !channelsChange) return { ...toMonitor(current), notification_channel_ids: channelIds }
@@ -218,6 +233,7 @@ export async function updateMonitor (
       await bringMonitorsInLine(tx, orgId, now, id)
       row = (await lockOwnedMonitor(tx, orgId, id))!
     }
+    if (columns.locations !== undefined) await setMonitorSchedules(tx, id, columns.locations, now)
     if (channelsChange) await setMonitorChannels(tx, orgId, id, input.notification_channel_ids!)
     const monitor = toMonitor(row)
     if (input.is_active === false && current.isActive) await resolveAndNotify(tx, monitor, orgId, now)

@@ -36,6 +36,7 @@ export function ownedChecksQuery (kind: OwnerKind, withBefore: boolean): SQL {
       select ${selectList('k', checks, CHECK_COLUMNS)}
       from ${checks} k
       where k.monitor_id = m.id${withBefore ? sql` and k.checked_at < ${sql.placeholder('before')}::timestamptz` : sql``}
+        and (${sql.placeholder('location')}::text is null or k.location = ${sql.placeholder('location')}::text)
       order by k.checked_at desc, k.id desc
       limit ${sql.placeholder('limit')}
     ) c on true`
@@ -61,7 +62,7 @@ export async function listChecks (
 }
 
 /** The API's record of a check row. */
-export function toCheck (row: Omit<typeof checks.$inferSelect, 'pingBody'>): Check {
+export function toCheck (row: Omit<typeof checks.$inferSelect, 'pingBody' | 'location'>): Check {
   return {
     id: row.id,
     monitor_id: row.monitorId,
@@ -73,9 +74,9 @@ export function toCheck (row: Omit<typeof checks.$inferSelect, 'pingBody'>): Che
   }
 }
 
-/** The newest checks of one of the owner's live monitors; undefined when there is no such monitor. */
+/** The newest checks of one of the owner's live monitors (of one location's checker when given); undefined when there is no such monitor. */
 export async function listOwnedChecks (
-  db: Database, owner: Owner, monitorId: string, page: { limit?: number, before?: string }
+  db: Database, owner: Owner, monitorId: string, page: { limit?: number, before?: string, location?: string }
 ): Promise<Check[] | undefined> {
   const statements = ownedChecksStatements(owner)
   // Times arrive as text: drizzle turns the drivers' date parsing off.
@@ -84,6 +85,7 @@ export async function listOwnedChecks (
     monitorId,
     limit: pageLimit(page.limit),
     before: page.before === undefined ? undefined : new Date(page.before).toISOString(),
+    location: page.location ?? null,
   }))
   assertOwnerFound(owner, rows)
   if (rows[0].monitor_id === null) return undefined

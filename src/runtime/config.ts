@@ -4,7 +4,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { isIPv4, isIPv6 } from 'node:net'
 import { ConfigError, DEFAULT_DATA_DIR } from './config-basics.ts'
-import { LOCATION_CODE } from '../domain/locations.ts'
+import { DEFAULT_LOCATION, LOCATION_CODE } from '../domain/locations.ts'
 import { ROLES, type Role } from '../domain/vocabulary.ts'
 
 const Int = (min: number, max: number, dflt: number, description: string) =>
@@ -40,7 +40,7 @@ export const ConfigSchema = Type.Object({
     pattern: LOCATION_CODE.pattern,
     minLength: LOCATION_CODE.minLength,
     maxLength: LOCATION_CODE.maxLength,
-    default: 'default',
+    default: DEFAULT_LOCATION,
     description: `Code of the built-in location this process's checker serves (${LOCATION_CODE.rule}); it is listed by GET /locations for every organization`,
   }),
   CHECK_CONCURRENCY: Int(1, 10_000, 200, 'Probes in flight at once per checker process'),

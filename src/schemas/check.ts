@@ -1,6 +1,7 @@
 // Check result schemas: exactly the fields of the specification.
 import { Type, type Static } from '@sinclair/typebox'
-import { Envelope, Nullable, Timestamp, Uuid } from './common.ts'
+import { LOCATION_CODE } from '../domain/locations.ts'
+import { Envelope, Nullable, PageQuery, Timestamp, Uuid } from './common.ts'
 
 export const CheckSchema = Type.Object({
   id: Uuid('Identifier of the check result'),
@@ -13,5 +14,16 @@ export const CheckSchema = Type.Object({
 }, { $id: 'Check', title: 'Check', additionalProperties: false })
 
 export const CheckListEnvelope = Envelope(Type.Array(Type.Ref(CheckSchema)), 'Check results, newest first, at most 100')
+
+/** The query of GET /monitors/{id}/checks: a page, and one location's checks. */
+export const CheckListQuery = Type.Composite([PageQuery('check results', 100), Type.Object({
+  location: Type.Optional(Type.String({
+    pattern: LOCATION_CODE.pattern,
+    minLength: LOCATION_CODE.minLength,
+    maxLength: LOCATION_CODE.maxLength,
+    'x-error-message': `must be a location code: ${LOCATION_CODE.rule}`,
+    description: 'Only the checks made from this location (a code of `GET /locations`); without it, every location\'s',
+  })),
+})], { additionalProperties: false })
 
 export type Check = Static<typeof CheckSchema>

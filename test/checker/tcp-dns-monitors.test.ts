@@ -16,6 +16,7 @@ import { withMonitorDefaults } from '../../src/monitors/schema.ts'
 import { buildTestApp, testConfig, until } from '../helper.ts'
 import { dnsServer } from '../support/dns-server.ts'
 import { listen } from '../support/target-server.ts'
+import { DEFAULT_LOCATION } from '../../src/domain/locations.ts'
 
 t.test('tcp and dns monitors are checked by type and recorded; a heartbeat monitor is never claimed', async (t) => {
   const start = new Date('2026-11-23T09:00:00.000Z')
@@ -58,7 +59,7 @@ t.test('tcp and dns monitors are checked by type and recorded; a heartbeat monit
 
   t.match(await state(heartbeatId), { status: 'pending', lastCheckedAt: null })
   t.same(await checksOf(heartbeatId), [])
-  t.same(await nextDueAt(app.db), new Date(start.getTime() + 5 * 60_000), 'an idle checker does not wake for the heartbeat (due since its creation)')
+  t.same(await nextDueAt(app.db, DEFAULT_LOCATION), new Date(start.getTime() + 5 * 60_000), 'an idle checker does not wake for the heartbeat (due since its creation)')
 
   // The expected value fixed: the next check, an interval later, is up.
   await app.db.update(monitors).set({ dnsExpected: ['93.184.215.14'] }).where(eq(monitors.id, dnsId))

@@ -607,7 +607,7 @@ export interface paths {
         };
         /**
          * List check results of a monitor
-         * @description At most the last 100 check results, newest first. Page back with `before` set to the oldest `checked_at` seen: when a page is full, the answer carries `Link: <...>; rel="next"`, the URL of the next page (the same `limit`, and that `before`).
+         * @description At most the last 100 check results, newest first. Page back with `before` set to the oldest `checked_at` seen: when a page is full, the answer carries `Link: <...>; rel="next"`, the URL of the next page (the same `limit`, `location`, and that `before`). With `location`, only the checks that location's checker made.
          */
         get: operations["listChecks"];
         put?: never;
@@ -1766,6 +1766,38 @@ export interface components {
             depends_on: string[];
             /** @description An active maintenance window covers the monitor: an incident that opens is told to no one until it ends (`GET /maintenance-windows`) */
             in_maintenance: boolean;
+            /**
+             * @description Codes of the built-in locations (`GET /locations`) that check the monitor, each once per interval in the same time slot, at most 16; `[]`: any one checker, as `failure_threshold` and `recovery_threshold` say. With locations, the status follows their latest checks (`location_states`): `down` when `location_quorum` of them fail (an incident), `degraded` when fewer do. A location silent for two intervals and 30 s stops counting; with fewer counting than the quorum the status stays as it was. Agent locations cannot be listed yet. Not for a heartbeat (it is pinged)
+             * @example [
+             *       "default",
+             *       "eu-west"
+             *     ]
+             */
+            locations: string[];
+            /**
+             * Format: int32
+             * @description How many of `locations` must see the monitor failing for it to be `down` (fewer failing: `degraded`), at most their number; null: a majority of them
+             * @example 2
+             */
+            location_quorum: number | null;
+            /** @description Each of `locations`, in its order, with its latest check of the monitor; `[]` when `locations` is */
+            location_states: {
+                /** @description A code of `locations` */
+                location: string;
+                /**
+                 * @description What the location's latest check said (`degraded`: passed, slower than `degraded_after_ms`); `pending` before its first
+                 * @enum {string}
+                 */
+                status: "pending" | "up" | "degraded" | "down";
+                /**
+                 * Format: date-time
+                 * @description When the location last checked the monitor; null before its first check
+                 * @example 2026-11-21T09:30:00.000Z
+                 */
+                last_checked_at: string | null;
+                /** @description Why the latest check failed; null when it passed */
+                error_message: string | null;
+            }[];
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
             notification_channel_ids: string[];
             /**
@@ -2484,6 +2516,20 @@ export interface components {
             };
             /** @description Monitors this one depends on (a router, a database): while one of them is down, an incident of this one is kept but told to no one (`suppressed_by`), and so is its resolution. No cycles */
             depends_on?: string[];
+            /**
+             * @description Codes of the built-in locations (`GET /locations`) that check the monitor, each once per interval in the same time slot, at most 16; `[]`: any one checker, as `failure_threshold` and `recovery_threshold` say. With locations, the status follows their latest checks (`location_states`): `down` when `location_quorum` of them fail (an incident), `degraded` when fewer do. A location silent for two intervals and 30 s stops counting; with fewer counting than the quorum the status stays as it was. Agent locations cannot be listed yet. Not for a heartbeat (it is pinged)
+             * @example [
+             *       "default",
+             *       "eu-west"
+             *     ]
+             */
+            locations?: string[];
+            /**
+             * Format: int32
+             * @description How many of `locations` must see the monitor failing for it to be `down` (fewer failing: `degraded`), at most their number; null: a majority of them
+             * @example 2
+             */
+            location_quorum?: number | null;
             /** @description The notification channels told of this monitor's incidents, besides those with `all_monitors`: each one of the caller's */
             notification_channel_ids?: string[];
         };
@@ -4173,6 +4219,20 @@ export interface components {
              */
             request_body?: string | null;
             /**
+             * @description Codes of the built-in locations (`GET /locations`) that check the monitor, each once per interval in the same time slot, at most 16; `[]`: any one checker, as `failure_threshold` and `recovery_threshold` say. With locations, the status follows their latest checks (`location_states`): `down` when `location_quorum` of them fail (an incident), `degraded` when fewer do. A location silent for two intervals and 30 s stops counting; with fewer counting than the quorum the status stays as it was. Agent locations cannot be listed yet. Not for a heartbeat (it is pinged) (default `[]`)
+             * @example [
+             *       "default",
+             *       "eu-west"
+             *     ]
+             */
+            locations?: string[];
+            /**
+             * Format: int32
+             * @description How many of `locations` must see the monitor failing for it to be `down` (fewer failing: `degraded`), at most their number; null: a majority of them (default `null`)
+             * @example 2
+             */
+            location_quorum?: number | null;
+            /**
              * @description Labels to find and group monitors by: at most 20 `key: value` strings (keys 1-63 of `a-z 0-9 _ . - /`, values 0-255 characters); `GET /monitors?label=key:value`, maintenance windows and status pages select by them (default `{}`)
              * @example {
              *       "env": "production",
@@ -4227,6 +4287,20 @@ export interface components {
              * @description A check that takes longer fails (default `10`)
              */
             timeout_seconds?: number;
+            /**
+             * @description Codes of the built-in locations (`GET /locations`) that check the monitor, each once per interval in the same time slot, at most 16; `[]`: any one checker, as `failure_threshold` and `recovery_threshold` say. With locations, the status follows their latest checks (`location_states`): `down` when `location_quorum` of them fail (an incident), `degraded` when fewer do. A location silent for two intervals and 30 s stops counting; with fewer counting than the quorum the status stays as it was. Agent locations cannot be listed yet. Not for a heartbeat (it is pinged) (default `[]`)
+             * @example [
+             *       "default",
+             *       "eu-west"
+             *     ]
+             */
+            locations?: string[];
+            /**
+             * Format: int32
+             * @description How many of `locations` must see the monitor failing for it to be `down` (fewer failing: `degraded`), at most their number; null: a majority of them (default `null`)
+             * @example 2
+             */
+            location_quorum?: number | null;
             /**
              * @description Labels to find and group monitors by: at most 20 `key: value` strings (keys 1-63 of `a-z 0-9 _ . - /`, values 0-255 characters); `GET /monitors?label=key:value`, maintenance windows and status pages select by them (default `{}`)
              * @example {
@@ -4294,6 +4368,20 @@ export interface components {
              *     ]
              */
             dns_expected?: string[] | null;
+            /**
+             * @description Codes of the built-in locations (`GET /locations`) that check the monitor, each once per interval in the same time slot, at most 16; `[]`: any one checker, as `failure_threshold` and `recovery_threshold` say. With locations, the status follows their latest checks (`location_states`): `down` when `location_quorum` of them fail (an incident), `degraded` when fewer do. A location silent for two intervals and 30 s stops counting; with fewer counting than the quorum the status stays as it was. Agent locations cannot be listed yet. Not for a heartbeat (it is pinged) (default `[]`)
+             * @example [
+             *       "default",
+             *       "eu-west"
+             *     ]
+             */
+            locations?: string[];
+            /**
+             * Format: int32
+             * @description How many of `locations` must see the monitor failing for it to be `down` (fewer failing: `degraded`), at most their number; null: a majority of them (default `null`)
+             * @example 2
+             */
+            location_quorum?: number | null;
             /**
              * @description Labels to find and group monitors by: at most 20 `key: value` strings (keys 1-63 of `a-z 0-9 _ . - /`, values 0-255 characters); `GET /monitors?label=key:value`, maintenance windows and status pages select by them (default `{}`)
              * @example {
@@ -10234,6 +10322,8 @@ export interface operations {
                  * @example 2026-11-21T09:30:00.000Z
                  */
                 before?: string;
+                /** @description Only the checks made from this location (a code of `GET /locations`); without it, every location's */
+                location?: string;
             };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
@@ -10404,6 +10494,8 @@ export interface operations {
                  * @example 2026-11-21T09:30:00.000Z
                  */
                 before?: string;
+                /** @description Only the checks made from this location (a code of `GET /locations`); without it, every location's */
+                location?: string;
             };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */

@@ -34,7 +34,7 @@ t.test('the check list queries scan checks_monitor_checked_idx backwards', async
   const monitorId = rowsOf<{ id: string }>(rows)[0].id
   const before = new Date().toISOString()
   // The statement as prepared, with the values of its placeholders.
-  const toQuery = (query: SQL, values: Record<string, unknown>) => preparedQuery(query, { monitorId, limit: 100, ...values })
+  const toQuery = (query: SQL, values: Record<string, unknown>) => preparedQuery(query, { monitorId, limit: 100, location: null, ...values })
 
   const queries = {
     listChecks: () => checksQuery(db, monitorId, { limit: 100 }).toSQL(),

@@ -7,6 +7,7 @@ import { recordCheck } from '../../src/checks/record-check.ts'
 import { rowsOf, type Database } from '../../src/db/client.ts'
 import { actOnDueEdges } from '../../src/maintenance/service.ts'
 import { claimDueMonitors } from '../../src/monitors/scheduling.ts'
+import { DEFAULT_LOCATION } from '../../src/domain/locations.ts'
 import { buildTestApp, makeMember, makeMonitor, makeTeam, request } from '../helper.ts'
 
 const failed = (checkedAt: Date) => ({ isUp: false, statusCode: 503, responseTimeMs: 12, errorMessage: 'expected status 200, got 503', checkedAt })
@@ -116,10 +117,10 @@ t.test('a pause window claims no checks while it lasts, and schedules the monito
   clock.advance(MINUTE)
   await actOnDueEdges(app.db, clock())
   t.equal((await monitorRecord()).in_maintenance, true)
-  t.same(await claimDueMonitors(app.db, new Date(clock().getTime() + 60 * MINUTE), 10, 30_000), [], 'nothing is claimed, however late')
+  t.same(await claimDueMonitors(app.db, DEFAULT_LOCATION, new Date(clock().getTime() + 60 * MINUTE), 10, 30_000), [], 'nothing is claimed, however late')
   clock.advance(10 * MINUTE)
   await actOnDueEdges(app.db, clock())
-  const claimed = await claimDueMonitors(app.db, clock(), 10, 30_000)
+  const claimed = await claimDueMonitors(app.db, DEFAULT_LOCATION, clock(), 10, 30_000)
   t.same(claimed.map((m) => m.id), [monitor.id], 'due at the end')
 })
 

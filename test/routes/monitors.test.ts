@@ -8,7 +8,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const LIST_FIELDS = ['id', 'interval_minutes', 'is_active', 'last_checked_at', 'monitor_type', 'name', 'status', 'url']
 const FULL_FIELDS = [...LIST_FIELDS, 'created_at', 'degraded_after_ms', 'dns_expected', 'dns_record_type', 'expected_status', 'grace_minutes',
   'ping_url', 'failure_threshold', 'keyword', 'keyword_mode',
-  'labels', 'depends_on', 'in_maintenance', 'method', 'notification_channel_ids', 'recovery_threshold', 'request_body', 'request_headers', 'secret_headers', 'timeout_seconds', 'tls_expires_at', 'tls_issuer',
+  'labels', 'depends_on', 'in_maintenance', 'locations', 'location_quorum', 'location_states', 'method', 'notification_channel_ids', 'recovery_threshold', 'request_body', 'request_headers', 'secret_headers', 'timeout_seconds', 'tls_expires_at', 'tls_issuer',
   'updated_at'].sort()
 
 t.test('monitor routes', async (t) => {
@@ -48,6 +48,9 @@ t.test('monitor routes', async (t) => {
       dns_expected: null,
       grace_minutes: null,
       ping_url: null,
+      locations: [],
+      location_quorum: null,
+      location_states: [],
       notification_channel_ids: [],
       status: 'pending',
       last_checked_at: null,

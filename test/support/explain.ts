@@ -9,6 +9,8 @@ export interface PlanNode {
   'Relation Name'?: string
   'Index Name'?: string
   'Scan Direction'?: string
+  /** With `analyze`: the rows an index scan read and dropped by the rest of the WHERE clause. */
+  'Rows Removed by Filter'?: number
   Plans?: PlanNode[]
 }
 
@@ -16,10 +18,10 @@ function nodesOf (node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(nodesOf)]
 }
 
-/** EXPLAIN (FORMAT JSON) of exactly the text and parameters drizzle sends, through the driver itself. */
-export async function explain (handle: DatabaseHandle, query: { sql: string, params: unknown[] }): Promise<PlanNode[]> {
+/** EXPLAIN (FORMAT JSON; ANALYZE, which runs it, when asked) of exactly the text and parameters drizzle sends, through the driver itself. */
+export async function explain (handle: DatabaseHandle, query: { sql: string, params: unknown[] }, options: { analyze?: boolean } = {}): Promise<PlanNode[]> {
   const client = (handle.db as unknown as { $client: unknown }).$client
-  const text = `explain (format json) ${query.sql}`
+  const text = `explain (${options.analyze ? 'analyze, ' : ''}format json) ${query.sql}`
   const rows = handle.kind === 'postgres'
     ? await (client as { unsafe: (q: string, p: unknown[]) => Promise<Record<string, unknown>[]> }).unsafe(text, query.params)
     : (await (client as { query: (q: string, p: unknown[]) => Promise<{ rows: Record<string, unknown>[] }> }).query(text, query.params)).rows

@@ -4,7 +4,7 @@ import { isFieldOfType, MONITOR_DEFAULTS } from '../../domain/monitor-types.ts'
 import type { Monitor } from '../../monitors/schema.ts'
 import type { NotificationChannel } from '../../notifications/schema.ts'
 import type { FieldError } from '../../http/validation.ts'
-import { channelFieldName, dependencyFieldName, pairsText, type FormFields } from '../form-input.ts'
+import { channelFieldName, dependencyFieldName, locationFieldName, pairsText, type FormFields } from '../form-input.ts'
 import { checkboxField, checkboxGroup, errorSummary, inputField, selectField } from './forms.ts'
 import { html, type SafeHtml } from '../../http/html.ts'
 import { typeName } from './channel-form.ts'
@@ -32,6 +32,8 @@ const MONITOR_LABELS: Record<string, string> = {
   notification_channel_ids: 'Notification channels',
   labels: 'Labels',
   depends_on: 'Depends on',
+  locations: 'Check from',
+  location_quorum: 'Locations that must fail',
   ...KIND_FIELD_LABELS,
 }
 
@@ -69,6 +71,7 @@ export function defaultMonitorValues (): FormFields {
     dns_expected: '',
     grace_minutes: String(d.grace_minutes),
     labels: pairsText(d.labels),
+    location_quorum: '',
   }
 }
 
@@ -99,6 +102,8 @@ export function monitorValues (m: Monitor): FormFields {
     grace_minutes: String(m.grace_minutes ?? MONITOR_DEFAULTS.grace_minutes),
     labels: pairsText(m.labels),
     ...Object.fromEntries(m.depends_on.map((id) => [dependencyFieldName(id), 'on'])),
+    ...Object.fromEntries(m.locations.map((code) => [locationFieldName(code), 'on'])),
+    location_quorum: m.location_quorum === null ? '' : String(m.location_quorum),
   }
 }
 
@@ -167,6 +172,34 @@ function dependencyChoices (common: { form: string, error: FieldError | null }, 
   })}`
 }
 
+/** The built-in locations as checkboxes, with the quorum; a hidden field says they were offered, so none ticked clears them. */
+function locationChoices (
+  common: { form: string, error: FieldError | null }, locations: Array<{ code: string, name: string, online: boolean }>, values: FormFields
+): SafeHtml {
+  if (locations.length <= 1 && !locations.some((l) => values[locationFieldName(l.code)] === 'on')) return html``
+  return kindGroup(['site', 'tcp', 'dns'], html`<input type="hidden" name="locations_shown" value="on">${checkboxGroup({
+    ...common,
+    name: 'locations',
+    label: MONITOR_LABELS.locations,
+    hint: 'The checker locations that check this monitor, each on every interval. None: any one checker.',
+    options: locations.map((l) => ({
+      name: locationFieldName(l.code),
+      label: l.name,
+      checked: values[locationFieldName(l.code)] === 'on',
+      note: [l.code, !l.online && 'offline'].filter(Boolean).join(', '),
+    })),
+  })}
+${inputField({
+  ...common,
+  name: 'location_quorum',
+  label: MONITOR_LABELS.location_quorum,
+  type: 'number',
+  inputmode: 'numeric',
+  value: values.location_quorum ?? '',
+  hint: 'How many of the ticked locations must see it failing for it to be down. Empty: a majority.',
+})}`)
+}
+
 export function monitorForm (options: {
   id: string
   action: string
@@ -179,6 +212,8 @@ export function monitorForm (options: {
   channels: NotificationChannel[]
   /** The organization's other monitors, which it may depend on. */
   others: Array<{ id: string, name: string }>
+  /** The built-in locations it may be checked from. */
+  locations: Array<{ code: string, name: string, online: boolean }>
 }): SafeHtml {
   const { id, values, error } = options
   const kind = kindOf(values)
@@ -218,6 +253,7 @@ ${kindGroup(['site'], options.collapseAdvanced
 ${channelChoices(common, options.channels, values)}
 ${textareaField({ ...common, name: 'labels', label: MONITOR_LABELS.labels, value: values.labels ?? '', rows: 2, hint: 'One "key: value" per line, at most 20 (keys of a-z 0-9 _ . - /), to find monitors and choose them for maintenance.' })}
 ${dependencyChoices(common, options.others, values)}
+${locationChoices(common, options.locations, values)}
 ${checkboxField({ ...common, name: 'is_active', label: MONITOR_LABELS.is_active, checked: values.is_active === 'on' })}
 <p class="actions"><button type="submit" class="primary">${options.submit}</button></p>
 </form>`

@@ -41,6 +41,18 @@ function checkRows (checks: Check[], kind: MonitorType): SafeHtml {
 ${http && html`<td>${c.status_code ?? html`<span class="muted">none</span>`}</td>`}${timed && html`<td>${c.response_time_ms} ms</td>`}<td>${c.error_message ?? ''}</td></tr>`)}</tbody></table></div>`
 }
 
+/** Each of the monitor's locations with its latest check; nothing when it has none. */
+function locationRows (m: Monitor): SafeHtml {
+  if (m.location_states.length === 0) return html``
+  const quorum = m.location_quorum ?? Math.floor(m.locations.length / 2) + 1
+  return html`<section aria-labelledby="locations-title"><h2 id="locations-title">Locations</h2>
+<p class="hint">Down when ${quorum} of ${m.locations.length} ${m.locations.length === 1 ? 'location sees' : 'locations see'} it failing${m.location_quorum === null ? ' (a majority)' : ''}.</p>
+<div class="table-wrap"><table><caption class="vh">Each location's latest check</caption>
+<thead><tr><th scope="col">Location</th><th scope="col">Result</th><th scope="col">Checked</th><th scope="col">Error</th></tr></thead>
+<tbody>${m.location_states.map((l) => html`<tr><td>${l.location}</td><td>${statusBadge(l.status)}</td>
+<td>${l.last_checked_at ? timeTag(l.last_checked_at) : html`<span class="muted">Not yet</span>`}</td><td>${l.error_message ?? ''}</td></tr>`)}</tbody></table></div></section>`
+}
+
 /** The channels told of this monitor's incidents: those for every monitor and those it chose. */
 function notified (m: Monitor, channels: NotificationChannel[]): SafeHtml {
   const told = channels.filter((c) => c.all_monitors || m.notification_channel_ids.includes(c.id))
@@ -101,6 +113,7 @@ ${options.parents.length > 0 && html`<div><dt>Depends on</dt><dd>${options.paren
 </dl>
 ${pingSection(m)}
 ${assertions(m)}
+${locationRows(m)}
 ${uptimeSection(options.uptime)}
 ${m.monitor_type !== 'heartbeat' && html`<section aria-labelledby="chart-title"><h2 id="chart-title">Response time</h2>${responseTimeChart(chartPoints)}</section>`}
 <section aria-labelledby="incidents-title"><h2 id="incidents-title">Incidents</h2>${incidentRows(options.incidents, context.now)}</section>
@@ -125,11 +138,12 @@ export function editMonitorPage (context: PageContext, options: {
   error: FieldError | null
   channels: NotificationChannel[]
   others: Array<{ id: string, name: string }>
+  locations: Array<{ code: string, name: string, online: boolean }>
 }): SafeHtml {
   const { monitor: m } = options
   const body = html`<p class="crumbs"><a href="/">Monitors</a> / <a href="/monitors/${m.id}">${m.name}</a> /</p>
 <h1>Edit ${m.name}</h1>
-${monitorForm({ id: 'edit-monitor', action: `/monitors/${m.id}/edit`, submit: 'Save', csrfToken: context.csrfToken, values: options.values, error: options.error, collapseAdvanced: false, channels: options.channels, others: options.others })}
+${monitorForm({ id: 'edit-monitor', action: `/monitors/${m.id}/edit`, submit: 'Save', csrfToken: context.csrfToken, values: options.values, error: options.error, collapseAdvanced: false, channels: options.channels, others: options.others, locations: options.locations })}
 <p><a href="/monitors/${m.id}">Cancel</a></p>`
   return page({ title: `Edit ${m.name}`, context, section: 'monitors', body })
 }

@@ -95,6 +95,7 @@ export function monitorsPage (context: PageContext, options: {
   channels: NotificationChannel[]
   /** Every monitor of the organization, which a new one may depend on. */
   others: Array<{ id: string, name: string }>
+  locations: Array<{ code: string, name: string, online: boolean }>
 }): SafeHtml {
   const { monitors, sparks, filter, search, error } = options
   const narrowing = { search, label: options.label }
@@ -112,7 +113,7 @@ export function monitorsPage (context: PageContext, options: {
   const body = html`<h1>Monitors</h1>
 ${editor && html`<section class="panel" aria-labelledby="add-title">
 <details${adding ? html` open` : ''}><summary><h2 id="add-title">Add a monitor</h2></summary>
-${monitorForm({ id: 'new-monitor', action: '/monitors', submit: 'Add monitor', csrfToken: context.csrfToken, values: options.values, error, collapseAdvanced: true, channels: options.channels, others: options.others })}
+${monitorForm({ id: 'new-monitor', action: '/monitors', submit: 'Add monitor', csrfToken: context.csrfToken, values: options.values, error, collapseAdvanced: true, channels: options.channels, others: options.others, locations: options.locations })}
 </details>
 </section>`}
 <div id="monitor-list" data-live="monitors">

@@ -17,6 +17,8 @@ import { listIncidents } from '../../repositories/incidents.ts'
 import { presentChannel } from '../../notifications/presenter.ts'
 import { listChannels as listChannelRows } from '../../notifications/service.ts'
 import { listMonitors } from '../../monitors/repository.ts'
+import { presentLocation } from '../../locations/presenter.ts'
+import { listLocations } from '../../locations/repository.ts'
 import { createOwnedMonitor, deleteMonitor, findMonitor, updateMonitor } from '../../monitors/service.ts'
 import { MonitorIdParams, Timestamp } from '../../schemas/common.ts'
 import { withAbsolutePingUrl } from '../../monitors/presenter.ts'
@@ -53,6 +55,11 @@ interface Options {
 
 const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { allowPrivateTargets, publicUrl, maxMonitors }) => {
   const orgOf = (request: { session: { orgId: string } | null }) => request.session!.orgId
+  // The locations a monitor may be checked from: agents' cannot be given monitors yet.
+  const builtinLocations = async (orgId: string) => {
+    const now = app.clock()
+    return (await listLocations(app.db, orgId)).filter((row) => row.kind === 'builtin').map((row) => presentLocation(row, now))
+  }
 
   async function renderList (
     request: FastifyRequest, reply: FastifyReply,
@@ -62,8 +69,9 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     const search = options.search?.trim() || undefined
     const label = options.label?.trim() || undefined
     // Four queries whatever the fleet's size; the status filter is applied here, since the page counts every status.
-    const [monitors, sparks, failing, channels] = await Promise.all([
+    const [monitors, sparks, failing, channels, locations] = await Promise.all([
       listMonitors(app.db, { orgId }, { search, label: label ? [label] : undefined }), recentChecksByMonitor(app.db, orgId), failingRuns(app.db, orgId), listChannels(app.db, orgId),
+      builtinLocations(orgId),
     ])
     const page = monitorsPage(pageContext(app, request, reply), {
       monitors,
@@ -77,6 +85,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
       error: options.error ?? null,
       channels,
       others: search || label ? await listMonitors(app.db, { orgId }) : monitors,
+      locations,
     })
     return sendPage(reply, page, options.error ? options.code ?? 400 : 200)
   }
@@ -119,7 +128,9 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
 
   async function renderEdit (request: FastifyRequest, reply: FastifyReply, id: string, values?: FormFields, error?: FieldError) {
     const orgId = orgOf(request)
-    const [monitor, channels, all] = await Promise.all([findMonitor(app.db, { orgId }, id), listChannels(app.db, orgId), listMonitors(app.db, { orgId })])
+    const [monitor, channels, all, locations] = await Promise.all([
+      findMonitor(app.db, { orgId }, id), listChannels(app.db, orgId), listMonitors(app.db, { orgId }), builtinLocations(orgId),
+    ])
     if (!monitor) throw notFound()
     const page = editMonitorPage(pageContext(app, request, reply), {
       monitor,
@@ -127,6 +138,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
       error: error ?? null,
       channels,
       others: all.filter((other) => other.id !== monitor.id),
+      locations,
     })
     return sendPage(reply, page, error ? 400 : 200)
   }
