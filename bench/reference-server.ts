@@ -61,6 +61,9 @@ const monitorJson = (r: Row) => ({
   labels: r.labels,
   depends_on: r.depends_on,
   in_maintenance: r.in_maintenance,
+  locations: r.locations,
+  location_quorum: r.location_quorum,
+  location_states: r.location_states,
   // The insert of POST /monitors returns no channels: a new monitor without any has none.
   notification_channel_ids: r.notification_channel_ids ?? [],
   created_at: iso(r.created_at),
