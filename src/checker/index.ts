@@ -7,6 +7,7 @@ import type { Database } from '../db/client.ts'
 import { HeartbeatDeadlines } from './heartbeat-deadlines.ts'
 import { createProber } from './probe.ts'
 import { Checker } from './scheduler.ts'
+import { checkStatus } from '../checks/outcome.ts'
 
 export function startChecker (options: { config: Config, db: Database, log: FastifyBaseLogger, clock?: Clock, metrics?: Metrics }) {
   const { config, db, log, metrics } = options
@@ -28,7 +29,7 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
     confirmDelayMs: config.CHECK_CONFIRM_DELAY * 1000,
     location: config.CHECKER_LOCATION,
     onCheck: (statsTimer || metrics) && ((_monitor, latenessMs, result) => {
-      metrics?.check(result.isUp ? (result.degraded ? 'degraded' : 'up') : 'down', result.responseTimeMs, latenessMs)
+      metrics?.check(checkStatus(result), result.responseTimeMs, latenessMs)
       stats.checks++
       stats.latenessSumMs += latenessMs
       stats.latenessMaxMs = Math.max(stats.latenessMaxMs, latenessMs)

@@ -37,6 +37,9 @@ export interface CheckVerdict {
   degraded?: boolean
 }
 
+/** What a check said, as a status: `down` failed, `degraded` passed slower than allowed, `up` passed. */
+export const checkStatus = (check: CheckVerdict): 'up' | 'degraded' | 'down' => !check.isUp ? 'down' : check.degraded ? 'degraded' : 'up'
+
 /** Slow passes follow the rules of failure: `failure_threshold` in a row make `degraded`, `recovery_threshold` fast ones
  * make `up` again. Counts below a threshold are confirmed after `confirmDelayMs`, not a whole interval. While down,
  * every pass counts towards recovery, and the monitor comes back `degraded` when enough slow passes preceded. */

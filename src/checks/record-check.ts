@@ -11,7 +11,7 @@ import {
 import { toCheck } from '../repositories/checks.ts'
 import { toMonitor } from '../monitors/presenter.ts'
 import { enqueueIncidentEvent, enqueueTlsExpiringEvent } from '../repositories/notification-outbox.ts'
-import { decideOutcome, quorumOutcome } from './outcome.ts'
+import { checkStatus, decideOutcome, quorumOutcome } from './outcome.ts'
 import { locationStatesOf, nextSlotAt, quorumVerdict, type QuorumPolicy } from '../locations/quorum.ts'
 import { tlsExpiryReminder } from './tls-expiry.ts'
 
@@ -127,8 +127,7 @@ const policyOf = (monitor: MonitorRow): QuorumPolicy =>
 function withLocationCheck (states: LocationStateRecord[], result: CheckResult): LocationStateRecord[] {
   const index = states.findIndex((state) => state.location === result.location)
   if (index === -1) return states
-  const status = !result.isUp ? 'down' : result.degraded ? 'degraded' : 'up'
-  const state = { location: states[index].location, status, last_checked_at: result.checkedAt.toISOString(), error_message: result.errorMessage } as const
+  const state = { location: states[index].location, status: checkStatus(result), last_checked_at: result.checkedAt.toISOString(), error_message: result.errorMessage } as const
   return states.with(index, state)
 }
 

@@ -84,7 +84,7 @@ export function quorumVerdict (policy: QuorumPolicy, states: readonly LocationSt
 }
 
 /** The configured quorum held to 1..count (the API validates it; a location removed since may leave it too large). */
-function effectiveQuorum (quorum: number | null, count: number): number {
+export function effectiveQuorum (quorum: number | null, count: number): number {
   const wanted = quorum === null || !Number.isFinite(quorum) ? Math.floor(count / 2) + 1 : Math.ceil(quorum)
   return Math.min(count, Math.max(1, wanted))
 }

@@ -1,18 +1,9 @@
 // The shapes of locations and agents (api-contract section 17): a location, a new agent location, the agent's token
 // shown once, and the agent's hello.
 import { Type, type Static } from '@sinclair/typebox'
-import { LOCATION_CODE, LOCATION_TIMING } from '../domain/locations.ts'
+import { LOCATION_TIMING } from '../domain/locations.ts'
 import { LOCATION_KINDS } from '../domain/vocabulary.ts'
-import { Envelope, Nullable, StringEnum, Timestamp } from '../schemas/common.ts'
-
-const Code = (description: string) => Type.String({
-  minLength: LOCATION_CODE.minLength,
-  maxLength: LOCATION_CODE.maxLength,
-  pattern: LOCATION_CODE.pattern,
-  'x-error-message': `must be ${LOCATION_CODE.rule}`,
-  description,
-  examples: ['office-berlin'],
-})
+import { Envelope, LocationCode, Nullable, StringEnum, Timestamp } from '../schemas/common.ts'
 
 const Name = Type.String({
   minLength: 1,
@@ -24,7 +15,7 @@ const Name = Type.String({
 })
 
 const locationFields = {
-  code: Code('The location\'s code: unique among the built-in locations and the organization\'s own'),
+  code: LocationCode('The location\'s code: unique among the built-in locations and the organization\'s own'),
   name: Name,
   kind: StringEnum(LOCATION_KINDS, {
     description: '`builtin`: a checker process of this installation, started with `CHECKER_LOCATION=<code>`, seen by every ' +
@@ -57,7 +48,7 @@ export const LocationWithTokenSchema = Type.Object({
 })
 
 export const CreateLocationSchema = Type.Object({
-  code: Code('The new location\'s code: not one of the organization\'s, nor a built-in location\'s'),
+  code: LocationCode('The new location\'s code: not one of the organization\'s, nor a built-in location\'s'),
   name: Name,
 }, {
   $id: 'CreateLocationRequest',
@@ -67,7 +58,7 @@ export const CreateLocationSchema = Type.Object({
   examples: [{ code: 'office-berlin', name: 'Berlin office' }],
 })
 
-export const LocationParams = Type.Object({ code: Code('The location\'s code') }, { additionalProperties: false })
+export const LocationParams = Type.Object({ code: LocationCode('The location\'s code') }, { additionalProperties: false })
 
 export const LocationEnvelope = Envelope(Type.Ref(LocationSchema), 'The location')
 export const LocationListEnvelope = Envelope(Type.Array(Type.Ref(LocationSchema)), 'The built-in locations, then the organization\'s agent locations, each by code')
@@ -92,7 +83,7 @@ export const AgentHelloSchema = Type.Object({
 
 export const AgentHelloReplySchema = Type.Object({
   location: Type.Object({
-    code: Code('The code of the agent\'s location'),
+    code: LocationCode('The code of the agent\'s location'),
     name: Name,
   }, { additionalProperties: false, description: 'The location the token is of' }),
   server_time: Timestamp('The server\'s clock at the answer: the agent schedules by it, not by its own'),

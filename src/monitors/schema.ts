@@ -7,9 +7,9 @@ import {
 } from '../domain/vocabulary.ts'
 import { MONITOR_DEFAULTS, MONITOR_TYPE_FIELDS, MONITOR_URLS } from '../domain/monitor-types.ts'
 import { MAX_REQUEST_BODY_BYTES } from '../domain/monitor-request.ts'
-import { LOCATION_CODE, LOCATION_STATE_STATUSES, MAX_MONITOR_LOCATIONS } from '../domain/locations.ts'
+import { LOCATION_STATE_STATUSES, MAX_MONITOR_LOCATIONS } from '../domain/locations.ts'
 import { LABEL_KEY_PATTERN, LABEL_RULES, LABEL_SELECTOR_PATTERN } from '../domain/labels.ts'
-import { Envelope, Nullable, StringEnum, Timestamp, Uuid } from '../schemas/common.ts'
+import { Envelope, LocationCode, Nullable, StringEnum, Timestamp, Uuid } from '../schemas/common.ts'
 
 // The writable fields, without defaults: create adds them, update must not.
 const writable = {
@@ -108,12 +108,7 @@ const writable = {
     description: 'Monitors this one depends on (a router, a database): while one of them is down, an incident of this one is kept but ' +
       'told to no one (`suppressed_by`), and so is its resolution. No cycles',
   }),
-  locations: Type.Array(Type.String({
-    pattern: LOCATION_CODE.pattern,
-    minLength: LOCATION_CODE.minLength,
-    maxLength: LOCATION_CODE.maxLength,
-    'x-error-message': `must be a location code: ${LOCATION_CODE.rule}`,
-  }), {
+  locations: Type.Array(LocationCode(), {
     maxItems: MAX_MONITOR_LOCATIONS,
     uniqueItems: true,
     description: 'Codes of the built-in locations (`GET /locations`) that check the monitor, each once per interval in the same ' +

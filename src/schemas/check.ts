@@ -1,7 +1,6 @@
 // Check result schemas: exactly the fields of the specification.
 import { Type, type Static } from '@sinclair/typebox'
-import { LOCATION_CODE } from '../domain/locations.ts'
-import { Envelope, Nullable, PageQuery, Timestamp, Uuid } from './common.ts'
+import { Envelope, LocationCode, Nullable, PageQuery, Timestamp, Uuid } from './common.ts'
 
 export const CheckSchema = Type.Object({
   id: Uuid('Identifier of the check result'),
@@ -17,13 +16,7 @@ export const CheckListEnvelope = Envelope(Type.Array(Type.Ref(CheckSchema)), 'Ch
 
 /** The query of GET /monitors/{id}/checks: a page, and one location's checks. */
 export const CheckListQuery = Type.Composite([PageQuery('check results', 100), Type.Object({
-  location: Type.Optional(Type.String({
-    pattern: LOCATION_CODE.pattern,
-    minLength: LOCATION_CODE.minLength,
-    maxLength: LOCATION_CODE.maxLength,
-    'x-error-message': `must be a location code: ${LOCATION_CODE.rule}`,
-    description: 'Only the checks made from this location (a code of `GET /locations`); without it, every location\'s',
-  })),
+  location: Type.Optional(LocationCode('Only the checks made from this location (a code of `GET /locations`); without it, every location\'s')),
 })], { additionalProperties: false })
 
 export type Check = Static<typeof CheckSchema>

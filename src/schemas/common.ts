@@ -1,11 +1,22 @@
 // Shared schema pieces: ids, timestamps, the error body, the paging query and the success envelope.
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { LOCATION_CODE } from '../domain/locations.ts'
 import { AUDIT_ACTOR_TYPES } from '../domain/vocabulary.ts'
 
 export const Uuid = (description: string) =>
   Type.String({ format: 'uuid', maxLength: 36, description, examples: ['3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d'] })
 
 // Longer than any time with nanoseconds and an offset (35 characters), and than every answer's (24).
+/** A location's code (api-contract section 17), wherever one is given: a location, a monitor's list, a filter. */
+export const LocationCode = (description?: string) => Type.String({
+  minLength: LOCATION_CODE.minLength,
+  maxLength: LOCATION_CODE.maxLength,
+  pattern: LOCATION_CODE.pattern,
+  'x-error-message': `must be ${LOCATION_CODE.rule}`,
+  ...(description !== undefined && { description }),
+  examples: ['office-berlin'],
+})
+
 export const Timestamp = (description: string) =>
   Type.String({ format: 'date-time', maxLength: 64, description, examples: ['2026-11-21T09:30:00.000Z'] })
 

@@ -10322,7 +10322,10 @@ export interface operations {
                  * @example 2026-11-21T09:30:00.000Z
                  */
                 before?: string;
-                /** @description Only the checks made from this location (a code of `GET /locations`); without it, every location's */
+                /**
+                 * @description Only the checks made from this location (a code of `GET /locations`); without it, every location's
+                 * @example office-berlin
+                 */
                 location?: string;
             };
             header?: {
@@ -10494,7 +10497,10 @@ export interface operations {
                  * @example 2026-11-21T09:30:00.000Z
                  */
                 before?: string;
-                /** @description Only the checks made from this location (a code of `GET /locations`); without it, every location's */
+                /**
+                 * @description Only the checks made from this location (a code of `GET /locations`); without it, every location's
+                 * @example office-berlin
+                 */
                 location?: string;
             };
             header?: {

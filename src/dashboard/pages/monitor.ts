@@ -11,6 +11,7 @@ import { count, duration, statusBadge, timeTag } from '../format.ts'
 import type { MonitorType } from '../../domain/vocabulary.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { html, type SafeHtml } from '../../http/html.ts'
+import { effectiveQuorum } from '../../locations/quorum.ts'
 import { may, page, type PageContext } from './layout.ts'
 import { kindFacts, latestProblem, pingSection, target } from './monitor-details.ts'
 import { KEYWORD_MODE_LABELS, monitorForm } from './monitor-form.ts'
@@ -44,7 +45,7 @@ ${http && html`<td>${c.status_code ?? html`<span class="muted">none</span>`}</td
 /** Each of the monitor's locations with its latest check; nothing when it has none. */
 function locationRows (m: Monitor): SafeHtml {
   if (m.location_states.length === 0) return html``
-  const quorum = m.location_quorum ?? Math.floor(m.locations.length / 2) + 1
+  const quorum = effectiveQuorum(m.location_quorum, m.locations.length)
   return html`<section aria-labelledby="locations-title"><h2 id="locations-title">Locations</h2>
 <p class="hint">Down when ${quorum} of ${m.locations.length} ${m.locations.length === 1 ? 'location sees' : 'locations see'} it failing${m.location_quorum === null ? ' (a majority)' : ''}.</p>
 <div class="table-wrap"><table><caption class="vh">Each location's latest check</caption>
