@@ -172,18 +172,23 @@ export default [
     patterns: [{ regex: '^\\./(service|routes)\\.ts$', what: 'src/maintenance/{service,routes}.ts' }],
   }),
   // Locations (src/locations/): shapes and the pure quorum alone, repository rows alone, service the rules of agent
-  // locations and their tokens, presence.ts a checker's built-in location (src/jobs.ts); the two routes files the edge's.
+  // locations and their tokens, agent-work.ts an agent's assignments and results, presence.ts a checker's built-in
+  // location (src/jobs.ts); the two routes files the edge's.
   layerRule(['src/locations/schema.ts', 'src/locations/quorum.ts'], 'src/locations/{schema,quorum}.ts (shapes and pure rules)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
     patterns: [{ regex: '^\\./', what: 'another file of src/locations/' }],
   }),
   layerRule(['src/locations/repository.ts'], 'src/locations/repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
     patterns: [{ regex: '^\\./(?!schema\\.ts$)', what: 'src/locations/ but its schema' }],
   }),
-  layerRule(['src/locations/service.ts', 'src/locations/presence.ts'], 'src/locations/{service,presence}.ts (the rules and a checker\'s location)', [...EDGE, 'checker', 'notifications', 'cli'], {
+  layerRule(['src/locations/service.ts', 'src/locations/presence.ts', 'src/locations/agent-work.ts'], 'src/locations/{service,presence,agent-work}.ts (the rules, an agent\'s work and a checker\'s location)', [...EDGE, 'checker', 'notifications', 'cli'], {
     fastify: LOGGER, patterns: [{ regex: '^\\./(routes|agent-routes|presenter)\\.ts$', what: 'src/locations/ routes or presenter' }],
   }),
   layerRule(['src/locations/presenter.ts'], 'src/locations/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {
     patterns: [{ regex: '^\\./(service|routes|agent-routes)\\.ts$', what: 'src/locations/ service or routes' }],
+  }),
+  // The probe agent (src/agent/) holds no database: the checker's probes, the locations' shapes and pure slots, runtime.
+  layerRule(['src/agent/**'], 'src/agent (a probe agent, no database)', [...EDGE, 'services', 'notifications', 'checks', 'repositories', 'db', 'monitors', 'cli'], {
+    fastify: LOGGER, patterns: [{ regex: '^(\\.\\./)+locations/(?!(schema|quorum)\\.ts$)', what: 'src/locations/ but its schema and quorum' }],
   }),
   // Status pages (src/status-pages/): shapes and pure status rules alone, repository rows alone, service and view the
   // rules and what a page shows, the renderers (feeds, public page) on the edge's HTML helper; snapshots serve them.

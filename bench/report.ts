@@ -4,6 +4,7 @@ import type { CheckerPhaseResult, CheckerResults } from './checker-bench.ts'
 import type { ProbeAnchorResult } from './probe-anchor.ts'
 import { deliveryTable, type DeliveryResults } from './delivery-bench.ts'
 import { heartbeatTable, type HeartbeatResults } from './heartbeat-bench.ts'
+import { agentTable, type AgentResults } from './agent-bench.ts'
 import { statusPageTable, type StatusPageResults } from './status-page-bench.ts'
 import { memoryTable, type MemoryRun } from './memory-bench.ts'
 import { cliTable, type CliRun } from './cli-bench.ts'
@@ -18,6 +19,7 @@ export interface ReportInput {
   checker?: CheckerResults
   deliveries?: DeliveryResults
   heartbeats?: HeartbeatResults
+  agents?: AgentResults
   status?: StatusPageResults
   memory?: MemoryRun[]
   cli?: CliRun[]
@@ -163,6 +165,7 @@ export function renderReport (input: ReportInput): string {
   if (input.checker) out.push('## Checker on PostgreSQL', '', ...checkerTable(input.checker), '')
   if (input.deliveries) out.push('## Notification deliveries on PostgreSQL', '', ...deliveryTable(input.deliveries, input.checker?.phases[0]), '')
   if (input.heartbeats) out.push('## Heartbeat pings on PostgreSQL', '', ...heartbeatTable(input.heartbeats), '')
+  if (input.agents) out.push('## Agents\' results on PostgreSQL', '', ...agentTable(input.agents), '')
   if (input.status) out.push('## Public status pages on PostgreSQL', '', ...statusPageTable(input.status), '')
   if (input.pglite) {
     out.push('## API on embedded PGlite', '', ...apiTable(input.pglite, false), '')

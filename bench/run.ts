@@ -2,7 +2,7 @@
 // reference server, the checker with real workers and the notification deliveries, then the API on PGlite;
 // and the memory of one server with 100 monitors (embedded, and on PostgreSQL when DATABASE_URL is set); writes
 // and the operator CLI's time per command; writes
-// bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,heartbeats,status,rollups,pglite,memory,cli (some
+// bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,heartbeats,agents,status,rollups,pglite,memory,cli (some
 // parts), --reuse (keep a database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers and the heartbeat server),
 // --endpoints list,page (only these API endpoints: checks, monitor, list, page, create). BENCH_PINGWARD_NODE_ARGS:
 // node flags added to the API's Pingward server only (an experiment such as "--trace-gc"; npm start's are always there).
@@ -13,6 +13,7 @@ import { ENDPOINT_LABELS, runApiBench, type Endpoint } from './api-bench.ts'
 import { runCheckerBench } from './checker-bench.ts'
 import { runDeliveryBench } from './delivery-bench.ts'
 import { runHeartbeatBench } from './heartbeat-bench.ts'
+import { runAgentBench } from './agent-bench.ts'
 import { runStatusPageBench } from './status-page-bench.ts'
 import { rollupReport, runRollupBench } from './rollups-bench.ts'
 import { runMemoryBench } from './memory-bench.ts'
@@ -46,6 +47,8 @@ const SCALES = {
     checker: { warmupSeconds: 30, measureSeconds: 180 },
     deliveries: { flipping: 1_000, channelsPerMonitor: 3, pairs: 2 },
     heartbeats: { monitors: 10_000, connections: 50, warmupSeconds: 5, durationSeconds: 30 },
+    // Issue 46: two fresh slots of 30,000 monitors, 600 batches of 100 results from 4 agents at once, the first 10% a warm-up.
+    agents: { monitors: 30_000, senders: 4, batchSize: 100, warmupShare: 0.1 },
     status: { connections: 200, durationSeconds: 10, rounds: 3 },
     // Issue 16: a year of rollups of 10,000 monitors read; a day of 14.4 M checks (10,000 monitors at 1/min) built.
     // The checker's lateness while its job builds that day: 30 s warm-up, 60 s before the build as the baseline.
@@ -63,6 +66,7 @@ const SCALES = {
     checker: { warmupSeconds: 10, measureSeconds: 30 },
     deliveries: { flipping: 200, channelsPerMonitor: 3, pairs: 1 },
     heartbeats: { monitors: 10_000, connections: 50, warmupSeconds: 2, durationSeconds: 10 },
+    agents: { monitors: 5_000, senders: 4, batchSize: 100, warmupShare: 0.1 },
     status: { connections: 200, durationSeconds: 5, rounds: 1 },
     rollups: { monitors: 1_000, builtMonitors: 1_000, connections: 50, warmupSeconds: 1, durationSeconds: 5, lateness: { warmupSeconds: 10, baselineSeconds: 20 } },
     pglite: { name: 'pglite-small', users: 2, monitors: 20, bigUserMonitors: 20, checksPerMonitor: 100, days: 30 },
@@ -73,7 +77,7 @@ const SCALES = {
 } satisfies Record<string, { seed: Scale, pglite: Scale, [k: string]: unknown }>
 
 const DB_NAME = 'pingward_bench'
-const PARTS = ['api', 'checker', 'deliveries', 'heartbeats', 'status', 'rollups', 'pglite', 'memory', 'cli'] as const
+const PARTS = ['api', 'checker', 'deliveries', 'heartbeats', 'agents', 'status', 'rollups', 'pglite', 'memory', 'cli'] as const
 type Part = typeof PARTS[number]
 
 const log = (line: string) => process.stdout.write(line + '\n')
@@ -155,7 +159,7 @@ async function main (): Promise<void> {
   const scale = SCALES[scaleName]
   if (!scale) throw new Error(`BENCH_SCALE must be one of ${Object.keys(SCALES).join(', ')}`)
   const adminUrl = process.env.DATABASE_URL
-  const onPostgres = args.parts.has('api') || args.parts.has('checker') || args.parts.has('deliveries') || args.parts.has('heartbeats') || args.parts.has('status')
+  const onPostgres = args.parts.has('api') || args.parts.has('checker') || args.parts.has('deliveries') || args.parts.has('heartbeats') || args.parts.has('agents') || args.parts.has('status')
   if (onPostgres && !adminUrl) {
     throw new Error('DATABASE_URL (a PostgreSQL server where a database pingward_bench may be created) is required; --only pglite,memory,cli runs without it')
   }
@@ -248,6 +252,16 @@ async function main (): Promise<void> {
         `warm-up, ${h.durationSeconds} s measured; afterwards the heartbeats' check rows are counted against the 200 answers.`)
       log('heartbeat pings on PostgreSQL')
       report.heartbeats = await runHeartbeatBench({ databaseUrl: postgres.url, db: runner, userId: postgres.seeded.writeUserId, ...h, logDir, cpuProfDir, log })
+    }
+    if (args.parts.has('agents') && postgres && runner) {
+      const a = scale.agents
+      report.settings.push(`Agents: ${a.monitors.toLocaleString('en-US')} monitors of one agent location (inserted in SQL, an interval of an hour, made ` +
+        `an hour and a minute ago), one API process (\`${NODE}dist/server.js\`, CHECKER=off, LOG_LEVEL=info); ${a.senders} senders in the bench ` +
+        `process POST batches of ${a.batchSize} results to /api/v1/agent/results (each monitor's previous slot, then its current: every result ` +
+        `fresh and counted toward its quorum), the first ${a.warmupShare * 100}% a warm-up; then the first 20 batches again, which must record ` +
+        'nothing; the location\'s check rows are counted against the receipts.')
+      log('agent results on PostgreSQL')
+      report.agents = await runAgentBench({ databaseUrl: postgres.url, db: runner, userId: postgres.seeded.writeUserId, ...a, logDir, log })
     }
     if (args.parts.has('status') && postgres && runner) {
       const st = scale.status

@@ -58,7 +58,10 @@ import { AcknowledgeSchema, CreateNoteSchema, IncidentDetailSchema, IncidentNote
 import {
   CreateMaintenanceWindowSchema, MaintenanceWindowSchema, StartMaintenanceSchema, UpdateMaintenanceWindowSchema,
 } from './maintenance/schema.ts'
-import { AgentHelloReplySchema, AgentHelloSchema, CreateLocationSchema, LocationSchema, LocationWithTokenSchema } from './locations/schema.ts'
+import {
+  AgentAssignmentSchema, AgentHelloReplySchema, AgentHelloSchema, AgentResultSchema, AgentResultsReplySchema, AgentResultsSchema, CreateLocationSchema,
+  LocationSchema, LocationWithTokenSchema,
+} from './locations/schema.ts'
 import { UptimeReportSchema } from './schemas/uptime.ts'
 import { NotificationEventSchema } from './schemas/notification-event.ts'
 import { CreateMonitorSchema, MonitorListItemSchema, MonitorSchema, UpdateMonitorSchema } from './monitors/schema.ts'
@@ -89,6 +92,7 @@ export const SHARED_SCHEMAS = [
   StatusPageSchema, CreateStatusPageSchema, UpdateStatusPageSchema, ComponentSchema, CreateComponentSchema, UpdateComponentSchema,
   ReportUpdateSchema, StatusReportSchema, CreateReportSchema, UpdateReportSchema, PostReportUpdateSchema, ReportDraftSchema, SubscribeSchema,
   LocationSchema, LocationWithTokenSchema, CreateLocationSchema, AgentHelloSchema, AgentHelloReplySchema,
+  AgentAssignmentSchema, AgentResultSchema, AgentResultsSchema, AgentResultsReplySchema,
 ]
 
 export async function buildApp ({ config, clock = systemClock, database, logger }: BuildAppOptions): Promise<FastifyInstance> {
@@ -181,7 +185,7 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     await api.register(auditRoutes)
   }, { prefix: '/api/v1' })
   // Agents authenticate with their location's token, not an API key: a scope of their own under the same prefix.
-  await app.register(agentRoutes, { prefix: '/api/v1' })
+  await app.register(agentRoutes, { prefix: '/api/v1', confirmDelayMs: config.CHECK_CONFIRM_DELAY * 1000 })
   await app.register(dashboardPlugin, { allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS, config, customDomains, snapshots })
   return app
 }

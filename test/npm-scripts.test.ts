@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import t from 'tap'
-import { childDatabase, childEnv, outputWaiter } from './helper.ts'
+import { buildTestApp, childDatabase, childEnv, makeUser, outputWaiter, request } from './helper.ts'
 import { groupCommands } from './support/process-group.ts'
 import { builtProjectCopy } from './support/project-copy.ts'
 
@@ -53,7 +53,7 @@ function npm (t: { teardown: (fn: () => unknown) => void }, args: string[], vars
     await closed
     return stdout
   }
-  return { pid: child.pid!, waitFor, exited, output }
+  return { pid: child.pid!, waitFor, exited, output, stderr: () => stderr }
 }
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
@@ -85,4 +85,26 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     t.same(groupCommands(run.pid).filter((command) => PINGWARD.test(command)), [], 'no Pingward process is left running')
     t.match(await run.output(), /"msg":"checker stopped"/, 'the checker stopped on the signal')
   })
+
+  t.test(`npm run agent: it says hello to the API, and ${signal} to npm stops it and exits 0`, async (t) => {
+    t.match(readme, /^PINGWARD_AGENT_TOKEN=pwa_\S+ npm run agent -- --server /m, 'the README tells users to run npm run agent')
+    const { app } = await buildTestApp(t)
+    const server = await app.listen({ host: '127.0.0.1', port: 0 })
+    const owner = await makeUser(app)
+    const token = (await request(app, owner.auth, { method: 'POST', url: '/api/v1/locations', payload: { code: 'lab', name: 'Lab' } })).json().data.agent_token
+    const run = npm(t, ['run', 'agent', '--', '--server', server], { PINGWARD_AGENT_TOKEN: token })
+    await run.waitFor(/"location":"lab".*"msg":"agent: hello"/)
+    t.match((await request(app, owner.auth, { url: '/api/v1/locations/lab' })).json().data, { online: true }, 'the location is online')
+
+    process.kill(run.pid, signal)
+    t.same(await run.exited, { code: 0, signal: null }, 'npm exits 0')
+    t.same(groupCommands(run.pid).filter((command) => PINGWARD.test(command)), [], 'no Pingward process is left running')
+    t.match(await run.output(), /"msg":"agent stopped"/, 'the agent stopped on the signal')
+  })
 }
+
+t.test('npm run agent without a server or a token says how to run it, and exits 2', async (t) => {
+  const run = npm(t, ['run', '-s', 'agent'], {})
+  t.same(await run.exited, { code: 2, signal: null })
+  t.match(run.stderr(), /^usage: npm run agent -- --server URL --token TOKEN/m)
+})

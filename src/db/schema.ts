@@ -291,10 +291,13 @@ export const checks = pgTable('checks', {
   pingBody: text('ping_body'),
   // The code of the location that made the check; null for a heartbeat's ping. Not in the record (GET ...?location=).
   location: text('location'),
+  // The slot an agent's check was of: a retried batch finds its checks by this key and records each once. Not in the API.
+  slotAt: ts('slot_at'),
 }, (t) => [
   // Ascending on purpose: a backward scan serves ORDER BY checked_at DESC, id DESC (the default NULLS FIRST).
   index('checks_monitor_checked_idx').on(t.monitorId, t.checkedAt, t.id),
   index('checks_checked_idx').on(t.checkedAt),
+  uniqueIndex('checks_location_slot_key').on(t.monitorId, t.location, t.slotAt).where(sql`${t.slotAt} is not null`),
 ])
 
 export const incidents = pgTable('incidents', {

@@ -4,9 +4,14 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
-import { presentHello } from './presenter.ts'
+import { createHash } from 'node:crypto'
+import { pause } from '../runtime/pause.ts'
+import { agentSeen, assignmentsOf, recordAgentResults } from './agent-work.ts'
+import { presentAssignment, presentHello } from './presenter.ts'
 import type { LocationRow } from './repository.ts'
-import { AgentHelloEnvelope, AgentHelloSchema } from './schema.ts'
+import {
+  AgentAssignmentsEnvelope, AgentAssignmentsQuery, AgentHelloEnvelope, AgentHelloSchema, AgentResultsEnvelope, AgentResultsSchema,
+} from './schema.ts'
 import { agentOfToken, greetAgent } from './service.ts'
 
 declare module 'fastify' {
@@ -22,7 +27,13 @@ function agentErrors (...statuses: Parameters<typeof errorResponses>) {
   return { ...errorResponses(...statuses), 401: errorResponse(401, 'Missing, unknown, rotated or deleted agent token; an API key is not one (`Unauthorized`)') }
 }
 
-const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/** How often a long poll looks again at the assignments (and at the token, which may be revoked meanwhile). */
+const ASSIGNMENTS_POLL_MS = 1000
+
+const agentRoutes: FastifyPluginAsyncTypebox<{ confirmDelayMs: number }> = async (app, { confirmDelayMs }) => {
+  // A closing server answers its long polls at once rather than waiting for them.
+  const closing = new AbortController()
+  app.addHook('preClose', async () => closing.abort())
   app.decorateRequest('agent', null)
   app.addHook('preParsing', async (request) => {
     request.agent = await agentOfToken(app.db, bearerToken(request)) ?? null
@@ -45,6 +56,52 @@ const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const seen = await greetAgent(app.db, request.agent!, request.body.version, now)
     if (!seen) throw new HttpError(401)
     return { data: presentHello(seen, now) }
+  })
+
+  app.get('/agent/assignments', {
+    schema: {
+      tags: ['agents'],
+      summary: 'List the agent\'s assignments',
+      description: 'Every monitor the agent\'s location checks, with what its probe needs. With `If-None-Match` and `wait`, a long ' +
+        'poll: the request is held while the assignments are unchanged and answered as soon as they change.',
+      operationId: 'agentAssignments',
+      security: [{ agentToken: [] }],
+      querystring: AgentAssignmentsQuery,
+      response: { 200: AgentAssignmentsEnvelope, 304: Type.Null({ description: 'Unchanged: the assignments are those of the `ETag` sent in `If-None-Match`' }), ...agentErrors(400) },
+    },
+  }, async (request, reply) => {
+    const wanted = request.headers['if-none-match']
+    const waitUntil = Date.now() + (wanted === undefined ? 0 : request.query.wait * 1000)
+    await agentSeen(app.db, request.agent!, app.clock())
+    for (let agent = request.agent!; ;) {
+      const assignments = (await assignmentsOf(app.db, agent)).map(presentAssignment)
+      const etag = `W/"${createHash('sha256').update(JSON.stringify(assignments)).digest('base64url').slice(0, 22)}"`
+      reply.header('etag', etag)
+      if (wanted !== etag) return { data: assignments }
+      const leftMs = waitUntil - Date.now()
+      if (leftMs <= 0 || closing.signal.aborted) return reply.code(304).send(null)
+      await pause(Math.min(ASSIGNMENTS_POLL_MS, leftMs), closing.signal)
+      const still = await agentOfToken(app.db, bearerToken(request))
+      if (!still) throw new HttpError(401)
+      agent = still
+    }
+  })
+
+  app.post('/agent/results', {
+    schema: {
+      tags: ['agents'],
+      summary: 'Post a batch of results',
+      description: 'Records the agent\'s checks in one transaction. A location\'s check of a slot is recorded once, so a batch sent ' +
+        'again (an answer lost on the way) changes nothing. A check older than its location\'s latest, or than the stale time, ' +
+        'goes to the history without moving the monitor\'s status.',
+      operationId: 'agentResults',
+      security: [{ agentToken: [] }],
+      body: Type.Ref(AgentResultsSchema),
+      response: { 200: AgentResultsEnvelope, ...agentErrors(400, 413, 415) },
+    },
+  }, async (request) => {
+    await agentSeen(app.db, request.agent!, app.clock())
+    return { data: await recordAgentResults(app.db, request.agent!, request.body.results, app.clock(), confirmDelayMs) }
   })
 }
 

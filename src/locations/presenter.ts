@@ -1,7 +1,8 @@
 // A location row as the API shows it: `online` from its last sign of life and the one online window.
 import { LOCATION_TIMING } from '../domain/locations.ts'
+import type { MonitorRow } from '../monitors/repository.ts'
 import type { LocationRow } from './repository.ts'
-import type { AgentHello, Location, LocationWithToken } from './schema.ts'
+import type { AgentAssignment, AgentHello, Location, LocationWithToken } from './schema.ts'
 
 /** Whether the location was seen within the online window before `now`. */
 const isOnline = (row: Pick<LocationRow, 'lastSeenAt'>, now: Date): boolean =>
@@ -24,4 +25,26 @@ export function presentLocationWithToken (row: LocationRow, token: string, now: 
 
 export function presentHello (row: LocationRow, now: Date): AgentHello {
   return { location: { code: row.code, name: row.name }, server_time: now.toISOString() }
+}
+
+/** A monitor as its agents check it: what the probe needs, secret header values unmasked, and where its slots start. */
+export function presentAssignment (row: MonitorRow): AgentAssignment {
+  return {
+    monitor_id: row.id,
+    monitor_type: row.monitorType as AgentAssignment['monitor_type'],
+    url: row.url!,
+    interval_minutes: row.intervalMinutes,
+    slot_origin: row.createdAt.toISOString(),
+    method: row.method,
+    expected_status: row.expectedStatus,
+    timeout_seconds: row.timeoutSeconds,
+    keyword: row.keyword,
+    keyword_mode: row.keywordMode,
+    degraded_after_ms: row.degradedAfterMs,
+    request_headers: row.requestHeaders,
+    secret_headers: row.secretHeaders,
+    request_body: row.requestBody,
+    dns_record_type: row.dnsRecordType,
+    dns_expected: row.dnsExpected,
+  }
 }

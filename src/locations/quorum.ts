@@ -5,7 +5,7 @@ import type { LocationStateRecord } from '../domain/locations.ts'
 import type { MonitorStatus } from '../domain/vocabulary.ts'
 
 /** Slack beyond two intervals before a silent location stops counting, and how far ahead of now a check may be stamped. */
-const GRACE_MS = 30_000
+export const QUORUM_GRACE_MS = 30_000
 
 /** What a location's latest check said: `degraded` passed slower than the monitor allows; only `down` fails. */
 export type LocationStatus = Extract<MonitorStatus, 'up' | 'degraded' | 'down'>
@@ -58,12 +58,10 @@ export function quorumVerdict (policy: QuorumPolicy, states: readonly LocationSt
   const locations = [...new Set(policy.locations)]
   if (locations.length === 0) throw new RangeError('a quorum needs at least one location')
   const quorum = effectiveQuorum(policy.quorum, locations.length)
-  const oldest = now.getTime() - 2 * policy.intervalMinutes * 60_000 - GRACE_MS
-  const newest = now.getTime() + GRACE_MS
   const latest = new Map<string, { status: LocationStatus, at: number }>()
   for (const { location, status, checkedAt } of states) {
-    const at = checkedAt?.getTime()
-    if (at === undefined || at < oldest || at > newest) continue
+    if (checkedAt === null || !isFresh(policy.intervalMinutes, checkedAt, now)) continue
+    const at = checkedAt.getTime()
     const kept = latest.get(location)
     if (kept && (kept.at > at || (kept.at === at && SEVERITY[kept.status] >= SEVERITY[status]))) continue
     latest.set(location, { status, at })
@@ -81,6 +79,12 @@ export function quorumVerdict (policy: QuorumPolicy, states: readonly LocationSt
   if (tally.failing.length >= quorum) return { ...tally, coverage: 'ok', status: 'down' }
   if (tally.failing.length > 0 || tally.slow.length > 0) return { ...tally, coverage: 'ok', status: 'degraded' }
   return { ...tally, coverage: 'ok', status: 'up' }
+}
+
+/** Whether a check made at `checkedAt` counts toward a quorum at `now`: from two intervals plus 30 s before to 30 s after. */
+export function isFresh (intervalMinutes: number, checkedAt: Date, now: Date): boolean {
+  const at = checkedAt.getTime()
+  return at >= now.getTime() - 2 * intervalMinutes * 60_000 - QUORUM_GRACE_MS && at <= now.getTime() + QUORUM_GRACE_MS
 }
 
 /** The configured quorum held to 1..count (the API validates it; a location removed since may leave it too large). */
@@ -114,7 +118,11 @@ export function locationStatesOf (records: readonly LocationStateRecord[]): Loca
 
 /** When a location checks next: the start of the monitor's next slot (intervals from `anchor`), so its locations check together. */
 export function nextSlotAt (anchor: Date, intervalMinutes: number, checkedAt: Date): Date {
+  return new Date(slotStartAt(anchor, intervalMinutes, checkedAt).getTime() + intervalMinutes * 60_000)
+}
+
+/** The start of the monitor's slot (intervals from `anchor`) that holds `at`. */
+export function slotStartAt (anchor: Date, intervalMinutes: number, at: Date): Date {
   const intervalMs = intervalMinutes * 60_000
-  const slot = Math.floor((checkedAt.getTime() - anchor.getTime()) / intervalMs)
-  return new Date(anchor.getTime() + (slot + 1) * intervalMs)
+  return new Date(anchor.getTime() + Math.floor((at.getTime() - anchor.getTime()) / intervalMs) * intervalMs)
 }

@@ -2,7 +2,8 @@
 // built-in row kept alive. It reads and writes; the rules are the service's.
 import { and, asc, desc, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Database } from '../db/client.ts'
-import { locations } from '../db/schema.ts'
+import { locations, monitors } from '../db/schema.ts'
+import type { MonitorRow } from '../monitors/repository.ts'
 
 export type LocationRow = typeof locations.$inferSelect
 type LocationInsert = typeof locations.$inferInsert
@@ -64,4 +65,17 @@ export async function upsertBuiltin (db: Database, code: string, seen: { at: Dat
       // A process whose clock lags another's never moves the time back.
       set: { lastSeenAt: sql`greatest(${locations.lastSeenAt}, excluded.last_seen_at)`, version: seen.version },
     })
+}
+
+/** An agent's sign of life between hellos (a poll, a batch): the time only, never moved back. */
+export async function touchAgent (db: Database, id: string, at: Date): Promise<void> {
+  await db.update(locations).set({ lastSeenAt: sql`greatest(${locations.lastSeenAt}, ${at.toISOString()}::timestamptz)` }).where(eq(locations.id, id))
+}
+
+/** The organization's live, active, probed monitors that list the location `code`, by id: an agent's assignments. */
+export async function monitorsAtLocation (db: Database, orgId: string, code: string): Promise<MonitorRow[]> {
+  return db.select().from(monitors).where(and(
+    eq(monitors.orgId, orgId), isNull(monitors.deletedAt), eq(monitors.isActive, true), eq(monitors.maintenancePaused, false),
+    sql`${monitors.monitorType} <> 'heartbeat'`, sql`${code}::text = any(${monitors.locations})`
+  )).orderBy(asc(monitors.id))
 }

@@ -3,7 +3,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { LOCATION_TIMING } from '../domain/locations.ts'
 import { LOCATION_KINDS } from '../domain/vocabulary.ts'
-import { Envelope, LocationCode, Nullable, StringEnum, Timestamp } from '../schemas/common.ts'
+import { MONITOR_TYPES } from '../domain/vocabulary.ts'
+import { PROBE_FIELDS } from '../monitors/schema.ts'
+import { Envelope, LocationCode, Nullable, StringEnum, Timestamp, Uuid } from '../schemas/common.ts'
 
 const Name = Type.String({
   minLength: 1,
@@ -91,6 +93,74 @@ export const AgentHelloReplySchema = Type.Object({
 
 export const AgentHelloEnvelope = Envelope(Type.Ref(AgentHelloReplySchema), 'Who the agent is, and the server\'s time')
 
+/** How long an agent's long poll of its assignments may wait for a change. */
+export const ASSIGNMENTS_MAX_WAIT_SECONDS = 25
+/** Most results in one batch. */
+export const MAX_RESULTS_PER_BATCH = 500
+
+export const AgentAssignmentSchema = Type.Object({
+  monitor_id: Uuid('The monitor to check'),
+  monitor_type: StringEnum(MONITOR_TYPES.filter((type) => type !== 'heartbeat'), { description: 'How to check it: `site`, `tcp` or `dns`' }),
+  url: Type.String({ description: 'What to check, as the monitor\'s `url`', examples: ['https://example.com/health'] }),
+  interval_minutes: Type.Integer({ minimum: 1, description: 'Minutes between checks: one check of each slot' }),
+  slot_origin: Timestamp('Slots are `interval_minutes` long, counted from this instant on the server\'s clock: a slot starts at it plus a whole number of intervals'),
+  ...PROBE_FIELDS,
+}, {
+  $id: 'AgentAssignment',
+  title: 'AgentAssignment',
+  additionalProperties: false,
+  description: 'A monitor the agent\'s location checks, with what its probe needs',
+})
+
+export const AgentAssignmentsQuery = Type.Object({
+  wait: Type.Integer({
+    minimum: 0,
+    maximum: ASSIGNMENTS_MAX_WAIT_SECONDS,
+    default: 0,
+    description: `With \`If-None-Match\`: seconds to hold the request while the assignments are unchanged (a long poll, at most ${ASSIGNMENTS_MAX_WAIT_SECONDS}); ` +
+      'it answers as soon as they change, else `304` at the end',
+  }),
+}, { additionalProperties: false })
+
+export const AgentAssignmentsEnvelope = Envelope(Type.Array(Type.Ref(AgentAssignmentSchema)), 'Every monitor the agent\'s location checks, by id')
+
+export const AgentResultSchema = Type.Object({
+  monitor_id: Uuid('The monitor checked'),
+  slot_at: Timestamp('The start of the slot the check was of (`slot_origin` plus whole intervals): a location\'s check of a slot is recorded once'),
+  checked_at: Timestamp('When the check started, on the server\'s clock'),
+  is_up: Type.Boolean({ description: 'Whether the check passed' }),
+  degraded: Type.Boolean({ default: false, description: 'Passed, but slower than the monitor\'s `degraded_after_ms`' }),
+  status_code: Nullable(Type.Integer({ minimum: 100, maximum: 599, description: 'The final HTTP status; null for tcp and dns, or without a response' })),
+  response_time_ms: Type.Integer({ minimum: 0, maximum: 600_000, description: 'Milliseconds from the start to the answer or the failure' }),
+  error_message: Nullable(Type.String({ maxLength: 1000, description: 'What went wrong, in one line; null when up and not degraded' })),
+}, {
+  $id: 'AgentResult',
+  title: 'AgentResult',
+  additionalProperties: false,
+  description: 'One check an agent made',
+})
+
+export const AgentResultsSchema = Type.Object({
+  results: Type.Array(Type.Ref(AgentResultSchema), { minItems: 1, maxItems: MAX_RESULTS_PER_BATCH, description: `The checks, at most ${MAX_RESULTS_PER_BATCH}` }),
+}, {
+  $id: 'AgentResultsRequest',
+  title: 'AgentResultsRequest',
+  additionalProperties: false,
+  description: 'A batch of an agent\'s checks. Sending it again is safe: a location\'s check of a slot is recorded once',
+})
+
+export const AgentResultsReplySchema = Type.Object({
+  recorded: Type.Integer({ minimum: 0, description: 'Checks recorded by this batch, `late` ones included' }),
+  late: Type.Integer({ minimum: 0, description: 'Of those, the ones older than their location\'s latest or than the stale time: in the history, not in the status' }),
+  duplicates: Type.Integer({ minimum: 0, description: 'Checks of a slot the location had recorded already (a retried batch): not recorded again' }),
+  unassigned: Type.Integer({ minimum: 0, description: 'Checks of monitors the location does not check (any more): not recorded' }),
+}, { $id: 'AgentResultsReceipt', title: 'AgentResultsReceipt', additionalProperties: false, description: 'What became of a batch of results' })
+
+export const AgentResultsEnvelope = Envelope(Type.Ref(AgentResultsReplySchema), 'What became of the batch')
+
+export type AgentAssignment = Static<typeof AgentAssignmentSchema>
+export type AgentResult = Static<typeof AgentResultSchema>
+export type AgentResultsReceipt = Static<typeof AgentResultsReplySchema>
 export type Location = Static<typeof LocationSchema>
 export type LocationWithToken = Static<typeof LocationWithTokenSchema>
 export type NewLocation = Static<typeof CreateLocationSchema>

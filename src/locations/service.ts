@@ -85,18 +85,17 @@ export async function greetAgent (db: Database, agent: LocationRow, version: str
 }
 
 /**
- * Refuses, naming the field, a monitor's `locations` that are not all built-in locations the organization sees (agents do not
- * check monitors yet), and a `location_quorum` without locations or above their number.
+ * Refuses, naming the field, a monitor's `locations` that are not all locations the organization sees, and a
+ * `location_quorum` without locations or above their number. Returns the built-in ones: the checkers' schedule rows.
  */
-export async function assertMonitorLocations (db: Database, orgId: string, codes: readonly string[], quorum: number | null): Promise<void> {
+export async function assertMonitorLocations (db: Database, orgId: string, codes: readonly string[], quorum: number | null): Promise<string[]> {
+  const builtin: string[] = []
   if (codes.length > 0) {
     const known = new Map((await listLocations(db, orgId)).map((row) => [row.code, row]))
     codes.forEach((code, i) => {
       const row = known.get(code)
       if (!row) throw new InvalidInputError(`locations/${i}`, `locations/${i} is not a location: ${code} is none of GET /locations`)
-      if (row.kind === 'agent') {
-        throw new InvalidInputError(`locations/${i}`, `locations/${i} is an agent location: ${code}'s agent cannot be given monitors yet; list built-in locations`)
-      }
+      if (row.kind === 'builtin') builtin.push(code)
     })
   }
   if (quorum !== null && quorum > codes.length) {
@@ -104,6 +103,7 @@ export async function assertMonitorLocations (db: Database, orgId: string, codes
       ? 'location_quorum needs locations: set it with them, or null'
       : `location_quorum must be at most the number of locations (${codes.length}), or null for a majority`)
   }
+  return builtin
 }
 
 async function audit (tx: Database, who: LocationAdmin, action: AuditAction, before: LocationRow | null, after: LocationRow | null, now: Date): Promise<void> {

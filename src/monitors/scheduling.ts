@@ -35,6 +35,8 @@ export interface CheckResult {
   pingBody?: string | null
   /** The code of the location whose checker made it; absent for a heartbeat's ping. */
   location?: string
+  /** The slot an agent's check was of (its location's unique key); absent for a checker's. */
+  slotAt?: Date
   checkedAt: Date
 }
 
@@ -98,8 +100,8 @@ export async function lockActiveMonitors (tx: Pick<Database, 'execute'>, ids: st
 
 /** Inserts the check and returns its id, for the notifications that quote it. */
 export async function insertCheck (tx: Queryable, monitorId: string, result: CheckResult): Promise<string> {
-  const { isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody, location } = result
-  const [row] = await tx.insert(checks).values({ monitorId, isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody, location })
+  const { isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody, location, slotAt } = result
+  const [row] = await tx.insert(checks).values({ monitorId, isUp, statusCode, responseTimeMs, errorMessage, checkedAt, pingBody, location, slotAt })
     .returning({ id: checks.id })
   return row.id
 }
@@ -125,12 +127,13 @@ export async function insertCheckRows (tx: Pick<Database, 'execute'>, rows: Arra
     checked_at: result.checkedAt.toISOString(),
     ping_body: result.pingBody ?? null,
     location: result.location ?? null,
+    slot_at: result.slotAt?.toISOString() ?? null,
   }))
   await tx.execute(sql`
-    insert into ${checks} (monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body, location)
-    select monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body, location
+    insert into ${checks} (monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body, location, slot_at)
+    select monitor_id, is_up, status_code, response_time_ms, error_message, checked_at, ping_body, location, slot_at
     from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(monitor_id uuid, is_up boolean, status_code smallint,
-      response_time_ms integer, error_message text, checked_at timestamptz, ping_body text, location text)`)
+      response_time_ms integer, error_message text, checked_at timestamptz, ping_body text, location text, slot_at timestamptz)`)
 }
 
 export type CheckState = Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'consecutiveSlow' |

@@ -134,6 +134,21 @@ const writable = {
 
 const withDefault = <T extends object>(schema: T, value: unknown) => ({ ...schema, default: value })
 
+/** What a probe of a monitor asks, as an agent's assignment carries it (src/locations/schema.ts). */
+export const PROBE_FIELDS = {
+  method: writable.method,
+  expected_status: writable.expected_status,
+  timeout_seconds: writable.timeout_seconds,
+  keyword: writable.keyword,
+  keyword_mode: writable.keyword_mode,
+  degraded_after_ms: writable.degraded_after_ms,
+  request_headers: { ...writable.request_headers, description: 'Headers sent with each check, by name, secret values unmasked: only the agents of the monitor\'s locations get them' },
+  secret_headers: writable.secret_headers,
+  request_body: writable.request_body,
+  dns_record_type: Nullable(writable.dns_record_type),
+  dns_expected: writable.dns_expected,
+}
+
 // Each kind's url: its own pattern and sentence (src/domain/monitor-types.ts).
 const urlOf = (type: Exclude<MonitorType, 'heartbeat'>, description: string, example: string) => Type.String({
   minLength: 1,

@@ -54,10 +54,10 @@ export async function createMonitor (db: Database, owner: Owner, input: NewMonit
   // The monitor, its opt-ins and its dependencies together, or none (a channel or monitor not the organization's).
   return atomically(db, async (tx) => {
     const orgId = await ownerOrgId(tx, owner)
-    if (located) await assertMonitorLocations(tx, orgId, input.locations, input.location_quorum)
+    const checkerLocations = located ? await assertMonitorLocations(tx, orgId, input.locations, input.location_quorum) : []
     if (input.depends_on.length > 0) assertDependencies(await lockDependencyGraph(tx, orgId), null, input.depends_on)
     const monitor = await insert(tx)
-    if (located) await setMonitorSchedules(tx, monitor.id, input.locations, now)
+    if (located) await setMonitorSchedules(tx, monitor.id, checkerLocations, now)
     return input.notification_channel_ids.length === 0 ? monitor : withChannels(tx, orgId, monitor, input.notification_channel_ids)
   })
 }
@@ -217,9 +217,10 @@ export async function updateMonitor (
     const type = input.monitor_type ?? current.monitorType
     const columns = { ...changedColumns(current, input), ...kindChangeColumns(current.monitorType, type, input) }
     if (columns.dependsOn !== undefined) assertDependencies(await lockDependencyGraph(tx, orgId), id, columns.dependsOn)
+    let checkerLocations: string[] = []
     if (columns.locations !== undefined || columns.locationQuorum !== undefined) {
       const codes = columns.locations ?? current.locations
-      await assertMonitorLocations(tx, orgId, codes, columns.locationQuorum !== undefined ? columns.locationQuorum : current.locationQuorum)
+      checkerLocations = await assertMonitorLocations(tx, orgId, codes, columns.locationQuorum !== undefined ? columns.locationQuorum : current.locationQuorum)
       columns.locationStates = locationStatesFor(codes, current.locationStates)
     }
     const channelIds = await monitorChannelIds(tx, id)
@@ -233,7 +234,7 @@ export async function updateMonitor (
       await bringMonitorsInLine(tx, orgId, now, id)
       row = (await lockOwnedMonitor(tx, orgId, id))!
     }
-    if (columns.locations !== undefined) await setMonitorSchedules(tx, id, columns.locations, now)
+    if (columns.locations !== undefined) await setMonitorSchedules(tx, id, checkerLocations, now)
     if (channelsChange) await setMonitorChannels(tx, orgId, id, input.notification_channel_ids!)
     const monitor = toMonitor(row)
     if (input.is_active === false && current.isActive) await resolveAndNotify(tx, monitor, orgId, now)

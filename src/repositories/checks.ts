@@ -61,8 +61,20 @@ export async function listChecks (
   return rows.map(toCheck)
 }
 
+/** Of the slots of `location`'s checks asked for, those it has a check of, as `monitorId@slotMs` (checks_location_slot_key). */
+export async function recordedSlots (db: Pick<Database, 'execute'>, location: string, asked: Array<{ monitorId: string, slotAt: Date }>): Promise<Set<string>> {
+  if (asked.length === 0) return new Set()
+  const values = asked.map((slot) => ({ monitor_id: slot.monitorId, slot_at: slot.slotAt.toISOString() }))
+  const rows = rowsOf<{ monitor_id: string, slot_at: string }>(await db.execute(sql`
+    select c.monitor_id, c.slot_at from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(monitor_id uuid, slot_at timestamptz)
+    join ${checks} c on c.monitor_id = v.monitor_id and c.location = ${location} and c.slot_at = v.slot_at`))
+  return new Set(rows.map((row) => slotKey(row.monitor_id, new Date(row.slot_at))))
+}
+
+export const slotKey = (monitorId: string, slotAt: Date) => `${monitorId}@${slotAt.getTime()}`
+
 /** The API's record of a check row. */
-export function toCheck (row: Omit<typeof checks.$inferSelect, 'pingBody' | 'location'>): Check {
+export function toCheck (row: Omit<typeof checks.$inferSelect, 'pingBody' | 'location' | 'slotAt'>): Check {
   return {
     id: row.id,
     monitor_id: row.monitorId,

@@ -1584,6 +1584,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agent/assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the agent's assignments
+         * @description Every monitor the agent's location checks, with what its probe needs. With `If-None-Match` and `wait`, a long poll: the request is held while the assignments are unchanged and answered as soon as they change.
+         */
+        get: operations["agentAssignments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List the agent's assignments (headers only)
+         * @description The GET's status and headers, without a body.
+         */
+        head: operations["agentAssignmentsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agent/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a batch of results
+         * @description Records the agent's checks in one transaction. A location's check of a slot is recorded once, so a batch sent again (an answer lost on the way) changes nothing. A check older than its location's latest, or than the stale time, goes to the history without moving the monitor's status.
+         */
+        post: operations["agentResults"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     notificationEvent: {
@@ -4129,6 +4173,178 @@ export interface components {
              * @example 2026-11-21T09:30:00.000Z
              */
             server_time: string;
+        };
+        /**
+         * AgentAssignment
+         * @description A monitor the agent's location checks, with what its probe needs
+         */
+        AgentAssignment: {
+            /**
+             * Format: uuid
+             * @description The monitor to check
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            monitor_id: string;
+            /**
+             * @description How to check it: `site`, `tcp` or `dns`
+             * @enum {string}
+             */
+            monitor_type: "site" | "tcp" | "dns";
+            /**
+             * @description What to check, as the monitor's `url`
+             * @example https://example.com/health
+             */
+            url: string;
+            /**
+             * Format: int32
+             * @description Minutes between checks: one check of each slot
+             */
+            interval_minutes: number;
+            /**
+             * Format: date-time
+             * @description Slots are `interval_minutes` long, counted from this instant on the server's clock: a slot starts at it plus a whole number of intervals
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            slot_origin: string;
+            /**
+             * @description HTTP method of the check
+             * @enum {string}
+             */
+            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /**
+             * Format: int32
+             * @description HTTP status that counts as up
+             */
+            expected_status: number;
+            /**
+             * Format: int32
+             * @description A check that takes longer fails
+             */
+            timeout_seconds: number;
+            /**
+             * @description Text that the first 1 MiB of the response body must contain (with `keyword_mode` `not_contains`: must not), case-sensitive; null: the body is not looked at
+             * @example Welcome
+             */
+            keyword: string | null;
+            /**
+             * @description How `keyword` is matched: `contains` (the check fails without it) or `not_contains` (fails with it)
+             * @enum {string}
+             */
+            keyword_mode: "contains" | "not_contains";
+            /**
+             * Format: int32
+             * @description A check that passes but whose response took longer than this many milliseconds is `degraded` (the monitor's status; the check still counts as up); null: never degraded
+             * @example 2000
+             */
+            degraded_after_ms: number | null;
+            /**
+             * @description Headers sent with each check, by name, secret values unmasked: only the agents of the monitor's locations get them
+             * @example {
+             *       "authorization": "Bearer 3f9c2a7b1e5d4c8a",
+             *       "accept": "application/json"
+             *     }
+             */
+            request_headers: {
+                [key: string]: string;
+            };
+            /**
+             * @description Names of further `request_headers` whose values are secret, in any case (kept in lower case); each must be one of them. A header stops being secret only when its value is given again
+             * @example [
+             *       "x-tenant"
+             *     ]
+             */
+            secret_headers: string[];
+            /**
+             * @description Body sent with each check (not with GET or HEAD); null: none
+             * @example {"ping":true}
+             */
+            request_body: string | null;
+            /**
+             * @description The record type a dns monitor asks for
+             * @enum {string|null}
+             */
+            dns_record_type: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | null;
+            /**
+             * @description Values that the answer must all contain (addresses, names; an MX answer's exchange host, a TXT record's text); null: any answer is up
+             * @example [
+             *       "192.0.2.10"
+             *     ]
+             */
+            dns_expected: string[] | null;
+        };
+        /**
+         * AgentResult
+         * @description One check an agent made
+         */
+        AgentResult: {
+            /**
+             * Format: uuid
+             * @description The monitor checked
+             * @example 3f2b8c1e-9a4d-4e7b-8c21-5d6f0a1b2c3d
+             */
+            monitor_id: string;
+            /**
+             * Format: date-time
+             * @description The start of the slot the check was of (`slot_origin` plus whole intervals): a location's check of a slot is recorded once
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            slot_at: string;
+            /**
+             * Format: date-time
+             * @description When the check started, on the server's clock
+             * @example 2026-11-21T09:30:00.000Z
+             */
+            checked_at: string;
+            /** @description Whether the check passed */
+            is_up: boolean;
+            /** @description Passed, but slower than the monitor's `degraded_after_ms` (default `false`) */
+            degraded: boolean;
+            /**
+             * Format: int32
+             * @description The final HTTP status; null for tcp and dns, or without a response
+             */
+            status_code: number | null;
+            /**
+             * Format: int32
+             * @description Milliseconds from the start to the answer or the failure
+             */
+            response_time_ms: number;
+            /** @description What went wrong, in one line; null when up and not degraded */
+            error_message: string | null;
+        };
+        /**
+         * AgentResultsRequest
+         * @description A batch of an agent's checks. Sending it again is safe: a location's check of a slot is recorded once
+         */
+        AgentResultsRequest: {
+            /** @description The checks, at most 500 */
+            results: components["schemas"]["AgentResult"][];
+        };
+        /**
+         * AgentResultsReceipt
+         * @description What became of a batch of results
+         */
+        AgentResultsReceipt: {
+            /**
+             * Format: int32
+             * @description Checks recorded by this batch, `late` ones included
+             */
+            recorded: number;
+            /**
+             * Format: int32
+             * @description Of those, the ones older than their location's latest or than the stale time: in the history, not in the status
+             */
+            late: number;
+            /**
+             * Format: int32
+             * @description Checks of a slot the location had recorded already (a retried batch): not recorded again
+             */
+            duplicates: number;
+            /**
+             * Format: int32
+             * @description Checks of monitors the location does not check (any more): not recorded
+             */
+            unassigned: number;
         };
         /** CreateSiteMonitor */
         CreateSiteMonitor: {
@@ -23457,6 +23673,403 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["AgentHello"];
+                    };
+                };
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing, unknown, rotated or deleted agent token; an API key is not one (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body larger than 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body is too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body is not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    agentAssignments: {
+        parameters: {
+            query: {
+                /** @description With `If-None-Match`: seconds to hold the request while the assignments are unchanged (a long poll, at most 25); it answers as soon as they change, else `304` at the end */
+                wait: number;
+            };
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every monitor the agent's location checks, by id */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentAssignment"][];
+                    };
+                };
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "body/interval_minutes must be <= 1440"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing, unknown, rotated or deleted agent token; an API key is not one (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    agentAssignmentsHead: {
+        parameters: {
+            query: {
+                /** @description With `If-None-Match`: seconds to hold the request while the assignments are unchanged (a long poll, at most 25); it answers as soon as they change, else `304` at the end */
+                wait: number;
+            };
+            header?: {
+                /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every monitor the agent's location checks, by id */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the answer is still the one whose `ETag` was sent in `If-None-Match`; no body */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description A weak tag of this answer's body: send it back in `If-None-Match` to get `304` while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters; the message names the field and the rule */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, unknown, rotated or deleted agent token; an API key is not one (`Unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Database unreachable or shutting down */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    agentResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentResultsRequest"];
+            };
+        };
+        responses: {
+            /** @description What became of the batch */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentResultsReceipt"];
                     };
                 };
             };

@@ -68,6 +68,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'DELETE /api/v1/status-pages/{id}',
     'DELETE /api/v1/status-pages/{id}/components/{component_id}',
     'DELETE /api/v1/status-reports/{id}',
+    'GET /api/v1/agent/assignments',
     'GET /api/v1/audit-events',
     'GET /api/v1/deliveries/{id}',
     'GET /api/v1/incidents/{id}',
@@ -121,6 +122,7 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     'PATCH /api/v1/status-pages/{id}/components/{component_id}',
     'PATCH /api/v1/status-reports/{id}',
     'POST /api/v1/agent/hello',
+    'POST /api/v1/agent/results',
     'POST /api/v1/deliveries/{id}/retry',
     'POST /api/v1/incidents/{id}/acknowledge',
     'POST /api/v1/incidents/{id}/notes',
@@ -196,7 +198,9 @@ t.test('every operation is documented: id, summary, tag, its success and its err
     } else if (path.startsWith('/api/v1/agent/')) {
       // An agent's route: its location's agent token, not an API key; never a 403 (a token is its location's, whole).
       t.same(op.security, [{ agentToken: [] }], `${name}: the agent token`)
-      t.same(statuses.sort(), ['200', '400', '401', '413', '415', '429', '500', '503'], `${name}: its statuses`)
+      // A read is conditional (304); a write takes a JSON body (413, 415).
+      const own = name.startsWith('POST ') ? ['413', '415'] : ['304']
+      t.same(statuses.sort(), ['200', '400', '401', ...own, '429', '500', '503'].sort(), `${name}: its statuses`)
     } else if (path.startsWith('/api/v1/')) {
       // Routes behind the key: unauthorized, rate limited, crashed and unavailable are all possible.
       for (const status of ['401', '429', '500', '503']) t.ok(statuses.includes(status), `${name}: declares ${status}`)
@@ -237,7 +241,8 @@ t.test('every operation is documented: id, summary, tag, its success and its err
   t.match(current.components?.securitySchemes?.bearerAuth, { type: 'http', scheme: 'bearer' })
   t.match(current.components?.securitySchemes?.agentToken, { type: 'http', scheme: 'bearer' })
   t.same(Object.keys(current.components?.schemas ?? {}).sort(), [
-    'AcceptInvitationRequest', 'AcknowledgeIncidentRequest', 'AgentHello', 'AgentHelloRequest', 'ApiError', 'AuditEvent', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor',
+    'AcceptInvitationRequest', 'AcknowledgeIncidentRequest', 'AgentAssignment', 'AgentHello', 'AgentHelloRequest', 'AgentResult',
+    'AgentResultsReceipt', 'AgentResultsRequest', 'ApiError', 'AuditEvent', 'Check', 'CreateDiscordChannel', 'CreateDnsMonitor',
     'CreateEmailChannel', 'CreateHeartbeatMonitor', 'CreateIncidentNoteRequest', 'CreateInvitationRequest', 'CreateLocationRequest', 'CreateMaintenanceWindowRequest',
     'CreateMonitorRequest', 'CreateNotificationChannelRequest', 'CreateNtfyChannel', 'CreatePagerdutyChannel', 'CreateSiteMonitor',
     'CreateSlackChannel', 'CreateStatusPageComponentRequest', 'CreateStatusPageRequest', 'CreateStatusReportRequest', 'CreateTcpMonitor',
@@ -275,6 +280,7 @@ t.test('for SDK generators: servers, named request bodies, every response header
     'POST /api/v1/maintenance-windows/{id}/start': 'StartMaintenanceRequest',
     'POST /api/v1/locations': 'CreateLocationRequest',
     'POST /api/v1/agent/hello': 'AgentHelloRequest',
+    'POST /api/v1/agent/results': 'AgentResultsRequest',
     'POST /status/{slug}/subscribe': 'SubscribeRequest',
     'POST /api/v1/status-pages': 'CreateStatusPageRequest',
     'PATCH /api/v1/status-pages/{id}': 'UpdateStatusPageRequest',

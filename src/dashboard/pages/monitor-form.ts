@@ -172,21 +172,21 @@ function dependencyChoices (common: { form: string, error: FieldError | null }, 
   })}`
 }
 
-/** The built-in locations as checkboxes, with the quorum; a hidden field says they were offered, so none ticked clears them. */
+/** The locations as checkboxes, with the quorum; a hidden field says they were offered, so none ticked clears them. */
 function locationChoices (
-  common: { form: string, error: FieldError | null }, locations: Array<{ code: string, name: string, online: boolean }>, values: FormFields
+  common: { form: string, error: FieldError | null }, locations: Array<{ code: string, name: string, kind: string, online: boolean }>, values: FormFields
 ): SafeHtml {
   if (locations.length <= 1 && !locations.some((l) => values[locationFieldName(l.code)] === 'on')) return html``
   return kindGroup(['site', 'tcp', 'dns'], html`<input type="hidden" name="locations_shown" value="on">${checkboxGroup({
     ...common,
     name: 'locations',
     label: MONITOR_LABELS.locations,
-    hint: 'The checker locations that check this monitor, each on every interval. None: any one checker.',
+    hint: 'The locations (checkers and agents) that check this monitor, each on every interval. None: any one checker.',
     options: locations.map((l) => ({
       name: locationFieldName(l.code),
       label: l.name,
       checked: values[locationFieldName(l.code)] === 'on',
-      note: [l.code, !l.online && 'offline'].filter(Boolean).join(', '),
+      note: [l.code, l.kind === 'agent' && 'agent', !l.online && 'offline'].filter(Boolean).join(', '),
     })),
   })}
 ${inputField({
@@ -213,7 +213,7 @@ export function monitorForm (options: {
   /** The organization's other monitors, which it may depend on. */
   others: Array<{ id: string, name: string }>
   /** The built-in locations it may be checked from. */
-  locations: Array<{ code: string, name: string, online: boolean }>
+  locations: Array<{ code: string, name: string, kind: string, online: boolean }>
 }): SafeHtml {
   const { id, values, error } = options
   const kind = kindOf(values)

@@ -139,7 +139,7 @@ export function editMonitorPage (context: PageContext, options: {
   error: FieldError | null
   channels: NotificationChannel[]
   others: Array<{ id: string, name: string }>
-  locations: Array<{ code: string, name: string, online: boolean }>
+  locations: Array<{ code: string, name: string, kind: string, online: boolean }>
 }): SafeHtml {
   const { monitor: m } = options
   const body = html`<p class="crumbs"><a href="/">Monitors</a> / <a href="/monitors/${m.id}">${m.name}</a> /</p>

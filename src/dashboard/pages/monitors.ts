@@ -95,7 +95,7 @@ export function monitorsPage (context: PageContext, options: {
   channels: NotificationChannel[]
   /** Every monitor of the organization, which a new one may depend on. */
   others: Array<{ id: string, name: string }>
-  locations: Array<{ code: string, name: string, online: boolean }>
+  locations: Array<{ code: string, name: string, kind: string, online: boolean }>
 }): SafeHtml {
   const { monitors, sparks, filter, search, error } = options
   const narrowing = { search, label: options.label }

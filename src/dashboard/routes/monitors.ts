@@ -55,10 +55,10 @@ interface Options {
 
 const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { allowPrivateTargets, publicUrl, maxMonitors }) => {
   const orgOf = (request: { session: { orgId: string } | null }) => request.session!.orgId
-  // The locations a monitor may be checked from: agents' cannot be given monitors yet.
-  const builtinLocations = async (orgId: string) => {
+  // The locations a monitor may be checked from: the checkers' and the organization's agents'.
+  const monitorLocations = async (orgId: string) => {
     const now = app.clock()
-    return (await listLocations(app.db, orgId)).filter((row) => row.kind === 'builtin').map((row) => presentLocation(row, now))
+    return (await listLocations(app.db, orgId)).map((row) => presentLocation(row, now))
   }
 
   async function renderList (
@@ -71,7 +71,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     // Four queries whatever the fleet's size; the status filter is applied here, since the page counts every status.
     const [monitors, sparks, failing, channels, locations] = await Promise.all([
       listMonitors(app.db, { orgId }, { search, label: label ? [label] : undefined }), recentChecksByMonitor(app.db, orgId), failingRuns(app.db, orgId), listChannels(app.db, orgId),
-      builtinLocations(orgId),
+      monitorLocations(orgId),
     ])
     const page = monitorsPage(pageContext(app, request, reply), {
       monitors,
@@ -129,7 +129,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
   async function renderEdit (request: FastifyRequest, reply: FastifyReply, id: string, values?: FormFields, error?: FieldError) {
     const orgId = orgOf(request)
     const [monitor, channels, all, locations] = await Promise.all([
-      findMonitor(app.db, { orgId }, id), listChannels(app.db, orgId), listMonitors(app.db, { orgId }), builtinLocations(orgId),
+      findMonitor(app.db, { orgId }, id), listChannels(app.db, orgId), listMonitors(app.db, { orgId }), monitorLocations(orgId),
     ])
     if (!monitor) throw notFound()
     const page = editMonitorPage(pageContext(app, request, reply), {

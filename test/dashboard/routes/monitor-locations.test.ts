@@ -1,4 +1,4 @@
-// The monitor form's locations: a checkbox per built-in location (none offered while there is only one), the quorum,
+// The monitor form's locations: a checkbox per location, the checkers' and the agents' (none offered while there is one), the quorum,
 // both as the API takes them; a refused quorum shown at its field; each location's latest check on the monitor's page.
 import t from 'tap'
 import { upsertBuiltin } from '../../../src/locations/repository.ts'
@@ -14,6 +14,8 @@ t.test('locations and quorum chosen, refused, shown and cleared through the form
   const form = await browser.get('/')
   t.match(form.body, 'name="location:default"')
   t.match(form.body, 'name="location:eu-west"', 'every built-in location is offered')
+  await browser.post('/locations', { code: 'office', name: 'Office' })
+  t.match((await browser.get('/')).body, /name="location:office"[^]*?office, agent, offline/, 'and the organization\'s agent locations, marked')
 
   const fields = { name: 'Shop', url: 'https://shop.example.com', monitor_type: 'site', is_active: 'on', locations_shown: 'on' }
   const refused = await browser.post('/monitors', { ...fields, 'location:eu-west': 'on', location_quorum: '2' })

@@ -1,0 +1,2 @@
+ALTER TABLE "checks" ADD COLUMN "slot_at" timestamp (3) with time zone;--> statement-breakpoint
+CREATE UNIQUE INDEX "checks_location_slot_key" ON "checks" USING btree ("monitor_id","location","slot_at") WHERE "checks"."slot_at" is not null;

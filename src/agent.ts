@@ -1,0 +1,42 @@
+// A probe agent, run wherever its owner puts it: `npm run agent -- --server URL --token TOKEN` (docs/locations.md).
+import { parseArgs } from 'node:util'
+import closeWithGrace from 'close-with-grace'
+import pino from 'pino'
+import { startAgent } from './agent/agent.ts'
+import { logSerializers } from './runtime/log-redaction.ts'
+import { runMain } from './runtime/run-main.ts'
+
+const USAGE = `usage: npm run agent -- --server URL --token TOKEN [--allow-private-targets]
+
+  --server URL               the Pingward API's address (or PINGWARD_SERVER)
+  --token TOKEN              the location's agent token, pwa_... (or PINGWARD_AGENT_TOKEN, kept out of the process list)
+  --allow-private-targets    let this agent check private, loopback and link-local addresses (or ALLOW_PRIVATE_TARGETS=true)
+`
+
+async function main (): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      server: { type: 'string' },
+      token: { type: 'string' },
+      'allow-private-targets': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  })
+  const server = values.server ?? process.env.PINGWARD_SERVER
+  const token = values.token ?? process.env.PINGWARD_AGENT_TOKEN
+  if (values.help || !server || !token) {
+    process.stderr.write(USAGE)
+    process.exit(values.help ? 0 : 2)
+  }
+  const log = pino({ level: process.env.LOG_LEVEL ?? 'info', base: { role: 'agent', pid: process.pid }, serializers: logSerializers })
+  const agent = startAgent({ server, token, log, allowPrivateTargets: values['allow-private-targets'] || process.env.ALLOW_PRIVATE_TARGETS === 'true' })
+  log.info({ server }, 'agent started')
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) log.error({ err }, 'stopping after an error')
+    else log.info({ signal }, 'stopping')
+    await agent.stop()
+    log.info('agent stopped')
+  })
+}
+
+runMain('pingward agent', main)

@@ -1,0 +1,169 @@
+// Probe agents (api-contract section 17): an agent location's monitors as its assignments (secrets included, only its
+// own), a long poll with ETag, results posted in batches and recorded once per location and slot however often they are
+// sent, late ones kept in the history only; and a real agent that checks a real target and keeps its results across a
+// lost connection.
+import http from 'node:http'
+import t from 'tap'
+import { sql } from 'drizzle-orm'
+import { startAgent } from '../../src/agent/agent.ts'
+import { rowsOf } from '../../src/db/client.ts'
+import { buildTestApp, makeUser, request, until, type Teardown } from '../helper.ts'
+import { listen } from '../support/target-server.ts'
+import { tcpProxy } from '../support/tcp-proxy.ts'
+
+const silent = { info () {}, warn () {}, error () {}, debug () {}, trace () {}, fatal () {}, child () { return silent }, level: 'silent' } as never
+
+async function setUp (tt: Teardown, clock?: { now: Date }) {
+  const { app } = await buildTestApp(tt, { ...(clock && { clock: () => clock.now }), env: { ALLOW_PRIVATE_TARGETS: 'true' } })
+  const seen: Array<string | undefined> = []
+  const target = { status: 200, hold: undefined as Promise<void> | undefined }
+  const { url } = await listen(tt, http.createServer(async (req, res) => {
+    seen.push(req.headers.authorization)
+    await target.hold
+    res.writeHead(req.headers.authorization === 'Bearer s3cret' ? target.status : 401).end('ok')
+  }))
+  const owner = await makeUser(app)
+  const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
+    request(app, owner.auth, { method, url: `/api/v1${path}`, ...(payload && { payload }) })
+  const agentLocation = async (code: string) => (await api('POST', '/locations', { code, name: code })).json().data.agent_token as string
+  const agentCall = (token: string, method: 'GET' | 'POST', path: string, options: { payload?: object, headers?: Record<string, string> } = {}) =>
+    app.inject({ method, url: `/api/v1/agent${path}`, headers: { authorization: `Bearer ${token}`, ...options.headers }, ...(options.payload && { payload: options.payload }) })
+  return { app, url, target, seen, owner, api, agentLocation, agentCall }
+}
+
+const checksOf = async (app: Awaited<ReturnType<typeof setUp>>['app'], monitorId: string) =>
+  rowsOf<{ location: string, is_up: boolean, checked_at: string, slot_at: string }>(await app.db.execute(sql`
+    select location, is_up, checked_at, slot_at from checks where monitor_id = ${monitorId} order by checked_at`))
+
+t.test('an agent\'s assignments: its location\'s monitors with their secrets, an ETag, a long poll, a token refused at once', async (t) => {
+  const { app, api, url, agentLocation, agentCall, owner } = await setUp(t)
+  const [lab, elsewhere] = [await agentLocation('lab'), await agentLocation('elsewhere')]
+  const made = await api('POST', '/monitors', { name: 'Shop', url, locations: ['lab'], request_headers: { authorization: 'Bearer s3cret' }, interval_minutes: 5 })
+  t.equal(made.statusCode, 201, made.body)
+  const monitor = made.json().data
+  t.not(monitor.request_headers.authorization, 'Bearer s3cret', 'the API masks the secret (precondition)')
+  await api('POST', '/monitors', { name: 'Blog', url })
+
+  const first = await agentCall(lab, 'GET', '/assignments')
+  t.equal(first.statusCode, 200, first.body)
+  t.match(first.headers.etag, /^W\/"[\w-]{22}"$/)
+  t.same(first.json().data, [{
+    monitor_id: monitor.id,
+    monitor_type: 'site',
+    url,
+    interval_minutes: 5,
+    slot_origin: monitor.created_at,
+    method: 'GET',
+    expected_status: 200,
+    timeout_seconds: monitor.timeout_seconds,
+    keyword: null,
+    keyword_mode: 'contains',
+    degraded_after_ms: null,
+    request_headers: { authorization: 'Bearer s3cret' },
+    secret_headers: [],
+    request_body: null,
+    dns_record_type: null,
+    dns_expected: null,
+  }], 'only the monitor of its location, the secret unmasked for it')
+  t.same((await agentCall(elsewhere, 'GET', '/assignments')).json().data, [], 'another location\'s agent gets none of it')
+  t.match((await api('GET', '/locations/lab')).json().data, { online: true, version: null }, 'asking for its work is a sign of the agent\'s life')
+
+  const unchanged = await agentCall(lab, 'GET', '/assignments?wait=1', { headers: { 'if-none-match': first.headers.etag as string } })
+  t.same([unchanged.statusCode, unchanged.body, unchanged.headers.etag], [304, '', first.headers.etag], 'unchanged within the wait: 304')
+  const polling = agentCall(lab, 'GET', '/assignments?wait=25', { headers: { 'if-none-match': first.headers.etag as string } })
+  t.equal((await api('PATCH', `/monitors/${monitor.id}`, { keyword: 'ok' })).statusCode, 200)
+  const changed = await polling
+  t.equal(changed.statusCode, 200, 'a change answers the long poll')
+  t.not(changed.headers.etag, first.headers.etag)
+  t.equal(changed.json().data[0].keyword, 'ok')
+
+  t.equal((await agentCall(lab, 'GET', '/assignments?wait=26')).statusCode, 400, 'a wait beyond 25 s')
+  t.equal((await request(app, owner.auth, { url: '/api/v1/agent/assignments' })).statusCode, 401, 'an API key is no agent token')
+  t.equal((await api('POST', '/locations/lab/rotate-token')).statusCode, 200)
+  t.equal((await agentCall(lab, 'GET', '/assignments')).statusCode, 401, 'a rotated token is refused at once')
+})
+
+t.test('results: a location\'s check of a slot recorded once, its status from them, a late one in the history only', async (t) => {
+  const created = new Date(Math.floor(Date.now() / 60_000) * 60_000)
+  const clock = { now: created }
+  const { app, api, url, agentLocation, agentCall } = await setUp(t, clock)
+  const lab = await agentLocation('lab')
+  const monitor = (await api('POST', '/monitors', { name: 'Shop', url, locations: ['lab'], interval_minutes: 5 })).json().data
+  const other = (await api('POST', '/monitors', { name: 'Blog', url })).json().data
+  const at = (ms: number) => new Date(created.getTime() + ms).toISOString()
+  const result = (slotMs: number, checkedMs: number, isUp: boolean, monitorId = monitor.id) => ({
+    monitor_id: monitorId, slot_at: at(slotMs), checked_at: at(checkedMs), is_up: isUp, status_code: isUp ? 200 : 503, response_time_ms: 12, error_message: isUp ? null : 'HTTP 503',
+  })
+  const post = async (...results: object[]) => {
+    const res = await agentCall(lab, 'POST', '/results', { payload: { results } })
+    t.equal(res.statusCode, 200, res.body)
+    return res.json().data
+  }
+  const shown = async () => (await api('GET', `/monitors/${monitor.id}`)).json().data
+
+  clock.now = new Date(created.getTime() + 3000)
+  // The slot is the one that holds slot_at: an agent's clock a little off still names the same slot.
+  t.same(await post(result(1500, 1000, true)), { recorded: 1, late: 0, duplicates: 0, unassigned: 0 })
+  t.match(await shown(), { status: 'up', location_states: [{ location: 'lab', status: 'up', last_checked_at: at(1000) }] })
+  t.same(await post(result(1500, 1000, true)), { recorded: 0, late: 0, duplicates: 1, unassigned: 0 }, 'the same batch again: recorded once')
+  t.same(await post(result(200, 2000, false), result(0, 900, true, other.id)), { recorded: 0, late: 0, duplicates: 1, unassigned: 1 },
+    'another check of the same slot, and a monitor the location does not check')
+  t.same((await checksOf(app, monitor.id)).map((c) => [c.location, c.is_up, c.slot_at === null ? null : new Date(c.slot_at).toISOString()]), [['lab', true, at(0)]])
+
+  clock.now = new Date(created.getTime() + 10 * 60_000 + 5000)
+  t.same(await post(result(10 * 60_000, 10 * 60_000 + 1000, false)), { recorded: 1, late: 0, duplicates: 0, unassigned: 0 })
+  t.match(await shown(), { status: 'down', location_states: [{ location: 'lab', status: 'down', last_checked_at: at(10 * 60_000 + 1000) }] })
+  t.same(await post(result(40 * 60_000, 10 * 60_000 + 2000, false)), { recorded: 0, late: 0, duplicates: 1, unassigned: 0 },
+    'a slot that starts after the check ran is read as the check\'s own: it cannot take a later slot\'s place')
+  const incidents = (await api('GET', `/monitors/${monitor.id}/incidents`)).json().data
+  t.match(incidents, [{ status: 'open', cause: /lab/ }], 'the quorum of its one location opens the incident')
+
+  t.same(await post(result(5 * 60_000, 5 * 60_000 + 1000, true)), { recorded: 1, late: 1, duplicates: 0, unassigned: 0 },
+    'a slot sent late, older than the location\'s latest check')
+  t.match(await shown(), { status: 'down', location_states: [{ status: 'down', last_checked_at: at(10 * 60_000 + 1000) }] }, 'it does not move the status')
+  const listed = (await api('GET', `/monitors/${monitor.id}/checks?location=lab`)).json().data
+  t.same(listed.map((c: { is_up: boolean }) => c.is_up), [false, true, true], 'every recorded check is in the history, newest first')
+  t.same(Object.keys(listed[0]).sort(), ['checked_at', 'error_message', 'id', 'is_up', 'monitor_id', 'response_time_ms', 'status_code'],
+    'the specification\'s seven fields, no slot')
+
+  const bad = await agentCall(lab, 'POST', '/results', { payload: { results: [{ ...result(0, 0, true), response_time_ms: -1 }] } })
+  t.same([bad.statusCode, bad.json().error], [400, 'body/results/0/response_time_ms must be >= 0'])
+  t.equal((await agentCall(lab, 'POST', '/results', { payload: { results: [] } })).statusCode, 400, 'an empty batch')
+  t.equal((await api('DELETE', '/locations/lab')).statusCode, 204)
+  t.equal((await agentCall(lab, 'POST', '/results', { payload: { results: [result(15 * 60_000, 15 * 60_000, true)] } })).statusCode, 401, 'a deleted location\'s token')
+})
+
+t.test('an agent checks its monitors with their secrets and keeps its results across a lost connection', async (t) => {
+  const { app, api, url, target, seen, agentLocation } = await setUp(t)
+  const server = await app.listen({ host: '127.0.0.1', port: 0 })
+  const proxy = await tcpProxy(t, { host: '127.0.0.1', port: Number(new URL(server).port) })
+  const token = await agentLocation('lab')
+  const agent = startAgent({ server: `http://127.0.0.1:${proxy.port}/api/v1`, token, log: silent, allowPrivateTargets: true, sendEveryMs: 20 })
+  t.teardown(() => agent.stop())
+
+  const first = (await api('POST', '/monitors', { name: 'Shop', url, locations: ['lab'], request_headers: { authorization: 'Bearer s3cret' } })).json().data
+  await until(async () => (await checksOf(app, first.id)).length === 1)
+  t.equal(seen.at(-1), 'Bearer s3cret', 'the probe sent the secret header')
+  t.match((await api('GET', `/monitors/${first.id}`)).json().data, { status: 'up', location_states: [{ location: 'lab', status: 'up' }] })
+  t.match((await api('GET', '/locations/lab')).json().data, { online: true, version: /^\d+\.\d+\.\d+/ }, 'the agent said hello')
+
+  // A check under way when the connection goes: its result waits, then is sent once the API is back.
+  let release!: () => void
+  target.hold = new Promise((resolve) => { release = resolve })
+  const count = seen.length
+  const second = (await api('POST', '/monitors', { name: 'Cart', url, locations: ['lab'], request_headers: { authorization: 'Bearer s3cret' } })).json().data
+  await until(() => seen.length > count)
+  await proxy.refuse()
+  release()
+  await until(() => agent.pending === 1)
+  await agent.flush()
+  t.equal(agent.pending, 1, 'kept while the API cannot be reached')
+  t.equal((await checksOf(app, second.id)).length, 0)
+  await proxy.forward()
+  await until(async () => {
+    await agent.flush()
+    return agent.pending === 0
+  })
+  t.match(await checksOf(app, second.id), [{ location: 'lab', is_up: true }], 'sent when the API is back, recorded once')
+  await agent.stop()
+})
