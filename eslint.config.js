@@ -173,14 +173,14 @@ export default [
   }),
   // Locations (src/locations/): shapes and the pure quorum alone, repository rows alone, service the rules of agent
   // locations and their tokens, agent-work.ts an agent's assignments and results, presence.ts a checker's built-in
-  // location (src/jobs.ts); the two routes files the edge's.
+  // location and coverage.ts the sweep of silent locations (jobs of src/jobs.ts); the two routes files the edge's.
   layerRule(['src/locations/schema.ts', 'src/locations/quorum.ts'], 'src/locations/{schema,quorum}.ts (shapes and pure rules)', [...EDGE, ...ORCHESTRATION, 'repositories', 'db', 'runtime', 'net', 'cli'], {
     patterns: [{ regex: '^\\./', what: 'another file of src/locations/' }],
   }),
   layerRule(['src/locations/repository.ts'], 'src/locations/repository.ts (rows only)', [...EDGE, ...ORCHESTRATION, 'cli'], {
     patterns: [{ regex: '^\\./(?!schema\\.ts$)', what: 'src/locations/ but its schema' }],
   }),
-  layerRule(['src/locations/service.ts', 'src/locations/presence.ts', 'src/locations/agent-work.ts'], 'src/locations/{service,presence,agent-work}.ts (the rules, an agent\'s work and a checker\'s location)', [...EDGE, 'checker', 'notifications', 'cli'], {
+  layerRule(['src/locations/service.ts', 'src/locations/presence.ts', 'src/locations/agent-work.ts', 'src/locations/coverage.ts'], 'src/locations/{service,presence,agent-work,coverage}.ts (the rules, an agent\'s work, a checker\'s location, the coverage sweep)', [...EDGE, 'checker', 'notifications', 'cli'], {
     fastify: LOGGER, patterns: [{ regex: '^\\./(routes|agent-routes|presenter)\\.ts$', what: 'src/locations/ routes or presenter' }],
   }),
   layerRule(['src/locations/presenter.ts'], 'src/locations/presenter.ts (the API\'s shape)', [...EDGE, ...ORCHESTRATION, 'db', 'cli'], {

@@ -11,6 +11,7 @@ import { startRollups } from './checker/rollups.ts'
 import { startDeliveryWorker } from './notifications/delivery-worker.ts'
 import { startReminders } from './notifications/reminders.ts'
 import { startMaintenanceEdges } from './maintenance/edges.ts'
+import { startCoverageSweep } from './locations/coverage.ts'
 import { startLocationPresence } from './locations/presence.ts'
 import { startDomainChecks } from './status-pages/domains.ts'
 import { startSubscriberMailer } from './status-pages/mailer.ts'
@@ -24,6 +25,7 @@ export function startJobs (options: { config: Config, db: Database, log: Fastify
   const checker = startChecker({ config, db, log, clock, metrics })
   // The checker's built-in location, listed for every organization while this process runs.
   const stopPresence = startLocationPresence({ db, clock, log, code: config.CHECKER_LOCATION })
+  const stopCoverage = startCoverageSweep({ db, clock, log })
   // Every checker process delivers the notifications that checks (and the API's pauses and deletes) write.
   const deliveries = startDeliveryWorker({ config, db, log, clock, metrics })
   const stopRetention = startRetention({ db, clock, log, retentionDays: config.CHECK_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS })
@@ -37,7 +39,7 @@ export function startJobs (options: { config: Config, db: Database, log: Fastify
   return {
     stop: async () => {
       await Promise.all([
-        checker.stop(), deliveries.stop(), stopRetention(), stopRollups(), stopReminders(), stopMaintenance(), stopDomainChecks(), mailer.stop(), stopPresence(),
+        checker.stop(), deliveries.stop(), stopRetention(), stopRollups(), stopReminders(), stopMaintenance(), stopDomainChecks(), mailer.stop(), stopPresence(), stopCoverage(),
       ])
       log.info('checker stopped')
     },

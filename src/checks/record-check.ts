@@ -10,9 +10,9 @@ import {
 } from '../monitors/scheduling.ts'
 import { toCheck } from '../repositories/checks.ts'
 import { toMonitor } from '../monitors/presenter.ts'
-import { enqueueIncidentEvent, enqueueTlsExpiringEvent } from '../repositories/notification-outbox.ts'
+import { enqueueCoverageEvent, enqueueIncidentEvent, enqueueTlsExpiringEvent } from '../repositories/notification-outbox.ts'
 import { checkStatus, decideOutcome, quorumOutcome } from './outcome.ts'
-import { locationStatesOf, nextSlotAt, quorumVerdict, type QuorumPolicy } from '../locations/quorum.ts'
+import { coverageTransition, locationStatesOf, nextSlotAt, quorumVerdict, type QuorumPolicy } from '../locations/quorum.ts'
 import { tlsExpiryReminder } from './tls-expiry.ts'
 
 export interface CheckToRecord {
@@ -71,9 +71,11 @@ export async function recordLockedChecks (tx: Database, locked: Map<string, Moni
 function decide (monitor: MonitorRow, { result, confirmDelayMs, nextCheckAt }: CheckToRecord) {
   const locationStates = withLocationCheck(monitor.locationStates, result)
   // A check of one of the monitor's locations moves its status by the quorum of their latest checks.
-  const outcome = locationStates === monitor.locationStates
+  const verdict = locationStates === monitor.locationStates ? null : quorumVerdict(policyOf(monitor), locationStatesOf(locationStates), result.checkedAt)
+  const outcome = verdict === null
     ? { ...decideOutcome(monitor, result, confirmDelayMs), cause: null }
-    : quorumOutcome(monitor.status, quorumVerdict(policyOf(monitor), locationStatesOf(locationStates), result.checkedAt), monitor.intervalMinutes)
+    : quorumOutcome(monitor.status, verdict, monitor.intervalMinutes)
+  const coverage = verdict === null ? null : { ...coverageTransition(monitor.locationCoverage, verdict), silent: verdict.silent }
   // The check's own time decides, not the wall clock's: a reminder is as of the check that saw the certificate.
   const reminder = result.tls
     ? tlsExpiryReminder({ expiresAt: monitor.tlsExpiresAt, toldDays: monitor.tlsExpiryToldDays }, result.tls.expiresAt, result.checkedAt)
@@ -91,8 +93,9 @@ function decide (monitor: MonitorRow, { result, confirmDelayMs, nextCheckAt }: C
     ...(result.tls && { tlsExpiresAt: result.tls.expiresAt, tlsIssuer: result.tls.issuer }),
     ...(reminder && { tlsExpiryToldDays: reminder.toldDays }),
     locationStates,
+    ...(coverage && { locationCoverage: coverage.coverage }),
   }
-  return { outcome, reminder, row, eventful: Boolean(outcome.incident || outcome.degradation || reminder?.tell) }
+  return { outcome, reminder, coverage, row, eventful: Boolean(outcome.incident || outcome.degradation || reminder?.tell || coverage?.event) }
 }
 
 /** The monitor's row after all its checks, when none of them changes an incident or tells anything; undefined otherwise. */
@@ -118,6 +121,7 @@ const stateOf = (row: MonitorRow): CheckState & { id: string } => ({
   tlsIssuer: row.tlsIssuer,
   tlsExpiryToldDays: row.tlsExpiryToldDays,
   locationStates: row.locationStates,
+  locationCoverage: row.locationCoverage,
 })
 
 const policyOf = (monitor: MonitorRow): QuorumPolicy =>
@@ -133,7 +137,7 @@ function withLocationCheck (states: LocationStateRecord[], result: CheckResult):
 
 async function recordEventfulCheck (tx: Database, monitor: MonitorRow, entry: CheckToRecord): Promise<MonitorRow> {
   const { monitorId, result } = entry
-  const { outcome, reminder, row } = decide(monitor, entry)
+  const { outcome, reminder, coverage, row } = decide(monitor, entry)
   // The notifications quote the check by the id its column made (time-ordered, schema.ts).
   const checkId = await insertCheck(tx, monitorId, result)
   const { id: _, ...state } = stateOf(row)
@@ -162,6 +166,7 @@ async function recordEventfulCheck (tx: Database, monitor: MonitorRow, entry: Ch
     await tell(await openIncident(tx, monitorId, opened('degraded', first)))
   }
   if (reminder?.tell) await enqueueTlsExpiringEvent(tx, told())
+  if (coverage?.event) await enqueueCoverageEvent(tx, { ...told(), type: coverage.event, silent: coverage.silent })
   return row
 }
 

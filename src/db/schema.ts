@@ -8,7 +8,7 @@ import {
   MONITOR_STATUSES, MONITOR_TYPES, NOTIFICATION_EVENT_TYPES, REMINDER_MINUTES, ROLES, ROLLUP_GRANULARITIES, AUDIT_ACTOR_TYPES, LOCATION_KINDS,
   type AuditAction, type AuditEntityType,
 } from '../domain/vocabulary.ts'
-import { LOCATION_CODE, type LocationStateRecord } from '../domain/locations.ts'
+import { LOCATION_CODE, LOCATION_COVERAGES, type LocationStateRecord } from '../domain/locations.ts'
 import { MONITOR_DEFAULTS } from '../domain/monitor-types.ts'
 import type { AuditActor } from '../domain/audit.ts'
 
@@ -235,6 +235,8 @@ export const monitors = pgTable('monitors', {
   locations: text('locations').array().notNull().default([]),
   locationQuorum: smallint('location_quorum'),
   locationStates: jsonb('location_states').$type<LocationStateRecord[]>().notNull().default([]),
+  // Whether enough of them are fresh for a verdict; its edges are told (location.coverage_lost, _restored).
+  locationCoverage: text('location_coverage', { enum: LOCATION_COVERAGES }).notNull().default('pending'),
   status: text('status', { enum: MONITOR_STATUSES }).notNull().default('pending'),
   // Inside an active maintenance window, kept by src/maintenance/ at the window's edges and by the trigger
   // monitors_enter_maintenance on insert; `maintenance_paused`: one of them is a `pause` (no checks are claimed).

@@ -25,6 +25,10 @@ export const MAX_MONITOR_LOCATIONS = 16
 
 export const LOCATION_STATE_STATUSES = ['pending', 'up', 'degraded', 'down'] as const
 
+/** Whether a monitor's fresh locations make its quorum: `pending` until they first did (again after a change of its locations). */
+export const LOCATION_COVERAGES = ['pending', 'ok', 'lost'] as const
+export type LocationCoverage = typeof LOCATION_COVERAGES[number]
+
 /** A location's latest check of a monitor, as the monitor's `location_states` shows it; `pending` before its first. */
 export interface LocationStateRecord {
   location: string

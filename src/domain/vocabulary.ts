@@ -72,12 +72,13 @@ export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'teams', 'telegram'
 export type ChannelType = typeof CHANNEL_TYPES[number]
 
 /**
- * The events a channel's `events` may hold. `tls.expiring`: 14, 7 or 1 days before a certificate's expiry; `test`:
- * sent only by the channel's test route.
+ * The events a channel's `events` may hold. `tls.expiring`: 14, 7 or 1 days before a certificate's expiry;
+ * `location.coverage_*`: a monitor's fresh locations fell below its quorum, or made it again; `test`: sent only by the
+ * channel's test route.
  */
 export const CHANNEL_EVENT_TYPES = [
   'incident.opened', 'incident.resolved', 'incident.acknowledged', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring',
-  'maintenance.started', 'maintenance.ended', 'test',
+  'maintenance.started', 'maintenance.ended', 'location.coverage_lost', 'location.coverage_restored', 'test',
 ] as const
 export type ChannelEventType = typeof CHANNEL_EVENT_TYPES[number]
 /** Every event type: a channel's `reminder_minutes` sends `incident.reminder`, which no channel chooses in its events. */

@@ -1,8 +1,8 @@
 // The quorum of a monitor checked from several locations, as pure functions: its locations' latest states and the
 // time -> its status, and the coverage events that follow. A silent location stops counting instead of voting with
 // its last word, so a dead probe never reads as the site down or up.
-import type { LocationStateRecord } from '../domain/locations.ts'
-import type { MonitorStatus } from '../domain/vocabulary.ts'
+import type { LocationCoverage, LocationStateRecord } from '../domain/locations.ts'
+import type { ChannelEventType, MonitorStatus } from '../domain/vocabulary.ts'
 
 /** Slack beyond two intervals before a silent location stops counting, and how far ahead of now a check may be stamped. */
 export const QUORUM_GRACE_MS = 30_000
@@ -94,9 +94,9 @@ export function effectiveQuorum (quorum: number | null, count: number): number {
 }
 
 /** Coverage as the monitor keeps it between verdicts: `pending` until it first had a quorum of fresh locations. */
-export type Coverage = 'pending' | 'ok' | 'lost'
+export type Coverage = LocationCoverage
 
-export type CoverageEvent = 'location.coverage_lost' | 'location.coverage_restored'
+export type CoverageEvent = Extract<ChannelEventType, `location.${string}`>
 
 /**
  * The monitor's coverage after a verdict, and the event to send: `location.coverage_lost` on the edge from `ok` to lost,

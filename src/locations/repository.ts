@@ -1,9 +1,10 @@
 // Location rows: the built-in ones and an organization's agents, an agent found by its token's hash, a checker's
 // built-in row kept alive. It reads and writes; the rules are the service's.
 import { and, asc, desc, eq, isNull, or, sql } from 'drizzle-orm'
+import { rowsOf } from '../db/client.ts'
 import type { Database } from '../db/client.ts'
 import { locations, monitors } from '../db/schema.ts'
-import type { MonitorRow } from '../monitors/repository.ts'
+import { MONITOR_COLUMNS, monitorRowOf, type MonitorRow } from '../monitors/repository.ts'
 
 export type LocationRow = typeof locations.$inferSelect
 type LocationInsert = typeof locations.$inferInsert
@@ -78,4 +79,21 @@ export async function monitorsAtLocation (db: Database, orgId: string, code: str
     eq(monitors.orgId, orgId), isNull(monitors.deletedAt), eq(monitors.isActive, true), eq(monitors.maintenancePaused, false),
     sql`${monitors.monitorType} <> 'heartbeat'`, sql`${code}::text = any(${monitors.locations})`
   )).orderBy(asc(monitors.id))
+}
+
+/**
+ * Monitors whose quorum had its locations and one of whose locations has been silent past the stale time (two intervals
+ * plus `graceMs`) at `now`, locked (SKIP LOCKED: another process sweeps the rest); at most `limit`, by id after `afterId`.
+ */
+export async function lockMonitorsWithSilentLocations (tx: Database, now: Date, graceMs: number, afterId: string, limit: number): Promise<MonitorRow[]> {
+  const rows = rowsOf(await tx.execute(sql`select ${MONITOR_COLUMNS} from ${monitors} m
+    where m.id > ${afterId}::uuid and m.location_coverage = 'ok' and cardinality(m.locations) > 0 and m.deleted_at is null and m.is_active and not m.maintenance_paused
+      and exists (select 1 from jsonb_array_elements(m.location_states) s where s->>'last_checked_at' is null
+        or (s->>'last_checked_at')::timestamptz < ${now.toISOString()}::timestamptz - make_interval(secs => 2 * m.interval_minutes * 60 + ${graceMs / 1000}))
+    order by m.id limit ${limit} for update skip locked`))
+  return rows.map(monitorRowOf)
+}
+
+export async function setLocationCoverage (tx: Database, monitorId: string, coverage: MonitorRow['locationCoverage']): Promise<void> {
+  await tx.update(monitors).set({ locationCoverage: coverage }).where(eq(monitors.id, monitorId))
 }

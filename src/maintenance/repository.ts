@@ -80,7 +80,9 @@ export async function refreshMaintenance (tx: Database, orgId: string, now: Date
           when t.paused and not m.maintenance_paused then null
           when m.maintenance_paused and not t.paused then case when m.monitor_type = 'heartbeat'
             then ${at} + (m.interval_minutes + coalesce(m.grace_minutes, 0)) * interval '1 minute' else ${at} end
-          else m.next_check_at end
+          else m.next_check_at end,
+        -- Its locations were silent because nothing checked: no coverage was lost, it is decided afresh.
+        location_coverage = case when m.maintenance_paused and not t.paused then 'pending' else m.location_coverage end
       from wanted t
       where m.id = t.id and (m.in_maintenance <> (t.window_id is not null) or m.maintenance_paused <> t.paused)
       returning m.id, t.was, t.window_id

@@ -137,7 +137,7 @@ export async function insertCheckRows (tx: Pick<Database, 'execute'>, rows: Arra
 }
 
 export type CheckState = Pick<MonitorRow, 'status' | 'consecutiveFailures' | 'consecutiveSuccesses' | 'consecutiveSlow' |
-  'lastCheckedAt' | 'nextCheckAt' | 'tlsExpiresAt' | 'tlsIssuer' | 'tlsExpiryToldDays' | 'locationStates'>
+  'lastCheckedAt' | 'nextCheckAt' | 'tlsExpiresAt' | 'tlsIssuer' | 'tlsExpiryToldDays' | 'locationStates' | 'locationCoverage'>
 
 /** saveCheckState for many monitors, in one statement. */
 export async function saveCheckStates (tx: Pick<Database, 'execute'>, states: Array<CheckState & { id: string }>): Promise<void> {
@@ -156,15 +156,16 @@ export async function saveCheckStates (tx: Pick<Database, 'execute'>, states: Ar
     told_days: s.tlsExpiryToldDays,
     // Null leaves them: most monitors have none, and their rows need not carry them.
     location_states: s.locationStates.length === 0 ? null : s.locationStates,
+    location_coverage: s.locationStates.length === 0 ? null : s.locationCoverage,
   }))
   await tx.execute(sql`
     update ${monitors} m set status = v.status, consecutive_failures = v.failures, consecutive_successes = v.successes,
       consecutive_slow = v.slow, last_checked_at = v.last_checked_at, next_check_at = v.next_check_at,
       tls_expires_at = v.tls_expires_at, tls_issuer = v.tls_issuer, tls_expiry_told_days = v.told_days,
-      location_states = coalesce(v.location_states, m.location_states)
+      location_states = coalesce(v.location_states, m.location_states), location_coverage = coalesce(v.location_coverage, m.location_coverage)
     from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id uuid, status text, failures integer, successes integer,
       slow integer, last_checked_at timestamptz, next_check_at timestamptz, tls_expires_at timestamptz, tls_issuer text, told_days smallint,
-      location_states jsonb)
+      location_states jsonb, location_coverage text)
     where m.id = v.id`)
 }
 

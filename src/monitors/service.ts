@@ -183,9 +183,9 @@ function scheduleChanges (current: MonitorRow, input: UpdateMonitor, columns: Wr
   const reset = { consecutiveFailures: 0, consecutiveSuccesses: 0, consecutiveSlow: 0 }
   if (input.is_active === false && current.isActive) return { status: 'paused', nextCheckAt: null, ...reset }
   if ((input.is_active === true && !current.isActive) || (kindChanges && active)) {
-    // Resumed or changed kind: pending until its first check or ping.
+    // Resumed or changed kind: pending until its first check or ping, its locations' coverage decided afresh.
     const nextCheckAt = type === 'heartbeat' ? heartbeatDeadline(now, after.intervalMinutes, after.graceMinutes!) : now
-    return { status: 'pending', nextCheckAt, ...reset }
+    return { status: 'pending', nextCheckAt, locationCoverage: 'pending', ...reset }
   }
   if (current.isActive && type === 'heartbeat' && (columns.intervalMinutes !== undefined || columns.graceMinutes !== undefined)) {
     return { nextCheckAt: heartbeatDeadline(current.lastCheckedAt ?? now, after.intervalMinutes, after.graceMinutes!) }
@@ -222,6 +222,7 @@ export async function updateMonitor (
       const codes = columns.locations ?? current.locations
       checkerLocations = await assertMonitorLocations(tx, orgId, codes, columns.locationQuorum !== undefined ? columns.locationQuorum : current.locationQuorum)
       columns.locationStates = locationStatesFor(codes, current.locationStates)
+      columns.locationCoverage = 'pending'
     }
     const channelIds = await monitorChannelIds(tx, id)
     const channelsChange = input.notification_channel_ids !== undefined && !sameSet(input.notification_channel_ids, channelIds)

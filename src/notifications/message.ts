@@ -54,6 +54,30 @@ export function humanText (channel: Pick<ChannelForSending, 'name'>, message: Me
   return text
 }
 
+/** A `location.coverage_*` event's monitor, whether coverage was lost, the silent locations and the headline; null for any other. */
+export function coverageOf (told: ToldEvent): { monitor: Monitor, lost: boolean, silent: string[], headline: string } | null {
+  const { monitor, silent_locations: silent = [] } = told.event.data
+  if (!monitor || (told.event.type !== 'location.coverage_lost' && told.event.type !== 'location.coverage_restored')) return null
+  const lost = told.event.type === 'location.coverage_lost'
+  const headline = lost
+    ? `${monitor.name}: too few locations report (${silent.join(', ')} silent), its status is kept`
+    : `${monitor.name}: enough of its locations report again`
+  return { monitor, lost, silent, headline }
+}
+
+function coverageText ({ monitor, lost, headline }: NonNullable<ReturnType<typeof coverageOf>>, context: SendContext): HumanText {
+  const majority = Math.floor(monitor.locations.length / 2) + 1
+  const facts: Fact[] = [
+    { label: lost ? 'Status kept' : 'Status', value: monitor.status },
+    { label: 'Quorum', value: `${monitor.location_quorum ?? majority} of ${monitor.locations.length} locations` },
+    ...monitor.location_states.map((state) => ({
+      label: state.location,
+      value: state.last_checked_at ? `${state.status}, last checked ${utcTime(state.last_checked_at)}` : 'never checked',
+    })),
+  ]
+  return { tone: lost ? 'degraded' : 'up', title: headline, facts, items: [], link: { url: monitorUrl(context, monitor.id), label: 'Open in Pingward' } }
+}
+
 /** The window of a `maintenance.started` or `maintenance.ended` event, and whether it began; null for any other. */
 export function maintenanceOf (told: ToldEvent): { window: MaintenanceWindow, began: boolean } | null {
   const window = told.event.data.maintenance_window
@@ -89,6 +113,8 @@ function textOf (channel: Pick<ChannelForSending, 'name'>, message: Message, con
   const told = message.kind === 'flap' ? message.resolved : message.told
   const maintenance = maintenanceOf(told)
   if (maintenance) return maintenanceText(maintenance, context)
+  const coverage = coverageOf(told)
+  if (coverage) return coverageText(coverage, context)
   const expiring = certificateOf(told)
   if (expiring) {
     const { monitor, certificate } = expiring
@@ -245,6 +271,8 @@ function digestText (told: ToldEvent[], context: SendContext): HumanText {
     }
     const maintenance = maintenanceOf(one)
     if (maintenance) return { tone: 'info' as Tone, line: maintenanceHeadline(maintenance), url: maintenancePageUrl(context.publicUrl) }
+    const coverage = coverageOf(one)
+    if (coverage) return { tone: (coverage.lost ? 'info' : 'up') as Tone, line: coverage.headline, url: monitorUrl(context, coverage.monitor.id) }
     const parts = incidentOf(one)
     if (!parts) return { tone: 'info' as Tone, line: 'Test notification', url: null }
     const { monitor, incident } = parts

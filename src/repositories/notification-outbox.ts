@@ -123,19 +123,31 @@ export async function enqueueHeartbeatMissedEvent (
   })
 }
 
-/** Queues `tls.expiring` (no incident; the monitor's record carries the certificate). */
-export async function enqueueTlsExpiringEvent (
-  tx: Database, change: { orgId: string, monitor: MonitorWithoutChannels, check: Check, at: Date }
-): Promise<void> {
+/** What happened to a monitor without an incident: its record, and the check that saw it (null when none did). */
+interface MonitorChange { orgId: string, monitor: MonitorWithoutChannels, check: Check | null, at: Date }
+
+async function enqueueMonitorEvent (tx: Database, change: MonitorChange, type: NotificationEventType, more: Partial<NotificationEvent['data']> = {}): Promise<void> {
   await enqueueEvent(tx, {
     orgId: change.orgId,
     monitorId: change.monitor.id,
     incidentId: null,
     at: change.at,
     payload: {
-      type: 'tls.expiring',
+      type,
       timestamp: change.at.toISOString(),
-      data: { monitor: await withChannels(tx, change.monitor), incident: null, check: change.check },
+      data: { monitor: await withChannels(tx, change.monitor), incident: null, check: change.check, ...more },
     },
   })
+}
+
+/** Queues a `location.coverage_*` edge; a monitor in maintenance tells it to no one. */
+export async function enqueueCoverageEvent (
+  tx: Database, change: MonitorChange & { type: 'location.coverage_lost' | 'location.coverage_restored', silent: string[] }
+): Promise<void> {
+  if (!change.monitor.in_maintenance) await enqueueMonitorEvent(tx, change, change.type, { silent_locations: change.silent })
+}
+
+/** Queues `tls.expiring` (the monitor's record carries the certificate). */
+export async function enqueueTlsExpiringEvent (tx: Database, change: MonitorChange & { check: Check }): Promise<void> {
+  await enqueueMonitorEvent(tx, change, 'tls.expiring')
 }

@@ -17,7 +17,9 @@ export const NotificationEventSchema = Type.Object({
       'heartbeat\'s down incident opened because no ping came within its interval and grace (its resolution is an ' +
       '`incident.resolved`); `incident.acknowledged`, someone said they are on an open incident (`acknowledged_by`); `incident.reminder`, an incident the channel was told of is still open and unacknowledged ' +
       '(every `reminder_minutes` of the channel); `maintenance.started`, `maintenance.ended`, an occurrence of a maintenance window began ' +
-      'or ended (`data.maintenance_window`); `tls.expiring`, an HTTPS ' +
+      'or ended (`data.maintenance_window`); `location.coverage_lost`, fewer of a monitor\'s locations reported within two intervals ' +
+      'plus 30 s than its quorum needs, so its status is kept as it was (`data.silent_locations`), `location.coverage_restored`, enough ' +
+      'report again; `tls.expiring`, an HTTPS ' +
       'check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route',
   }),
   timestamp: Timestamp('When it happened (for `tls.expiring`, when the check saw the certificate)'),
@@ -25,9 +27,9 @@ export const NotificationEventSchema = Type.Object({
     monitor: OrNull(MonitorSchema, 'The monitor as it was then (for `tls.expiring`, its `tls_expires_at` and `tls_issuer` are the ' +
       'certificate\'s); null for `test` and `maintenance.*` events'),
     incident: OrNull(IncidentSchema, 'The incident that opened, resolved, was acknowledged or is reminded of (`kind` `degraded` for ' +
-      '`monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test`, `tls.expiring` and `maintenance.*` events'),
-    check: OrNull(CheckSchema, 'The check that opened or resolved it, or that saw the certificate; null for `test`, and when a pause ' +
-      'or a delete resolved it'),
+      '`monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test`, `tls.expiring`, `maintenance.*` and `location.*` events'),
+    check: OrNull(CheckSchema, 'The check that opened or resolved it, that saw the certificate, or that made a `location.*` edge; null for ' +
+      '`test`, when a pause or a delete resolved it, and when locations fell silent (no check made it)'),
     maintenance_window: Type.Optional(Type.Ref(MaintenanceWindowSchema, {
       description: 'On `maintenance.started` and `maintenance.ended`: the window as it was then (its `next_*` times are the occurrence that began, or the one after the end)',
     })),
@@ -37,6 +39,11 @@ export const NotificationEventSchema = Type.Object({
         '`maintenance.*` event, its maintenance page, `$PUBLIC_URL/maintenance`); made ' +
         'from the sending server\'s `PUBLIC_URL` at each attempt, so always sent, while the stored event does not keep it',
       examples: ['https://pingward.example.com/monitors/6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b'],
+    })),
+    silent_locations: Type.Optional(Type.Array(Type.String(), {
+      description: 'On `location.coverage_lost` and `location.coverage_restored`: the monitor\'s locations that do not count toward its ' +
+        'quorum then (silent past two intervals plus 30 s, or never checked); each one\'s latest check is in `data.monitor.location_states`',
+      examples: [['eu-west', 'us-east']],
     })),
     dependents_down: Type.Optional(Type.Integer({
       minimum: 0,

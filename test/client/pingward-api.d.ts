@@ -2091,7 +2091,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
+            events: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -2194,7 +2194,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
+            events: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -2252,7 +2252,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test" | "incident.reminder";
+            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test" | "incident.reminder";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -2316,7 +2316,7 @@ export interface components {
              * @description What the event is
              * @enum {string}
              */
-            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test" | "incident.reminder";
+            event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test" | "incident.reminder";
             /**
              * @description `pending` until its first attempt (or after a retry was asked), `delivered` after a 2xx, `failed` while it will be retried, `dead` once given up
              * @enum {string}
@@ -2386,10 +2386,10 @@ export interface components {
          */
         NotificationEvent: {
             /**
-             * @description What happened: `incident.opened`, `incident.resolved`, a `down` incident opened or resolved; `monitor.degraded`, a `degraded` incident opened or resolved (one type for both edges: the incident's `status` says which); `heartbeat.missed`, a heartbeat's down incident opened because no ping came within its interval and grace (its resolution is an `incident.resolved`); `incident.acknowledged`, someone said they are on an open incident (`acknowledged_by`); `incident.reminder`, an incident the channel was told of is still open and unacknowledged (every `reminder_minutes` of the channel); `maintenance.started`, `maintenance.ended`, an occurrence of a maintenance window began or ended (`data.maintenance_window`); `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route
+             * @description What happened: `incident.opened`, `incident.resolved`, a `down` incident opened or resolved; `monitor.degraded`, a `degraded` incident opened or resolved (one type for both edges: the incident's `status` says which); `heartbeat.missed`, a heartbeat's down incident opened because no ping came within its interval and grace (its resolution is an `incident.resolved`); `incident.acknowledged`, someone said they are on an open incident (`acknowledged_by`); `incident.reminder`, an incident the channel was told of is still open and unacknowledged (every `reminder_minutes` of the channel); `maintenance.started`, `maintenance.ended`, an occurrence of a maintenance window began or ended (`data.maintenance_window`); `location.coverage_lost`, fewer of a monitor's locations reported within two intervals plus 30 s than its quorum needs, so its status is kept as it was (`data.silent_locations`), `location.coverage_restored`, enough report again; `tls.expiring`, an HTTPS check saw a certificate 14, 7 or 1 days from its expiry (once per threshold and certificate); `test`, sent by the test route
              * @enum {string}
              */
-            type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test" | "incident.reminder";
+            type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test" | "incident.reminder";
             /**
              * Format: date-time
              * @description When it happened (for `tls.expiring`, when the check saw the certificate)
@@ -2399,9 +2399,9 @@ export interface components {
             data: {
                 /** @description The monitor as it was then (for `tls.expiring`, its `tls_expires_at` and `tls_issuer` are the certificate's); null for `test` and `maintenance.*` events */
                 monitor: components["schemas"]["Monitor"] | null;
-                /** @description The incident that opened, resolved, was acknowledged or is reminded of (`kind` `degraded` for `monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test`, `tls.expiring` and `maintenance.*` events */
+                /** @description The incident that opened, resolved, was acknowledged or is reminded of (`kind` `degraded` for `monitor.degraded`, `down` for `incident.opened`, `incident.resolved` and `heartbeat.missed`); null for `test`, `tls.expiring`, `maintenance.*` and `location.*` events */
                 incident: components["schemas"]["Incident"] | null;
-                /** @description The check that opened or resolved it, or that saw the certificate; null for `test`, and when a pause or a delete resolved it */
+                /** @description The check that opened or resolved it, that saw the certificate, or that made a `location.*` edge; null for `test`, when a pause or a delete resolved it, and when locations fell silent (no check made it) */
                 check: components["schemas"]["Check"] | null;
                 maintenance_window?: components["schemas"]["MaintenanceWindow"];
                 /**
@@ -2410,6 +2410,14 @@ export interface components {
                  * @example https://pingward.example.com/monitors/6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b
                  */
                 dashboard_url?: string;
+                /**
+                 * @description On `location.coverage_lost` and `location.coverage_restored`: the monitor's locations that do not count toward its quorum then (silent past two intervals plus 30 s, or never checked); each one's latest check is in `data.monitor.location_states`
+                 * @example [
+                 *       "eu-west",
+                 *       "us-east"
+                 *     ]
+                 */
+                silent_locations?: string[];
                 /**
                  * Format: int32
                  * @description On the opening (and reminders) of a down incident: how many monitors that depend on this one are down too, or failing towards it (their `failure_threshold` not yet reached); their incidents, opened while this one is down, are told to no one
@@ -2626,7 +2634,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` */
@@ -3155,7 +3163,7 @@ export interface components {
                  * @description What it told
                  * @enum {string}
                  */
-                event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test" | "incident.reminder";
+                event_type: "incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test" | "incident.reminder";
                 /**
                  * @description Where the delivery is: `delivered`, or still `pending`, `failed` (retried) or `dead`
                  * @enum {string}
@@ -4693,7 +4701,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -4736,7 +4744,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -4779,7 +4787,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -4822,7 +4830,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -4869,7 +4877,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -4922,7 +4930,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -4964,7 +4972,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */
@@ -5003,7 +5011,7 @@ export interface components {
              *       "incident.resolved"
              *     ]
              */
-            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "test")[];
+            events?: ("incident.opened" | "incident.resolved" | "incident.acknowledged" | "monitor.degraded" | "heartbeat.missed" | "tls.expiring" | "maintenance.started" | "maintenance.ended" | "location.coverage_lost" | "location.coverage_restored" | "test")[];
             /** @description True: every monitor of the owner, present and future; false: only the monitors that list the channel in `notification_channel_ids` (default `false`) */
             all_monitors?: boolean;
             /** @description False stops sending (deliveries already written still go); true again clears `disabled_reason` (default `true`) */

@@ -341,7 +341,7 @@ t.test('the webhook payload is in the document\'s top-level webhooks, with its s
     [['header', 'webhook-id', true], ['header', 'webhook-timestamp', true], ['header', 'webhook-signature', true]])
   t.ok(post.tags.every((tag: string) => (current.tags ?? []).some((declared) => declared.name === tag)), 'its tag is declared')
   const event = current.components!.schemas!.NotificationEvent as Record<string, any>
-  t.same(Object.keys(event.properties.data.properties), ['monitor', 'incident', 'check', 'maintenance_window', 'dashboard_url', 'dependents_down', 'acknowledge_url'])
+  t.same(Object.keys(event.properties.data.properties), ['monitor', 'incident', 'check', 'maintenance_window', 'dashboard_url', 'silent_locations', 'dependents_down', 'acknowledge_url'])
   const deliveries = (current.paths!['/api/v1/notification-channels/{id}/deliveries'] as Record<string, any>).get
   t.ok(deliveries.responses['200'].headers.Link.description, 'the delivery list declares its Link header')
 })

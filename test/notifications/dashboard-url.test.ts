@@ -18,7 +18,9 @@ import { deref } from '../fuzz/schema-arbitrary.ts'
 import { ajv, openapiDocument as doc } from '../support/response-validators.ts'
 import { webhookReceiver } from '../support/webhook-receiver.ts'
 import { newSecret } from './delivery-helper.ts'
-import { acknowledgedEvent, degradedEvent, expiringEvent, reminderEvent, heartbeatMissedEvent, openedEvent, resolvedEvent, testEvent, maintenanceEvent } from './support.ts'
+import {
+  acknowledgedEvent, coverageEvent, degradedEvent, expiringEvent, reminderEvent, heartbeatMissedEvent, openedEvent, resolvedEvent, testEvent, maintenanceEvent,
+} from './support.ts'
 
 const silent = { info () {}, warn () {}, error () {}, debug () {}, trace () {}, fatal () {}, child () { return silent }, level: 'silent', silent () {} } as never
 
@@ -59,7 +61,7 @@ for (const { name, env, base } of CASES) {
 
     const events = [
       openedEvent(), resolvedEvent(), acknowledgedEvent(), reminderEvent(), degradedEvent('opened'), heartbeatMissedEvent(), expiringEvent(), testEvent(),
-      maintenanceEvent('started'), maintenanceEvent('ended'),
+      maintenanceEvent('started'), maintenanceEvent('ended'), coverageEvent('lost'), coverageEvent('restored'),
     ]
       .map((told) => about(told, monitor.id))
     t.same(new Set(events.map((e) => e.type)), new Set(NOTIFICATION_EVENT_TYPES), 'one event of each type')

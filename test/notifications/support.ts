@@ -286,6 +286,28 @@ export function maintenanceEvent (edge: 'started' | 'ended'): ToldEvent {
   }
 }
 
+/** A monitor of three locations, two of them silent since 11:40 (`lost`), or reporting again (`restored`). */
+export function coverageEvent (edge: 'lost' | 'restored'): ToldEvent {
+  const at = (time: string) => `2026-05-01T${time}.000Z`
+  const monitor = monitorRecord({
+    status: 'up',
+    locations: ['eu-west', 'us-east', 'ap-south'],
+    location_states: [
+      { location: 'eu-west', status: 'up', last_checked_at: at('12:00:00'), error_message: null },
+      { location: 'us-east', status: 'up', last_checked_at: edge === 'lost' ? at('11:40:00') : at('12:00:20'), error_message: null },
+      { location: 'ap-south', status: 'up', last_checked_at: edge === 'lost' ? at('11:40:00') : at('12:00:40'), error_message: null },
+    ],
+  })
+  return {
+    id: `a1a1a1a1-0000-4000-8000-00000000002${edge === 'lost' ? 0 : 1}`,
+    event: checked({
+      type: `location.coverage_${edge}`,
+      timestamp: at('12:01:00'),
+      data: { monitor, incident: null, check: null, silent_locations: edge === 'lost' ? ['us-east', 'ap-south'] : [] },
+    }),
+  }
+}
+
 export function testEvent (): ToldEvent {
   return { id: 'a1a1a1a1-0000-4000-8000-000000000003', event: checked({ type: 'test', timestamp: OPENED, data: { monitor: null, incident: null, check: null } }) }
 }
@@ -320,6 +342,8 @@ export const MESSAGES_FOR_PEOPLE: Array<[string, Message]> = [
   ['digest with degraded', { kind: 'digest', told: [...stormEvents(10), degradedEvent('opened'), degradedEvent('resolved')] }],
   ['maintenance started', { kind: 'event', told: maintenanceEvent('started') }],
   ['digest with maintenance', { kind: 'digest', told: [...stormEvents(11), maintenanceEvent('ended')] }],
+  ['locations silent', { kind: 'event', told: coverageEvent('lost') }], ['locations back', { kind: 'event', told: coverageEvent('restored') }],
+  ['digest with locations silent', { kind: 'digest', told: [...stormEvents(11), coverageEvent('lost')] }],
 ]
 
 /** A send context for services at `base` (a stand-in), "now" one minute after the incident opened. */

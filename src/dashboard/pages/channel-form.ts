@@ -32,6 +32,8 @@ export const EVENT_NAMES: Record<NotificationEventType, { short: string, long: s
   'tls.expiring': { short: 'Certificate expiring', long: 'Certificate expiring: 14, 7 and 1 days before an HTTPS certificate expires' },
   'maintenance.started': { short: 'Maintenance began', long: 'Maintenance began: an occurrence of a maintenance window started' },
   'maintenance.ended': { short: 'Maintenance ended', long: 'Maintenance ended: an occurrence of a maintenance window ended' },
+  'location.coverage_lost': { short: 'Locations silent', long: 'Locations silent: too few of a monitor\'s locations report for its quorum (its status is kept)' },
+  'location.coverage_restored': { short: 'Locations back', long: 'Locations back: enough of a monitor\'s locations report again' },
   test: { short: 'Tests', long: 'Tests (Send test sends one whatever this says)' },
 }
 

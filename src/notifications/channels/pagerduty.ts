@@ -1,5 +1,5 @@
 // PagerDuty Events API v2: an alert keyed by incident id, so the resolve closes it, or by certificate and expiry.
-import { certificateOf, humanText, incidentOf, incidentKind, maintenanceOf, maintenancePageUrl, monitorUrl, truncate, utcTime } from '../message.ts'
+import { certificateOf, coverageOf, humanText, incidentOf, incidentKind, maintenanceOf, maintenancePageUrl, monitorUrl, truncate, utcTime } from '../message.ts'
 import { configText, jsonPost } from './fields.ts'
 import type { Monitor } from '../../monitors/schema.ts'
 import type { ChannelAdapter, SendContext } from './types.ts'
@@ -28,6 +28,20 @@ export const pagerdutyAdapter: ChannelAdapter = {
         timestamp: told.event.timestamp,
         class: 'tls certificate',
         details: { monitor: monitor.name, url: monitor.url, expires_at: certificate.expiresAt, issuer: certificate.issuer, monitor_id: monitor.id },
+      })
+    }
+    const coverage = coverageOf(told)
+    if (coverage) {
+      // A warning while the monitor's locations are silent, resolved when they report again.
+      const dedupKey = `pingward-coverage-${coverage.monitor.id}`
+      if (!coverage.lost) return jsonPost(url, { routing_key: routingKey, event_action: 'resolve', dedup_key: dedupKey })
+      return monitorTrigger(url, routingKey, coverage.monitor, context, {
+        dedupKey,
+        summary: humanText(channel, message, context).title,
+        severity: 'warning',
+        timestamp: told.event.timestamp,
+        class: 'location coverage',
+        details: { monitor: coverage.monitor.name, silent_locations: coverage.silent, status_kept: coverage.monitor.status, monitor_id: coverage.monitor.id },
       })
     }
     const maintenance = maintenanceOf(told)

@@ -9,7 +9,7 @@ import { createEmailSender } from '../../../src/notifications/email-sender.ts'
 import { smtpServer } from '../../support/smtp-server.ts'
 import {
   MESSAGES_FOR_PEOPLE, acknowledged, channel, reminder, degradedEvent, degradedOpened, degradedResolved, expiring, expiringEvent, heartbeatMissed, heartbeatMissedEvent,
-  maintenanceEvent, opened, post, resolved, sendContext, standIn, stormEvents, test,
+  coverageEvent, maintenanceEvent, opened, post, resolved, sendContext, standIn, stormEvents, test,
 } from '../support.ts'
 
 /** A valid config of each type, pointing at `base` (a stand-in) where the config holds a URL. */
@@ -30,6 +30,7 @@ const EVENTS: Array<[string, Message]> = [
   ['monitor.degraded resolved by a pause', { kind: 'event', told: degradedEvent('resolved', 'pause') }],
   ['tls.expiring', expiring], ['test', test], ['heartbeat.missed', heartbeatMissed], ['incident.acknowledged', acknowledged], ['incident.reminder', reminder],
   ['maintenance.started', { kind: 'event', told: maintenanceEvent('started') }], ['maintenance.ended', { kind: 'event', told: maintenanceEvent('ended') }],
+  ['location.coverage_lost', { kind: 'event', told: coverageEvent('lost') }], ['location.coverage_restored', { kind: 'event', told: coverageEvent('restored') }],
 ]
 const FOR_PEOPLE: Array<[string, Message]> = [
   ...MESSAGES_FOR_PEOPLE,

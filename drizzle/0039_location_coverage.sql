@@ -1,0 +1,5 @@
+ALTER TABLE "notification_channels" DROP CONSTRAINT "notification_channels_events_check";--> statement-breakpoint
+ALTER TABLE "notification_events" DROP CONSTRAINT "notification_events_type_check";--> statement-breakpoint
+ALTER TABLE "monitors" ADD COLUMN "location_coverage" text DEFAULT 'pending' NOT NULL;--> statement-breakpoint
+ALTER TABLE "notification_channels" ADD CONSTRAINT "notification_channels_events_check" CHECK ("notification_channels"."events" <@ array['incident.opened', 'incident.resolved', 'incident.acknowledged', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring', 'maintenance.started', 'maintenance.ended', 'location.coverage_lost', 'location.coverage_restored', 'test']::text[]);--> statement-breakpoint
+ALTER TABLE "notification_events" ADD CONSTRAINT "notification_events_type_check" CHECK ("notification_events"."type" in ('incident.opened', 'incident.resolved', 'incident.acknowledged', 'monitor.degraded', 'heartbeat.missed', 'tls.expiring', 'maintenance.started', 'maintenance.ended', 'location.coverage_lost', 'location.coverage_restored', 'test', 'incident.reminder'));
