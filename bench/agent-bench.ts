@@ -1,7 +1,7 @@
 // The agents' ingestion benchmark (issue 46): one API process on PostgreSQL, an agent location whose monitors are
-// inserted in SQL, and batches of 100 results posted by concurrent senders as agents send them, each result a fresh
-// check of its own slot. Every acknowledged result must be a check row afterwards, exactly once: the first batches
-// are sent again at the end and must all come back as duplicates.
+// inserted in SQL, and batches of 100 results, each result a fresh check of its own slot: first as fast as concurrent
+// senders go (the capacity), then paced at the target's rate (a batch's latency under that load). Every acknowledged
+// result must be a check row afterwards, exactly once: the first batches are sent again and must all be duplicates.
 import { join } from 'node:path'
 import { generateAgentToken, hashApiKey, keyPrefix } from '../src/auth/keys.ts'
 import { freePort } from '../test/support/target-server.ts'
@@ -18,6 +18,8 @@ export interface AgentBenchOptions {
   batchSize: number
   /** The share of the batches sent before the measurement starts. */
   warmupShare: number
+  /** The paced half's rate, in results per second. */
+  pacedResultsPerSecond: number
   logDir: string
   log: (line: string) => void
 }
@@ -26,7 +28,10 @@ export interface AgentResults {
   monitors: number
   senders: number
   batchSize: number
+  /** As fast as the senders go. */
   resultsPerSecond: number
+  /** Each batch's time from its send to its answer, paced at `pacedResultsPerSecond`. */
+  pacedResultsPerSecond: number
   batchMs: { p50: number, p99: number, max: number }
   acknowledged: number
   recorded: number
@@ -90,54 +95,70 @@ export async function runAgentBench (options: AgentBenchOptions): Promise<AgentR
     const text = await res.text()
     return res.status === 200 ? JSON.parse(text).data as { recorded: number, duplicates: number } : undefined
   }
-  /** Sends `list` with the senders side by side; each batch's time from its send to its answer. */
+  const tally = { acknowledged: 0, failed: 0, times: [] as number[] }
+  const sendOne = async (body: string) => {
+    const startedAt = performance.now()
+    const receipt = await post(body)
+    tally.times.push(performance.now() - startedAt)
+    if (receipt) tally.acknowledged += receipt.recorded
+    else tally.failed++
+  }
+  /** Sends `list` with the senders side by side, each as soon as its previous batch is answered. */
   const send = async (list: string[]) => {
-    const times: number[] = []
     let next = 0
-    let acknowledged = 0
-    let failed = 0
     await Promise.all(Array.from({ length: options.senders }, async () => {
-      while (next < list.length) {
-        const body = list[next++]
-        const startedAt = performance.now()
-        const receipt = await post(body)
-        times.push(performance.now() - startedAt)
-        if (receipt) acknowledged += receipt.recorded
-        else failed++
-      }
+      while (next < list.length) await sendOne(list[next++])
     }))
-    return { times, acknowledged, failed }
+  }
+  /** Sends `list` at `perSecond` batches a second, whatever the answers (an open loop, as many agents would). */
+  const pace = async (list: string[], perSecond: number) => {
+    const startedAt = performance.now()
+    const sent: Array<Promise<void>> = []
+    for (const [i, body] of list.entries()) {
+      const waitMs = startedAt + 1000 * i / perSecond - performance.now()
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs))
+      sent.push(sendOne(body))
+    }
+    await Promise.all(sent)
   }
   try {
     await waitForHttp(`${base}/healthz`, server)
     const warmupCount = Math.round(batches.length * options.warmupShare)
+    const capacityEnd = warmupCount + Math.floor((batches.length - warmupCount) / 2)
     options.log(`  agents: ${options.monitors} monitors, ${batches.length} batches of ${options.batchSize}, ${options.senders} senders, ${warmupCount} batches of warm-up`)
-    const warmup = await send(batches.slice(0, warmupCount))
+    await send(batches.slice(0, warmupCount))
     const cpu0 = processStats(server.pid).cpuSeconds
     const machine0 = machineCpu()
     const startedAt = performance.now()
-    const measured = await send(batches.slice(warmupCount))
+    await send(batches.slice(warmupCount, capacityEnd))
     const seconds = (performance.now() - startedAt) / 1000
     const cpu = processStats(server.pid).cpuSeconds - cpu0
     const machine1 = machineCpu()
-    const again = await send(batches.slice(0, Math.min(20, batches.length)))
+    tally.times = []
+    await pace(batches.slice(capacityEnd), options.pacedResultsPerSecond / options.batchSize)
+    const sorted = tally.times.sort((a, b) => a - b)
+    const acknowledged = tally.acknowledged
+    const failedBefore = tally.failed
+    tally.acknowledged = 0
+    await send(batches.slice(0, Math.min(20, batches.length)))
     const [row] = await options.db.query('select count(*)::int as n from checks where location = $1 and slot_at is not null', [CODE])
-    const results = (batches.length - warmupCount) * options.batchSize
-    const sorted = measured.times.sort((a, b) => a - b)
+    const results = (capacityEnd - warmupCount) * options.batchSize
     const result: AgentResults = {
       monitors: options.monitors,
       senders: options.senders,
       batchSize: options.batchSize,
       resultsPerSecond: results / seconds,
+      pacedResultsPerSecond: options.pacedResultsPerSecond,
       batchMs: { p50: Math.round(percentile(sorted, 0.5)), p99: Math.round(percentile(sorted, 0.99)), max: Math.round(sorted.at(-1) ?? 0) },
-      acknowledged: warmup.acknowledged + measured.acknowledged,
+      acknowledged,
       recorded: row.n,
-      recordedAgain: again.acknowledged,
-      failedBatches: warmup.failed + measured.failed + again.failed,
+      recordedAgain: tally.acknowledged,
+      failedBatches: tally.failed,
       serverCpuUsPerResult: 1e6 * cpu / Math.max(1, results),
       machineBusyPercent: Math.round(100 * (machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total)),
     }
-    options.log(`  agents: ${Math.round(result.resultsPerSecond)} results/s, batch p50/p99 ${result.batchMs.p50}/${result.batchMs.p99} ms, ` +
+    if (failedBefore > 0) options.log(`  agents: ${failedBefore} batches failed before the resend`)
+    options.log(`  agents: ${Math.round(result.resultsPerSecond)} results/s, at ${result.pacedResultsPerSecond}/s a batch's p50/p99 ${result.batchMs.p50}/${result.batchMs.p99} ms, ` +
       `acknowledged ${result.acknowledged}, recorded ${result.recorded}, recorded again ${result.recordedAgain}, failed batches ${result.failedBatches}`)
     return result
   } finally {
@@ -149,11 +170,11 @@ export async function runAgentBench (options: AgentBenchOptions): Promise<AgentR
 
 const verdict = (ok: boolean) => ok ? 'met' : '**not met**'
 
-/** The report's table: issue 46's targets, >= 2,000 results/s, p99 of a 100-result batch <= 100 ms, each recorded once. */
+/** The report's table: issue 46's targets, >= 2,000 results/s, p99 of a 100-result batch <= 100 ms at that rate, each recorded once. */
 export function agentTable (r: AgentResults): string[] {
   const once = r.recorded === r.acknowledged && r.recordedAgain === 0 && r.failedBatches === 0
   return [
-    '| results/s | batch p50 / p99 / max ms | acknowledged / recorded | recorded again (resent) | server CPU µs per result | machine busy | targets |',
+    `| results/s (${r.senders} senders) | batch p50 / p99 / max ms at ${r.pacedResultsPerSecond.toLocaleString('en-US')} results/s | acknowledged / recorded | recorded again (resent) | server CPU µs per result | machine busy | targets |`,
     '|---:|---:|---:|---:|---:|---:|---|',
     `| ${Math.round(r.resultsPerSecond).toLocaleString('en-US')} | ${r.batchMs.p50} / ${r.batchMs.p99} / ${r.batchMs.max} | ` +
       `${r.acknowledged.toLocaleString('en-US')} / ${r.recorded.toLocaleString('en-US')} | ${r.recordedAgain} | ${Math.round(r.serverCpuUsPerResult)} | ` +

@@ -47,8 +47,9 @@ const SCALES = {
     checker: { warmupSeconds: 30, measureSeconds: 180 },
     deliveries: { flipping: 1_000, channelsPerMonitor: 3, pairs: 2 },
     heartbeats: { monitors: 10_000, connections: 50, warmupSeconds: 5, durationSeconds: 30 },
-    // Issue 46: two fresh slots of 30,000 monitors, 600 batches of 100 results from 4 agents at once, the first 10% a warm-up.
-    agents: { monitors: 30_000, senders: 4, batchSize: 100, warmupShare: 0.1 },
+    // Issue 46: two fresh slots of 30,000 monitors, 600 batches of 100 results: 10% a warm-up, then half from 4 senders as
+    // fast as they go, half paced at the target's 2,000 results a second.
+    agents: { monitors: 30_000, senders: 4, batchSize: 100, warmupShare: 0.1, pacedResultsPerSecond: 2000 },
     status: { connections: 200, durationSeconds: 10, rounds: 3 },
     // Issue 16: a year of rollups of 10,000 monitors read; a day of 14.4 M checks (10,000 monitors at 1/min) built.
     // The checker's lateness while its job builds that day: 30 s warm-up, 60 s before the build as the baseline.
@@ -66,7 +67,7 @@ const SCALES = {
     checker: { warmupSeconds: 10, measureSeconds: 30 },
     deliveries: { flipping: 200, channelsPerMonitor: 3, pairs: 1 },
     heartbeats: { monitors: 10_000, connections: 50, warmupSeconds: 2, durationSeconds: 10 },
-    agents: { monitors: 5_000, senders: 4, batchSize: 100, warmupShare: 0.1 },
+    agents: { monitors: 20_000, senders: 4, batchSize: 100, warmupShare: 0.1, pacedResultsPerSecond: 2000 },
     status: { connections: 200, durationSeconds: 5, rounds: 1 },
     rollups: { monitors: 1_000, builtMonitors: 1_000, connections: 50, warmupSeconds: 1, durationSeconds: 5, lateness: { warmupSeconds: 10, baselineSeconds: 20 } },
     pglite: { name: 'pglite-small', users: 2, monitors: 20, bigUserMonitors: 20, checksPerMonitor: 100, days: 30 },
@@ -258,8 +259,9 @@ async function main (): Promise<void> {
       report.settings.push(`Agents: ${a.monitors.toLocaleString('en-US')} monitors of one agent location (inserted in SQL, an interval of an hour, made ` +
         `an hour and a minute ago), one API process (\`${NODE}dist/server.js\`, CHECKER=off, LOG_LEVEL=info); ${a.senders} senders in the bench ` +
         `process POST batches of ${a.batchSize} results to /api/v1/agent/results (each monitor's previous slot, then its current: every result ` +
-        `fresh and counted toward its quorum), the first ${a.warmupShare * 100}% a warm-up; then the first 20 batches again, which must record ` +
-        'nothing; the location\'s check rows are counted against the receipts.')
+        `fresh and counted toward its quorum), the first ${a.warmupShare * 100}% a warm-up, then half of the rest as fast as they go (results/s), ` +
+        `half paced at ${a.pacedResultsPerSecond.toLocaleString('en-US')} results/s (a batch's latency); then the first 20 batches again, which must ` +
+        'record nothing; the location\'s check rows are counted against the receipts.')
       log('agent results on PostgreSQL')
       report.agents = await runAgentBench({ databaseUrl: postgres.url, db: runner, userId: postgres.seeded.writeUserId, ...a, logDir, log })
     }

@@ -20,6 +20,7 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
       Object.assign(stats, { checks: 0, latenessMaxMs: 0, latenessSumMs: 0 })
     }, 10_000).unref()
     : undefined
+  metrics?.checking(config.CHECKER_LOCATION)
   const checker = new Checker({
     db,
     clock,
@@ -29,7 +30,7 @@ export function startChecker (options: { config: Config, db: Database, log: Fast
     confirmDelayMs: config.CHECK_CONFIRM_DELAY * 1000,
     location: config.CHECKER_LOCATION,
     onCheck: (statsTimer || metrics) && ((_monitor, latenessMs, result) => {
-      metrics?.check(checkStatus(result), result.responseTimeMs, latenessMs)
+      metrics?.check(config.CHECKER_LOCATION, checkStatus(result), result.responseTimeMs, latenessMs)
       stats.checks++
       stats.latenessSumMs += latenessMs
       stats.latenessMaxMs = Math.max(stats.latenessMaxMs, latenessMs)

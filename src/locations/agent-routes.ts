@@ -101,7 +101,9 @@ const agentRoutes: FastifyPluginAsyncTypebox<{ confirmDelayMs: number }> = async
     },
   }, async (request) => {
     await agentSeen(app.db, request.agent!, app.clock())
-    return { data: await recordAgentResults(app.db, request.agent!, request.body.results, app.clock(), confirmDelayMs) }
+    const receipt = await recordAgentResults(app.db, request.agent!, request.body.results, app.clock(), confirmDelayMs)
+    app.metrics?.agentBatch(request.agent!.code, receipt)
+    return { data: receipt }
   })
 }
 

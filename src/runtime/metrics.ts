@@ -34,9 +34,10 @@ const BATCH = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 export class Metrics {
   readonly contentType: string
   private readonly registry: Registry
-  private readonly checks: Counter<'outcome'>
+  private readonly checks: Counter<'outcome' | 'location'>
   private readonly checkDuration: Histogram<'outcome'>
-  private readonly lateness: Histogram
+  private readonly lateness: Histogram<'location'>
+  private readonly agentResults: Counter<'location' | 'result'>
   private readonly claims: Histogram<'loop'>
   private readonly attempts: Counter<'result'>
   private readonly requests: Counter<'method' | 'route' | 'status_code'>
@@ -60,11 +61,14 @@ export class Metrics {
     const counted = sources.statusCounts ? registers : []
     const pooled = sources.pool ? registers : []
     const served = sources.http ? registers : []
-    this.checks = new prom.Counter({ name: 'pingward_checks_total', help: 'Checks recorded by this process, by outcome', labelNames: ['outcome'], registers })
+    this.checks = new prom.Counter({ name: 'pingward_checks_total', help: 'Checks recorded by this process, by outcome and location', labelNames: ['outcome', 'location'], registers })
     this.checkDuration = new prom.Histogram({
       name: 'pingward_check_duration_seconds', help: 'Time from a check\'s start to the target\'s final response (or its failure)', labelNames: ['outcome'], buckets: SECONDS, registers,
     })
-    this.lateness = new prom.Histogram({ name: 'pingward_checker_lateness_seconds', help: 'How late each check started after it was due', buckets: LATENESS, registers })
+    this.lateness = new prom.Histogram({ name: 'pingward_checker_lateness_seconds', help: 'How late each check started after it was due, by location', labelNames: ['location'], buckets: LATENESS, registers })
+    this.agentResults = new prom.Counter({
+      name: 'pingward_agent_results_total', help: 'Results agents posted to this API process, by location and what became of them', labelNames: ['location', 'result'], registers: served,
+    })
     this.claims = new prom.Histogram({
       name: 'pingward_claim_batch_size', help: 'Items taken by each claim that found work (loop: checker = monitors, delivery = channels)', labelNames: ['loop'], buckets: BATCH, registers,
     })
@@ -83,8 +87,7 @@ export class Metrics {
       inUse: new prom.Gauge({ name: 'pingward_db_pool_in_use', help: 'Database connections running a query or a transaction', registers: pooled }),
       waiting: new prom.Gauge({ name: 'pingward_db_pool_waiting', help: 'Queries waiting for a database connection', registers: pooled }),
     }
-    // Every known series from the start, at 0: a rate() sees the first increment.
-    for (const outcome of CHECK_OUTCOMES) this.checks.inc({ outcome }, 0)
+    // Every known series from the start, at 0: a rate() sees the first increment (a checker's location's: checking()).
     for (const result of ['delivered', 'failed', 'dead']) this.attempts.inc({ result }, 0)
     if (sources.http) for (const source of ['database', 'shared']) this.statusSnapshots.inc({ source }, 0)
     if (sources.runtime === false) return
@@ -114,10 +117,23 @@ export class Metrics {
     this.pool.waiting.set(use.waiting)
   }
 
-  check (outcome: CheckOutcome, durationMs: number, latenessMs: number): void {
-    this.checks.inc({ outcome })
+  /** A checker of `location` starts in this process: its series exist from now, at 0. */
+  checking (location: string): void {
+    for (const outcome of CHECK_OUTCOMES) this.checks.inc({ outcome, location }, 0)
+  }
+
+  check (location: string, outcome: CheckOutcome, durationMs: number, latenessMs: number): void {
+    this.checks.inc({ outcome, location })
     this.checkDuration.observe({ outcome }, durationMs / 1000)
-    this.lateness.observe(Math.max(0, latenessMs) / 1000)
+    this.lateness.observe({ location }, Math.max(0, latenessMs) / 1000)
+  }
+
+  /** A batch of an agent's results: how many were recorded (late ones among them), duplicates and unassigned. */
+  agentBatch (location: string, receipt: { recorded: number, late: number, duplicates: number, unassigned: number }): void {
+    this.agentResults.inc({ location, result: 'counted' }, receipt.recorded - receipt.late)
+    this.agentResults.inc({ location, result: 'late' }, receipt.late)
+    this.agentResults.inc({ location, result: 'duplicate' }, receipt.duplicates)
+    this.agentResults.inc({ location, result: 'unassigned' }, receipt.unassigned)
   }
 
   claimed (loop: string, count: number): void {

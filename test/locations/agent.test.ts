@@ -8,13 +8,15 @@ import { sql } from 'drizzle-orm'
 import { startAgent } from '../../src/agent/agent.ts'
 import { rowsOf } from '../../src/db/client.ts'
 import { buildTestApp, makeUser, request, until, type Teardown } from '../helper.ts'
+import { parsePrometheusText, sampleValue } from '../support/prometheus-text.ts'
 import { listen } from '../support/target-server.ts'
 import { tcpProxy } from '../support/tcp-proxy.ts'
 
+const METRICS_TOKEN = 'metrics-token-for-the-test-0123'
 const silent = { info () {}, warn () {}, error () {}, debug () {}, trace () {}, fatal () {}, child () { return silent }, level: 'silent' } as never
 
 async function setUp (tt: Teardown, clock?: { now: Date }) {
-  const { app } = await buildTestApp(tt, { ...(clock && { clock: () => clock.now }), env: { ALLOW_PRIVATE_TARGETS: 'true' } })
+  const { app } = await buildTestApp(tt, { ...(clock && { clock: () => clock.now }), env: { ALLOW_PRIVATE_TARGETS: 'true', METRICS_TOKEN } })
   const seen: Array<string | undefined> = []
   const target = { status: 200, hold: undefined as Promise<void> | undefined }
   const { url } = await listen(tt, http.createServer(async (req, res) => {
@@ -126,6 +128,9 @@ t.test('results: a location\'s check of a slot recorded once, its status from th
   t.same(Object.keys(listed[0]).sort(), ['checked_at', 'error_message', 'id', 'is_up', 'monitor_id', 'response_time_ms', 'status_code'],
     'the specification\'s seven fields, no slot')
 
+  const scraped = parsePrometheusText((await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body)
+  t.same(['counted', 'late', 'duplicate', 'unassigned'].map((result) => sampleValue(scraped, 'pingward_agent_results_total', { location: 'lab', result })), [2, 1, 3, 1],
+    '/metrics counts the location\'s results by what became of them')
   const bad = await agentCall(lab, 'POST', '/results', { payload: { results: [{ ...result(0, 0, true), response_time_ms: -1 }] } })
   t.same([bad.statusCode, bad.json().error], [400, 'body/results/0/response_time_ms must be >= 0'])
   t.equal((await agentCall(lab, 'POST', '/results', { payload: { results: [] } })).statusCode, 400, 'an empty batch')

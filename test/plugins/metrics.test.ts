@@ -40,12 +40,15 @@ t.test('a missing or wrong token is 401 with a Bearer challenge; the right one g
 
 t.test('the metrics table of docs/operations.md names every value of each status or outcome label exposed', async (t) => {
   const { app } = await buildTestApp(t, { env: { METRICS_TOKEN: TOKEN } })
+  // A checker's series are there from its start, an agent location's from its first batch.
+  app.metrics!.checking('default')
+  app.metrics!.agentBatch('lab', { recorded: 0, late: 0, duplicates: 0, unassigned: 0 })
   const families = parsePrometheusText((await app.inject({ url: '/metrics', headers: bearer(TOKEN) })).body)
   const table = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8')
   const labelled = [...families.values()].filter((family) => family.name.startsWith('pingward_'))
     .flatMap((family) => ['status', 'outcome', 'result'].map((label) => ({ family, label })))
     .filter(({ family, label }) => family.samples.some((sample) => label in sample.labels))
-  t.ok(labelled.length >= 4, 'the monitors, deliveries, checks and attempts series are exposed from the start')
+  t.ok(labelled.length >= 5, 'the monitors, deliveries, checks, attempts and agents\' results series are exposed')
   for (const { family, label } of labelled) {
     const row = table.split('\n').find((line) => line.startsWith(`| \`${family.name}{`))
     t.ok(row, `${family.name} has a row`)
@@ -106,6 +109,7 @@ t.test('after real checks and a real webhook delivery, the counters and gauges s
   t.equal(value(families, 'pingward_checks_total', { outcome: 'up' }), 2)
   t.equal(value(families, 'pingward_checks_total', { outcome: 'down' }), 1)
   t.equal(value(families, 'pingward_checks_total', { outcome: 'degraded' }), 1)
+  t.equal(value(families, 'pingward_checks_total', { outcome: 'up', location: 'default' }), 2, 'by the checker\'s location')
   t.ok(value(families, 'pingward_check_duration_seconds_sum', { outcome: 'degraded' }) >= 0.1, 'the slow check took its 100 ms')
   t.equal(value(families, 'pingward_check_duration_seconds_count', { outcome: 'up' }), 2)
   t.equal(value(families, 'pingward_check_duration_seconds_count', { outcome: 'down' }), 1)
