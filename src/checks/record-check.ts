@@ -12,7 +12,7 @@ import { toCheck } from '../repositories/checks.ts'
 import { toMonitor } from '../monitors/presenter.ts'
 import { enqueueCoverageEvent, enqueueIncidentEvent, enqueueTlsExpiringEvent } from '../repositories/notification-outbox.ts'
 import { checkStatus, decideOutcome, quorumOutcome } from './outcome.ts'
-import { coverageTransition, locationStatesOf, nextSlotAt, quorumVerdict, type QuorumPolicy } from '../locations/quorum.ts'
+import { coverageTransition, locationStatesOf, nextSlotAt, quorumPolicyOf, quorumVerdict } from '../locations/quorum.ts'
 import { tlsExpiryReminder } from './tls-expiry.ts'
 
 export interface CheckToRecord {
@@ -71,7 +71,7 @@ export async function recordLockedChecks (tx: Database, locked: Map<string, Moni
 function decide (monitor: MonitorRow, { result, confirmDelayMs, nextCheckAt }: CheckToRecord) {
   const locationStates = withLocationCheck(monitor.locationStates, result)
   // A check of one of the monitor's locations moves its status by the quorum of their latest checks.
-  const verdict = locationStates === monitor.locationStates ? null : quorumVerdict(policyOf(monitor), locationStatesOf(locationStates), result.checkedAt)
+  const verdict = locationStates === monitor.locationStates ? null : quorumVerdict(quorumPolicyOf(monitor), locationStatesOf(locationStates), result.checkedAt)
   const outcome = verdict === null
     ? { ...decideOutcome(monitor, result, confirmDelayMs), cause: null }
     : quorumOutcome(monitor.status, verdict, monitor.intervalMinutes)
@@ -123,9 +123,6 @@ const stateOf = (row: MonitorRow): CheckState & { id: string } => ({
   locationStates: row.locationStates,
   locationCoverage: row.locationCoverage,
 })
-
-const policyOf = (monitor: MonitorRow): QuorumPolicy =>
-  ({ locations: monitor.locations, quorum: monitor.locationQuorum, intervalMinutes: monitor.intervalMinutes })
 
 /** The monitor's location states with the check's location's entry made this check's; the same array when it has none. */
 function withLocationCheck (states: LocationStateRecord[], result: CheckResult): LocationStateRecord[] {

@@ -2,10 +2,10 @@
 // (secrets included, so only its own location's), and its batches of results, each location's check of a slot recorded once.
 import { recordLockedChecks, type CheckToRecord } from '../checks/record-check.ts'
 import { atomically, type Database } from '../db/client.ts'
-import { insertCheckRows, lockActiveMonitors, type CheckResult, type MonitorRow } from '../monitors/scheduling.ts'
+import { insertCheckRows, type CheckResult, type MonitorRow } from '../monitors/scheduling.ts'
 import { recordedSlots, slotKey } from '../repositories/checks.ts'
 import { isFresh, QUORUM_GRACE_MS, slotStartAt } from './quorum.ts'
-import { monitorsAtLocation, touchAgent, type LocationRow } from './repository.ts'
+import { lockAssignedMonitors, monitorsAtLocation, touchAgent, type LocationRow } from './repository.ts'
 import type { AgentResult, AgentResultsReceipt } from './schema.ts'
 
 /** The monitors the agent's location checks. */
@@ -19,9 +19,6 @@ export async function agentSeen (db: Database, agent: LocationRow, now: Date): P
 }
 
 const SEEN_EVERY_MS = 5000
-
-const isAssigned = (agent: LocationRow, monitor: MonitorRow) =>
-  monitor.orgId === agent.orgId && monitor.locations.includes(agent.code) && monitor.monitorType !== 'heartbeat' && !monitor.maintenancePaused
 
 /** When the location last checked the monitor, as its location state says; undefined: never. */
 function lastCheckedMs (monitor: MonitorRow, code: string): number | undefined {
@@ -37,8 +34,7 @@ export async function recordAgentResults (db: Database, agent: LocationRow, resu
   const receipt = { recorded: 0, late: 0, duplicates: 0, unassigned: 0 }
   await atomically(db, async (tx) => {
     // Locked first: a batch sent twice at once waits here, then finds the other's checks by their slots.
-    const locked = await lockActiveMonitors(tx, [...new Set(results.map((result) => result.monitor_id))])
-    const assigned = new Map([...locked].filter(([, monitor]) => isAssigned(agent, monitor)))
+    const assigned = await lockAssignedMonitors(tx, agent.orgId!, agent.code, [...new Set(results.map((result) => result.monitor_id))])
     const slotted = results.flatMap((result) => {
       const monitor = assigned.get(result.monitor_id)
       if (!monitor) {

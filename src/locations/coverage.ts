@@ -7,7 +7,7 @@ import { toMonitor } from '../monitors/presenter.ts'
 import { enqueueCoverageEvent } from '../repositories/notification-outbox.ts'
 import type { Clock } from '../runtime/clock.ts'
 import { startPeriodic } from '../runtime/periodic.ts'
-import { coverageTransition, locationStatesOf, QUORUM_GRACE_MS, quorumVerdict } from './quorum.ts'
+import { coverageTransition, locationStatesOf, QUORUM_GRACE_MS, quorumPolicyOf, quorumVerdict } from './quorum.ts'
 import { lockMonitorsWithSilentLocations, setLocationCoverage } from './repository.ts'
 
 const SWEEP = { everyMs: 15_000, batch: 500 } as const
@@ -19,8 +19,7 @@ export async function sweepSilentLocations (db: Database, now: Date): Promise<nu
     afterId = await atomically(db, async (tx) => {
       const monitors = await lockMonitorsWithSilentLocations(tx, now, QUORUM_GRACE_MS, afterId!, SWEEP.batch)
       for (const monitor of monitors) {
-        const policy = { locations: monitor.locations, quorum: monitor.locationQuorum, intervalMinutes: monitor.intervalMinutes }
-        const verdict = quorumVerdict(policy, locationStatesOf(monitor.locationStates), now)
+        const verdict = quorumVerdict(quorumPolicyOf(monitor), locationStatesOf(monitor.locationStates), now)
         const { coverage, event } = coverageTransition(monitor.locationCoverage, verdict)
         if (coverage === monitor.locationCoverage) continue
         await setLocationCoverage(tx, monitor.id, coverage)

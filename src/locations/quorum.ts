@@ -87,6 +87,10 @@ export function isFresh (intervalMinutes: number, checkedAt: Date, now: Date): b
   return at >= now.getTime() - 2 * intervalMinutes * 60_000 - QUORUM_GRACE_MS && at <= now.getTime() + QUORUM_GRACE_MS
 }
 
+/** A monitor's quorum policy, from its row's columns. */
+export const quorumPolicyOf = (monitor: { locations: readonly string[], locationQuorum: number | null, intervalMinutes: number }): QuorumPolicy =>
+  ({ locations: monitor.locations, quorum: monitor.locationQuorum, intervalMinutes: monitor.intervalMinutes })
+
 /** The configured quorum held to 1..count (the API validates it; a location removed since may leave it too large). */
 export function effectiveQuorum (quorum: number | null, count: number): number {
   const wanted = quorum === null || !Number.isFinite(quorum) ? Math.floor(count / 2) + 1 : Math.ceil(quorum)

@@ -1,6 +1,6 @@
 // Location rows: the built-in ones and an organization's agents, an agent found by its token's hash, a checker's
 // built-in row kept alive. It reads and writes; the rules are the service's.
-import { and, asc, desc, eq, isNull, or, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import { rowsOf } from '../db/client.ts'
 import type { Database } from '../db/client.ts'
 import { locations, monitors } from '../db/schema.ts'
@@ -73,12 +73,22 @@ export async function touchAgent (db: Database, id: string, at: Date): Promise<v
   await db.update(locations).set({ lastSeenAt: sql`greatest(${locations.lastSeenAt}, ${at.toISOString()}::timestamptz)` }).where(eq(locations.id, id))
 }
 
-/** The organization's live, active, probed monitors that list the location `code`, by id: an agent's assignments. */
+/** The organization's live, active, probed monitors that list the location `code`: an agent's assignments. */
+const assignedTo = (orgId: string, code: string) => and(
+  eq(monitors.orgId, orgId), isNull(monitors.deletedAt), eq(monitors.isActive, true), eq(monitors.maintenancePaused, false),
+  sql`${monitors.monitorType} <> 'heartbeat'`, sql`${code}::text = any(${monitors.locations})`
+)
+
+/** The monitors assigned to the location `code`, by id. */
 export async function monitorsAtLocation (db: Database, orgId: string, code: string): Promise<MonitorRow[]> {
-  return db.select().from(monitors).where(and(
-    eq(monitors.orgId, orgId), isNull(monitors.deletedAt), eq(monitors.isActive, true), eq(monitors.maintenancePaused, false),
-    sql`${monitors.monitorType} <> 'heartbeat'`, sql`${code}::text = any(${monitors.locations})`
-  )).orderBy(asc(monitors.id))
+  return db.select().from(monitors).where(assignedTo(orgId, code)).orderBy(asc(monitors.id))
+}
+
+/** Those of `ids` assigned to the location `code`, locked in id order (as the checker's records lock them: no deadlock). */
+export async function lockAssignedMonitors (tx: Database, orgId: string, code: string, ids: string[]): Promise<Map<string, MonitorRow>> {
+  if (ids.length === 0) return new Map()
+  const rows = await tx.select().from(monitors).where(and(assignedTo(orgId, code), inArray(monitors.id, ids))).orderBy(asc(monitors.id)).for('update')
+  return new Map(rows.map((row) => [row.id, row]))
 }
 
 /**

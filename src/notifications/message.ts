@@ -1,5 +1,6 @@
 // The words a person reads on a phone; every adapter for people builds its service's format from this one text.
 import { daysLeft } from '../checks/tls-expiry.ts'
+import { effectiveQuorum } from '../locations/quorum.ts'
 import type { Incident } from '../schemas/incident.ts'
 import type { Monitor } from '../monitors/schema.ts'
 import type { MaintenanceWindow } from '../maintenance/schema.ts'
@@ -66,10 +67,9 @@ export function coverageOf (told: ToldEvent): { monitor: Monitor, lost: boolean,
 }
 
 function coverageText ({ monitor, lost, headline }: NonNullable<ReturnType<typeof coverageOf>>, context: SendContext): HumanText {
-  const majority = Math.floor(monitor.locations.length / 2) + 1
   const facts: Fact[] = [
     { label: lost ? 'Status kept' : 'Status', value: monitor.status },
-    { label: 'Quorum', value: `${monitor.location_quorum ?? majority} of ${monitor.locations.length} locations` },
+    { label: 'Quorum', value: `${effectiveQuorum(monitor.location_quorum, monitor.locations.length)} of ${monitor.locations.length} locations` },
     ...monitor.location_states.map((state) => ({
       label: state.location,
       value: state.last_checked_at ? `${state.status}, last checked ${utcTime(state.last_checked_at)}` : 'never checked',

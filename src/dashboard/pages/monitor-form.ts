@@ -1,6 +1,7 @@
 // The monitor form of the dashboard (create on the monitors page, edit on its own page).
 import { HTTP_METHODS, KEYWORD_MODES, type KeywordMode, type MonitorType } from '../../domain/vocabulary.ts'
 import { isFieldOfType, MONITOR_DEFAULTS } from '../../domain/monitor-types.ts'
+import type { Location } from '../../locations/schema.ts'
 import type { Monitor } from '../../monitors/schema.ts'
 import type { NotificationChannel } from '../../notifications/schema.ts'
 import type { FieldError } from '../../http/validation.ts'
@@ -172,9 +173,12 @@ function dependencyChoices (common: { form: string, error: FieldError | null }, 
   })}`
 }
 
+/** A location the monitor form offers. */
+export type LocationChoice = Pick<Location, 'code' | 'name' | 'kind' | 'online'>
+
 /** The locations as checkboxes, with the quorum; a hidden field says they were offered, so none ticked clears them. */
 function locationChoices (
-  common: { form: string, error: FieldError | null }, locations: Array<{ code: string, name: string, kind: string, online: boolean }>, values: FormFields
+  common: { form: string, error: FieldError | null }, locations: LocationChoice[], values: FormFields
 ): SafeHtml {
   if (locations.length <= 1 && !locations.some((l) => values[locationFieldName(l.code)] === 'on')) return html``
   return kindGroup(['site', 'tcp', 'dns'], html`<input type="hidden" name="locations_shown" value="on">${checkboxGroup({
@@ -212,8 +216,8 @@ export function monitorForm (options: {
   channels: NotificationChannel[]
   /** The organization's other monitors, which it may depend on. */
   others: Array<{ id: string, name: string }>
-  /** The built-in locations it may be checked from. */
-  locations: Array<{ code: string, name: string, kind: string, online: boolean }>
+  /** The locations it may be checked from. */
+  locations: LocationChoice[]
 }): SafeHtml {
   const { id, values, error } = options
   const kind = kindOf(values)

@@ -14,7 +14,7 @@ import { html, type SafeHtml } from '../../http/html.ts'
 import { effectiveQuorum } from '../../locations/quorum.ts'
 import { may, page, type PageContext } from './layout.ts'
 import { kindFacts, latestProblem, pingSection, target } from './monitor-details.ts'
-import { KEYWORD_MODE_LABELS, monitorForm } from './monitor-form.ts'
+import { KEYWORD_MODE_LABELS, monitorForm, type LocationChoice } from './monitor-form.ts'
 import { monitorActions, rowActionForm } from './monitors.ts'
 import { uptimeSection } from './monitor-uptime.ts'
 
@@ -139,7 +139,7 @@ export function editMonitorPage (context: PageContext, options: {
   error: FieldError | null
   channels: NotificationChannel[]
   others: Array<{ id: string, name: string }>
-  locations: Array<{ code: string, name: string, kind: string, online: boolean }>
+  locations: LocationChoice[]
 }): SafeHtml {
   const { monitor: m } = options
   const body = html`<p class="crumbs"><a href="/">Monitors</a> / <a href="/monitors/${m.id}">${m.name}</a> /</p>

@@ -9,7 +9,7 @@ import { ago, count, STATUS_LABELS, statusBadge } from '../format.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { html, type SafeHtml } from '../../http/html.ts'
 import { csrfField, may, page, type PageContext } from './layout.ts'
-import { monitorForm } from './monitor-form.ts'
+import { monitorForm, type LocationChoice } from './monitor-form.ts'
 import { KIND_LABELS } from './monitor-kinds.ts'
 
 type Status = typeof MONITOR_STATUSES[number]
@@ -95,7 +95,7 @@ export function monitorsPage (context: PageContext, options: {
   channels: NotificationChannel[]
   /** Every monitor of the organization, which a new one may depend on. */
   others: Array<{ id: string, name: string }>
-  locations: Array<{ code: string, name: string, kind: string, online: boolean }>
+  locations: LocationChoice[]
 }): SafeHtml {
   const { monitors, sparks, filter, search, error } = options
   const narrowing = { search, label: options.label }
