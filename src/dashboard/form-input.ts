@@ -2,7 +2,6 @@
 import { InvalidInputError, LimitReachedError } from '../domain/errors.ts'
 import { isFieldOfType } from '../domain/monitor-types.ts'
 import { MONITOR_TYPES, type MonitorType } from '../domain/vocabulary.ts'
-import { assertTargetAllowed } from '../net/target-url.ts'
 import { CreateApiKeySchema, type CreateApiKey } from '../schemas/api-key.ts'
 import { CreateMonitorSchema, UpdateMonitorSchema, type NewMonitor, type UpdateMonitor } from '../monitors/schema.ts'
 import { CreateMaintenanceWindowSchema, type NewMaintenanceWindow } from '../maintenance/schema.ts'
@@ -152,23 +151,12 @@ export function refusal (err: unknown): FieldError {
   throw err
 }
 
-function withTargetRule<T extends object> (result: Validated<T>, allowPrivateTargets: boolean): Validated<T> {
-  if (!result.ok) return result
-  try {
-    assertTargetAllowed('url' in result.value ? result.value.url as string : undefined, allowPrivateTargets)
-    return result
-  } catch (err) {
-    if (!(err instanceof InvalidInputError)) throw err
-    return { ok: false, error: refusal(err) }
-  }
+export function parseCreateMonitor (form: FormFields): Validated<NewMonitor> {
+  return validatedMonitor(form, validateCreateMonitor)
 }
 
-export function parseCreateMonitor (form: FormFields, allowPrivateTargets: boolean): Validated<NewMonitor> {
-  return withTargetRule(validatedMonitor(form, validateCreateMonitor), allowPrivateTargets)
-}
-
-export function parseUpdateMonitor (form: FormFields, allowPrivateTargets: boolean): Validated<UpdateMonitor> {
-  return withTargetRule(validatedMonitor(form, validateUpdateMonitor), allowPrivateTargets)
+export function parseUpdateMonitor (form: FormFields): Validated<UpdateMonitor> {
+  return validatedMonitor(form, validateUpdateMonitor)
 }
 
 export function parseCreateKey (form: FormFields): Validated<CreateApiKey> {

@@ -106,6 +106,12 @@ export async function assertMonitorLocations (db: Database, orgId: string, codes
   return builtin
 }
 
+/** Whether only agents check a monitor of these locations: none of them is a built-in one (and there is one at least). */
+export async function checkedOnlyByAgents (db: Database, orgId: string, codes: readonly string[]): Promise<boolean> {
+  if (codes.length === 0) return false
+  return !(await listLocations(db, orgId)).some((row) => row.kind === 'builtin' && codes.includes(row.code))
+}
+
 async function audit (tx: Database, who: LocationAdmin, action: AuditAction, before: LocationRow | null, after: LocationRow | null, now: Date): Promise<void> {
   await recordChange(tx, who.audit, {
     orgId: who.orgId,

@@ -4,7 +4,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { confirmedOrg, keyOwner, keyAudit } from '../plugins/auth.ts'
 import { ERROR_CATALOG, errorResponse, errorResponses, HttpError } from '../http/error-catalog.ts'
 import { nextPageLinkHeader, setNextPageLink } from '../http/paging.ts'
-import { assertTargetAllowed } from '../net/target-url.ts'
 import { MonitorIdParams } from '../schemas/common.ts'
 import { ConfigSchema } from '../runtime/config.ts'
 import { requestFingerprint } from '../services/idempotency.ts'
@@ -14,7 +13,7 @@ import { listMonitorPage } from './repository.ts'
 import {
   CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, MonitorListQuery, UpdateMonitorSchema, type Monitor, type NewMonitor,
 } from './schema.ts'
-import { createMonitorOnce, deleteMonitor, findMonitor, updateMonitor } from './service.ts'
+import { assertMonitorTarget, createMonitorOnce, deleteMonitor, findMonitor, updateMonitor } from './service.ts'
 
 interface MonitorRoutesOptions {
   allowPrivateTargets: boolean
@@ -114,7 +113,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     },
     config: { role: 'editor' },
   }, async (request, reply) => {
-    assertTargetAllowed('url' in request.body ? request.body.url : undefined, allowPrivateTargets)
+    await assertMonitorTarget(app.db, confirmedOrg(request), null, request.body, allowPrivateTargets)
     // Validation applied the schema's defaults (useDefaults): every field is there.
     const input = request.body as NewMonitor
     const outcome = await createMonitorOnce(app.db, { orgId: confirmedOrg(request) }, input, {
@@ -148,7 +147,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     },
     config: { role: 'editor' },
   }, async (request) => {
-    assertTargetAllowed(request.body.url, allowPrivateTargets)
+    await assertMonitorTarget(app.db, confirmedOrg(request), request.params.id, request.body, allowPrivateTargets)
     const monitor = await updateMonitor(app.db, confirmedOrg(request), request.params.id, request.body, app.clock(), keyAudit(request))
     if (!monitor) throw monitorNotFound()
     return { data: withAbsolutePingUrl(monitor, publicUrl) }

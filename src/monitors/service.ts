@@ -7,12 +7,14 @@ import { InvalidInputError } from '../domain/errors.ts'
 import { locationStatesFor } from '../domain/locations.ts'
 import { assertSecretsGivenAgain, assertSendableRequest, isSecretHeader, originOf } from '../domain/monitor-request.ts'
 import { assertFieldsOfType, heartbeatDeadline } from '../domain/monitor-types.ts'
-import { assertMonitorLocations } from '../locations/service.ts'
+import { assertMonitorLocations, checkedOnlyByAgents } from '../locations/service.ts'
 import { bringMonitorsInLine } from '../maintenance/monitors.ts'
 import { resolveOpenIncident } from '../repositories/incidents.ts'
 import { monitorChannelIds } from '../repositories/monitor-channels.ts'
 import { enqueueIncidentEvent } from '../repositories/notification-outbox.ts'
 import { ownerOrgId, type Owner } from '../repositories/owner.ts'
+import { PRIVATE_TARGET_HINT } from '../net/address-policy.ts'
+import { assertTargetAllowed } from '../net/target-url.ts'
 import { maskSecret } from '../schemas/common.ts'
 import { idempotencyKeyOf, runOnce, type StoredResponse } from '../services/idempotency.ts'
 import { withinOwnerLimit } from '../services/owner-limits.ts'
@@ -29,6 +31,23 @@ import { UpdateMonitorSchema, type Monitor, type MonitorWithoutChannels, type Ne
 export async function findMonitor (db: Database, owner: Owner, id: string): Promise<Monitor | undefined> {
   const row = await findMonitorRow(db, owner, id)
   return row && completeMonitor(row)
+}
+
+const AGENTS_HINT = `${PRIVATE_TARGET_HINT}; or check it from agent locations only, where each agent's own setting applies`
+
+/**
+ * The server's address policy holds for a URL its own checkers fetch; one that only agents check (every location an agent
+ * location) is theirs to refuse (api-contract section 17). `id`: the monitor an update changes, null for a new one.
+ */
+export async function assertMonitorTarget (
+  db: Database, orgId: string, id: string | null, input: { url?: string | null, locations?: readonly string[], [field: string]: unknown }, allowPrivateTargets: boolean
+): Promise<void> {
+  if (input.url === undefined && input.locations === undefined) return
+  const current = id === null ? undefined : await findMonitorRow(db, { orgId }, id)
+  const url = input.url ?? current?.url ?? undefined
+  if (url === undefined) return
+  const agentsOnly = !allowPrivateTargets && await checkedOnlyByAgents(db, orgId, input.locations ?? current?.locations ?? [])
+  assertTargetAllowed(url, allowPrivateTargets || agentsOnly, 'url', AGENTS_HINT)
 }
 
 /** What the audit log compares of a monitor: the fields a caller sets. */

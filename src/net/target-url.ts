@@ -2,8 +2,8 @@
 import { InvalidInputError } from '../domain/errors.ts'
 import { PRIVATE_TARGET_HINT, privateTargetReason } from './address-policy.ts'
 
-/** Refuses a URL the service cannot or may not fetch; `path` is the field's path in the body. */
-export function assertTargetAllowed (url: string | undefined, allowPrivateTargets: boolean, path = 'url'): void {
+/** Refuses a URL the service cannot or may not fetch; `path` is the field's path in the body, `hint` what the refusal ends with. */
+export function assertTargetAllowed (url: string | undefined, allowPrivateTargets: boolean, path = 'url', hint = PRIVATE_TARGET_HINT): void {
   if (url === undefined) return
   const field = path.split('/')[0]
   let parsed: URL
@@ -16,5 +16,5 @@ export function assertTargetAllowed (url: string | undefined, allowPrivateTarget
   // The URL parser leaves the host of tcp:// and dns:// as written (`127.1`); read as http, it is normalized.
   if (!/^https?:$/i.test(parsed.protocol)) parsed = new URL(`http:${url.slice(parsed.protocol.length)}`)
   const reason = allowPrivateTargets ? undefined : privateTargetReason(parsed)
-  if (reason) throw new InvalidInputError(field, `${path}: ${reason}; ${PRIVATE_TARGET_HINT}`)
+  if (reason) throw new InvalidInputError(field, `${path}: ${reason}; ${hint}`)
 }

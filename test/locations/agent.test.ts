@@ -7,7 +7,10 @@ import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { startAgent } from '../../src/agent/agent.ts'
 import { rowsOf } from '../../src/db/client.ts'
+import { upsertBuiltin } from '../../src/locations/repository.ts'
+import { PINGWARD_VERSION } from '../../src/runtime/version.ts'
 import { buildTestApp, makeUser, request, until, type Teardown } from '../helper.ts'
+import { signedIn } from '../dashboard/dashboard-helper.ts'
 import { parsePrometheusText, sampleValue } from '../support/prometheus-text.ts'
 import { listen } from '../support/target-server.ts'
 import { tcpProxy } from '../support/tcp-proxy.ts'
@@ -171,4 +174,34 @@ t.test('an agent checks its monitors with their secrets and keeps its results ac
   })
   t.match(await checksOf(app, second.id), [{ location: 'lab', is_up: true }], 'sent when the API is back, recorded once')
   await agent.stop()
+})
+
+t.test('a private address is the agents\' to refuse when only agents check it, the server\'s otherwise, by API and dashboard', async (t) => {
+  const { app } = await buildTestApp(t)
+  await upsertBuiltin(app.db, 'default', { at: new Date(), version: PINGWARD_VERSION })
+  const owner = await makeUser(app)
+  const api = (method: 'POST' | 'PATCH', path: string, payload: object) => request(app, owner.auth, { method, url: `/api/v1${path}`, payload })
+  t.equal((await api('POST', '/locations', { code: 'office', name: 'Office' })).statusCode, 201)
+  const intranet = 'http://10.20.30.40/health'
+
+  const refused = await api('POST', '/monitors', { name: 'Intranet', url: intranet })
+  t.equal(refused.statusCode, 400, 'checked by the server\'s own checkers: its policy')
+  t.match(refused.json().error, /^body\/url: 10\.20\.30\.40 is not a public address; .*; or check it from agent locations only/)
+  t.equal((await api('POST', '/monitors', { name: 'Intranet', url: intranet, locations: ['office', 'default'] })).statusCode, 400, 'a built-in location among them')
+
+  const made = await api('POST', '/monitors', { name: 'Intranet', url: intranet, locations: ['office'] })
+  t.equal(made.statusCode, 201, `only the office's agent checks it: ${made.body}`)
+  const id = made.json().data.id
+  const widened = await api('PATCH', `/monitors/${id}`, { locations: ['office', 'default'] })
+  t.equal(widened.statusCode, 400, 'a built-in location added to it later')
+  t.match(widened.json().error, /^body\/url: 10\.20\.30\.40 is not a public address/)
+  t.equal((await api('PATCH', `/monitors/${id}`, { url: 'http://10.20.30.41/health' })).statusCode, 200, 'another private address, still only agents')
+
+  const browser = await signedIn(app)
+  const form = await browser.post('/monitors', { name: 'Intranet 2', url: intranet })
+  t.equal(form.statusCode, 400, 'the dashboard\'s form: the same rule')
+  t.match(form.body, /is not a public address/)
+  t.equal((await browser.post('/locations', { code: 'branch', name: 'Branch' })).statusCode, 303, 'an agent location made in the dashboard')
+  const agentsOnly = await browser.post('/monitors', { name: 'Intranet 2', url: intranet, locations_shown: 'on', 'location:branch': 'on' })
+  t.equal(agentsOnly.statusCode, 303, 'and only the branch\'s agent checks it')
 })

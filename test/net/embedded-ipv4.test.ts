@@ -25,7 +25,7 @@ t.test('the API refuses a monitor URL of each form with 400 naming body/url', as
     const res = await post(`http://[${ip}]:8080/`)
     t.equal(res.statusCode, 400, ip)
     t.equal(res.json().error, `body/url: ${ip} is not a public address; private, loopback, link-local and metadata addresses are refused; ` +
-      'the operator can allow them with ALLOW_PRIVATE_TARGETS=true', ip)
+      'the operator can allow them with ALLOW_PRIVATE_TARGETS=true; or check it from agent locations only, where each agent\'s own setting applies', ip)
   }
   // The same forms spelled with a dotted IPv4 tail are normalised by the URL parser, and refused the same.
   t.equal((await post('http://[::ffff:0:127.0.0.1]/')).statusCode, 400)

@@ -19,7 +19,7 @@ import { listChannels as listChannelRows } from '../../notifications/service.ts'
 import { listMonitors } from '../../monitors/repository.ts'
 import { presentLocation } from '../../locations/presenter.ts'
 import { listLocations } from '../../locations/repository.ts'
-import { createOwnedMonitor, deleteMonitor, findMonitor, updateMonitor } from '../../monitors/service.ts'
+import { assertMonitorTarget, createOwnedMonitor, deleteMonitor, findMonitor, updateMonitor } from '../../monitors/service.ts'
 import { MonitorIdParams, Timestamp } from '../../schemas/common.ts'
 import { withAbsolutePingUrl } from '../../monitors/presenter.ts'
 import { MONITOR_STATUSES, type MonitorStatus } from '../../domain/vocabulary.ts'
@@ -94,10 +94,11 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     renderList(request, reply, { status: request.query.status, search: request.query.search, label: request.query.label, notice: request.query.notice }))
 
   app.post('/monitors', { config: { role: 'editor' }, schema: { hide: true, body: Form } }, async (request, reply) => {
-    const result = parseCreateMonitor(request.body, allowPrivateTargets)
+    const result = parseCreateMonitor(request.body)
     if (!result.ok) return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: result.error })
     let monitor
     try {
+      await assertMonitorTarget(app.db, orgOf(request), null, result.value, allowPrivateTargets)
       monitor = await createOwnedMonitor(app.db, { orgId: orgOf(request) }, result.value, { now: app.clock(), maxMonitors, audit: sessionAudit(request) })
     } catch (err) {
       const code = err instanceof LimitReachedError ? 409 : 400
@@ -148,10 +149,11 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
 
   app.post('/monitors/:id/edit', { config: { role: 'editor' }, schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
     const orgId = orgOf(request)
-    const result = parseUpdateMonitor(request.body, allowPrivateTargets)
+    const result = parseUpdateMonitor(request.body)
     if (!result.ok) return renderEdit(request, reply, request.params.id, request.body, result.error)
     let monitor
     try {
+      await assertMonitorTarget(app.db, orgId, request.params.id, result.value, allowPrivateTargets)
       monitor = await updateMonitor(app.db, orgId, request.params.id, result.value, app.clock(), sessionAudit(request))
     } catch (err) {
       return renderEdit(request, reply, request.params.id, request.body, refusal(err))
