@@ -81,7 +81,7 @@ function componentItem (component: ComponentView, historyDays: number): SafeHtml
   const hasData = component.days.some((day) => day.level !== 'none')
   const notable = component.days.filter((day) => (day.level !== 'operational' && day.level !== 'none') || day.reports.length > 0)
   return html`<li class="component" id="component-${row.id}">
-  <div class="component-head"><h3>${row.name}</h3><p style="margin:0">${statusText(component.status)}</p></div>
+  <div class="component-head"><h3>${row.name}</h3><p style="margin:0">${statusText(component.status)}${component.outageLocations.length > 0 && html` from ${component.outageLocations.join(', ')}`}</p></div>
   ${row.description && html`<p class="muted" style="margin:0">${row.description}</p>`}
   ${hasData && html`<ol class="days" aria-label="${row.name}: the last ${historyDays} days">${component.days.map((day) =>
     html`<li class="day d-${day.level}" title="${dayText(day)}"><span class="sr">${dayText(day)}</span></li>`)}</ol>

@@ -2,6 +2,7 @@
 // and writes; the rules are the service's.
 import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import { labelsMatch } from '../domain/labels.ts'
+import type { LocationStateRecord } from '../domain/locations.ts'
 import { rowsOf, uuidArray, type Database } from '../db/client.ts'
 import { incidents, maintenanceWindows, monitors, statusPageComponents, statusPages, statusReports, statusReportUpdates } from '../db/schema.ts'
 
@@ -181,14 +182,32 @@ export async function componentsFollowing (db: Database, orgId: string, monitor:
 }
 
 /** One monitor as a public page shows it. */
-export interface PageMonitor { id: string, status: string, inMaintenance: boolean, labels: Record<string, string> }
+export interface PageMonitor {
+  id: string
+  status: string
+  inMaintenance: boolean
+  labels: Record<string, string>
+  locations: string[]
+  locationQuorum: number | null
+  intervalMinutes: number
+  locationStates: LocationStateRecord[]
+}
 
 /** The organization's live monitors a page's components may follow: those named, and all with labels when a selector is used. */
 export async function pageMonitors (db: Database, orgId: string, components: ComponentRow[]): Promise<PageMonitor[]> {
   const ids = components.flatMap((component) => component.monitorId === null ? [] : [component.monitorId])
   const selectors = components.some((component) => component.labelSelector !== null)
   if (ids.length === 0 && !selectors) return []
-  return db.select({ id: monitors.id, status: monitors.status, inMaintenance: monitors.inMaintenance, labels: monitors.labels })
+  return db.select({
+    id: monitors.id,
+    status: monitors.status,
+    inMaintenance: monitors.inMaintenance,
+    labels: monitors.labels,
+    locations: monitors.locations,
+    locationQuorum: monitors.locationQuorum,
+    intervalMinutes: monitors.intervalMinutes,
+    locationStates: monitors.locationStates,
+  })
     .from(monitors)
     .where(and(eq(monitors.orgId, orgId), isNull(monitors.deletedAt), selectors ? undefined : inArray(monitors.id, ids)))
 }

@@ -18,7 +18,8 @@ export const STATUS_LABELS: Record<ComponentStatus, string> = {
 /** What a component follows, as the page's statement read it. */
 export interface ComponentFacts {
   manualStatus: ComponentStatus | null
-  monitors: Array<{ status: string, inMaintenance: boolean }>
+  /** `failingLocations`: the names of the monitor's fresh locations whose latest check failed. */
+  monitors: Array<{ status: string, inMaintenance: boolean, failingLocations: string[] }>
   /** The impact of the newest open report that names it. */
   reportImpact: ReportImpact | null
   /** Whether it follows a label selector: some of its monitors down is a partial outage. */
@@ -34,8 +35,17 @@ export function componentStatus (facts: ComponentFacts): ComponentStatus {
   const watched = facts.monitors.filter((monitor) => !monitor.inMaintenance)
   const down = watched.filter((monitor) => monitor.status === 'down').length
   if (down > 0) return facts.selector && down < watched.length ? 'partial_outage' : 'major_outage'
+  // Failing from some of its locations, fewer than its quorum: down for the people there.
+  if (watched.some((monitor) => monitor.status === 'degraded' && monitor.failingLocations.length > 0)) return 'partial_outage'
   if (watched.some((monitor) => monitor.status === 'degraded')) return 'degraded_performance'
   return 'operational'
+}
+
+/** The locations a component's partial outage is seen from (none for other statuses): its watched monitors' failing ones. */
+export function outageLocations (facts: ComponentFacts, status: ComponentStatus): string[] {
+  const said = facts.manualStatus !== null || (facts.reportImpact !== null && IMPACT_STATUS[facts.reportImpact] !== null)
+  if (status !== 'partial_outage' || said) return []
+  return [...new Set(facts.monitors.filter((monitor) => !monitor.inMaintenance).flatMap((monitor) => monitor.failingLocations))].sort()
 }
 
 export type Indicator = 'none' | 'minor' | 'major' | 'critical' | 'maintenance'

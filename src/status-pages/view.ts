@@ -7,7 +7,9 @@ import {
   dailyUptime, listComponents, openPageReports, pageMonitors, pastPageReports, upcomingWindows,
   type ComponentRow, type PageMonitor, type PageRow, type PageWindow, type ReportPosition, type ReportWithUpdates,
 } from './repository.ts'
-import { componentStatus, dayLevel, dayUptime, pageIndicator, type DayLevel, type DayTotals, type Indicator } from './status.ts'
+import { listLocations } from '../locations/repository.ts'
+import { locationStatesOf, quorumPolicyOf, quorumVerdict } from '../locations/quorum.ts'
+import { componentStatus, outageLocations, dayLevel, dayUptime, pageIndicator, type DayLevel, type DayTotals, type Indicator } from './status.ts'
 
 const DAY_MS = 86_400_000
 /** The most upcoming windows a page lists, the most open reports it reads, and the past reports per page of them. */
@@ -26,6 +28,8 @@ export interface DayView {
 export interface ComponentView {
   row: ComponentRow
   status: ComponentStatus
+  /** The names of the locations a partial outage is seen from. */
+  outageLocations: string[]
   days: DayView[]
   uptime: number | null
 }
@@ -48,7 +52,11 @@ export interface PastReports { reports: ReportWithUpdates[], more: boolean }
 
 const utcDay = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS)
 
-function monitorsOf (component: ComponentRow, monitors: PageMonitor[]): PageMonitor[] {
+/** A monitor's fresh locations whose latest check failed, by code (none for a monitor checked from anywhere). */
+const failingLocations = (monitor: PageMonitor, now: Date) =>
+  monitor.locations.length === 0 ? [] : quorumVerdict(quorumPolicyOf(monitor), locationStatesOf(monitor.locationStates), now).failing
+
+function monitorsOf<M extends PageMonitor> (component: ComponentRow, monitors: M[]): M[] {
   if (component.monitorId !== null) return monitors.filter((monitor) => monitor.id === component.monitorId)
   if (component.labelSelector !== null) return monitors.filter((monitor) => labelsMatch(monitor.labels, component.labelSelector!))
   return []
@@ -92,7 +100,9 @@ export async function loadPageView (db: Database, page: PageRow, now: Date): Pro
   const today = utcDay(now)
   const from = historyStart(page, now)
   const components = await listComponents(db, page.id)
-  const allMonitors = await pageMonitors(db, page.orgId, components)
+  const [pageMonitorRows, locationRows] = await Promise.all([pageMonitors(db, page.orgId, components), listLocations(db, page.orgId)])
+  const names = new Map(locationRows.map((location) => [location.code, location.name]))
+  const allMonitors = pageMonitorRows.map((monitor) => ({ ...monitor, failingLocations: failingLocations(monitor, now).map((code) => names.get(code) ?? code) }))
   const followed = components.map((component) => monitorsOf(component, allMonitors))
   const pageMonitorList = [...new Map(followed.flat().map((monitor) => [monitor.id, monitor])).values()]
   const [uptimeRows, openReports, past, windows] = await Promise.all([
@@ -109,7 +119,8 @@ export async function loadPageView (db: Database, page: PageRow, now: Date): Pro
   const views = components.map((component, index): ComponentView => {
     const monitors = followed[index]
     const newestOpen = openReports.find((report) => report.componentIds.includes(component.id))
-    const status = componentStatus({ manualStatus: component.manualStatus, monitors, reportImpact: newestOpen?.impact ?? null, selector: component.labelSelector !== null })
+    const facts = { manualStatus: component.manualStatus, monitors, reportImpact: newestOpen?.impact ?? null, selector: component.labelSelector !== null }
+    const status = componentStatus(facts)
     const named = reports.filter((report) => report.componentIds.includes(component.id))
     let tracked = 0
     let down = 0
@@ -137,7 +148,7 @@ export async function loadPageView (db: Database, page: PageRow, now: Date): Pro
         reports: touching.map((report) => report.title),
       }
     })
-    return { row: component, status, days, uptime: tracked === 0 ? null : Math.floor(10_000 * (tracked - down) / tracked) / 100 }
+    return { row: component, status, outageLocations: outageLocations(facts, status), days, uptime: tracked === 0 ? null : Math.floor(10_000 * (tracked - down) / tracked) / 100 }
   })
   const { indicator, description } = pageIndicator(views.map((view) => view.status), openReports.map((report) => report.impact))
   return {
