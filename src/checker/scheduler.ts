@@ -138,7 +138,12 @@ export class Checker {
       for (let attempt = 0; ; attempt++) {
         let recorded: boolean
         try {
-          recorded = await this.record({ monitorId: monitor.id, result: { ...result, checkedAt: startedAt, location: this.location }, confirmDelayMs: this.options.confirmDelayMs })
+          recorded = await this.record({
+            monitorId: monitor.id,
+            result: { ...result, checkedAt: startedAt, location: this.location, ...(monitor.slotAt && { slotAt: monitor.slotAt }) },
+            confirmDelayMs: this.options.confirmDelayMs,
+            ...(monitor.claimedBy === 'location' && { leaseUntil: monitor.leaseUntil }),
+          })
         } catch (err) {
           // The database is away: keep the result and try again while the lease holds, so an outage does not cost the check;
           // otherwise the lease expires and the monitor is checked again.

@@ -5,7 +5,7 @@ import type { LocationStateRecord } from '../domain/locations.ts'
 import type { IncidentKind } from '../domain/vocabulary.ts'
 import { openIncident, resolveOpenIncident, type IncidentRow } from '../repositories/incidents.ts'
 import {
-  insertCheck, insertCheckRows, lockActiveMonitors, nthNewestCheck, rescheduleLocations, saveCheckState, saveCheckStates,
+  heldSlotKey, insertCheck, insertCheckRows, lockActiveMonitors, nthNewestCheck, rescheduleHeldSlots, saveCheckState, saveCheckStates,
   type CheckResult, type CheckState, type MonitorRow,
 } from '../monitors/scheduling.ts'
 import { toCheck } from '../repositories/checks.ts'
@@ -22,6 +22,8 @@ export interface CheckToRecord {
   confirmDelayMs: number
   /** The next check's time when the caller sets it (a heartbeat's deadline); otherwise decideOutcome's schedule. */
   nextCheckAt?: Date
+  /** A checker's claim of its location's slot: recorded only while it holds (a slot claimed again is another's). */
+  leaseUntil?: Date
 }
 
 /** One check in one transaction, so that check, status, incident and notification never disagree; false when paused or deleted. */
@@ -30,31 +32,36 @@ export async function recordCheck (db: Database, monitorId: string, result: Chec
   return recorded
 }
 
-/** Checks of many monitors, in their order, in one transaction; false for each whose monitor was paused or deleted meanwhile. */
+/**
+ * Checks of many monitors, in their order, in one transaction; false for each not recorded: its monitor paused or deleted
+ * meanwhile, or its location's slot claimed again by another probe.
+ */
 export async function recordChecks (db: Database, entries: CheckToRecord[]): Promise<boolean[]> {
   return db.transaction(async (tx) => {
     const locked = await lockActiveMonitors(tx, [...new Set(entries.map((entry) => entry.monitorId))])
-    await recordLockedChecks(tx, locked, entries)
-    return entries.map((entry) => locked.has(entry.monitorId))
+    const recorded = new Set(await recordLockedChecks(tx, locked, entries))
+    return entries.map((entry) => recorded.has(entry))
   })
 }
 
-/** Records the checks of the locked monitors: quiet ones (nearly all) in one insert and one update, the rest one by one. */
-export async function recordLockedChecks (tx: Database, locked: Map<string, MonitorRow>, entries: CheckToRecord[]): Promise<void> {
+/**
+ * Records the checks of the locked monitors and returns those recorded: quiet ones (nearly all) in one insert and one
+ * update, the rest one by one. A located check first moves its schedule row to the next slot, if its lease still holds.
+ */
+export async function recordLockedChecks (tx: Database, locked: Map<string, MonitorRow>, entries: CheckToRecord[]): Promise<CheckToRecord[]> {
+  const claimed = entries.filter((entry) => entry.leaseUntil !== undefined && locked.has(entry.monitorId))
+  const held = await rescheduleHeldSlots(tx, claimed.map(({ monitorId, result, leaseUntil }) => {
+    const monitor = locked.get(monitorId)!
+    return { monitorId, location: result.location!, leaseUntil: leaseUntil!, at: nextSlotAt(monitor.createdAt, monitor.intervalMinutes, result.checkedAt) }
+  }))
+  const recorded = entries.filter((entry) => locked.has(entry.monitorId) &&
+    (entry.leaseUntil === undefined || held.has(heldSlotKey(entry.monitorId, entry.result.location!, entry.leaseUntil))))
   const byMonitor = new Map<string, CheckToRecord[]>()
-  for (const entry of entries) {
-    if (locked.has(entry.monitorId)) byMonitor.set(entry.monitorId, [...(byMonitor.get(entry.monitorId) ?? []), entry])
-  }
+  for (const entry of recorded) byMonitor.set(entry.monitorId, [...(byMonitor.get(entry.monitorId) ?? []), entry])
   const quietChecks: Array<{ monitorId: string, result: CheckResult }> = []
   const quietStates: Array<CheckState & { id: string }> = []
-  const schedules: Array<{ monitorId: string, location: string, at: Date }> = []
   for (const [monitorId, list] of byMonitor) {
     let monitor = locked.get(monitorId)!
-    for (const { result: { location, checkedAt } } of list) {
-      if (location !== undefined && monitor.locations.includes(location)) {
-        schedules.push({ monitorId, location, at: nextSlotAt(monitor.createdAt, monitor.intervalMinutes, checkedAt) })
-      }
-    }
     const folded = foldQuiet(monitor, list)
     if (folded) {
       quietChecks.push(...list.map((entry) => ({ monitorId, result: entry.result })))
@@ -64,7 +71,8 @@ export async function recordLockedChecks (tx: Database, locked: Map<string, Moni
     }
   }
   // Sent together: on PostgreSQL they are pipelined in one round trip, which shortens the transaction.
-  await Promise.all([insertCheckRows(tx, quietChecks), saveCheckStates(tx, quietStates), rescheduleLocations(tx, schedules)])
+  await Promise.all([insertCheckRows(tx, quietChecks), saveCheckStates(tx, quietStates)])
+  return recorded
 }
 
 /** What a check does to its monitor: decideOutcome's verdict, the certificate reminder, and the row's new state. */

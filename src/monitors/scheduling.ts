@@ -4,6 +4,7 @@ import { and, desc, eq, notInArray, sql } from 'drizzle-orm'
 import { rowsOf, type Database, type Queryable } from '../db/client.ts'
 import { preparedSql } from '../db/prepared.ts'
 import { checks, monitors, monitorSchedules } from '../db/schema.ts'
+import { slotStartAt } from '../locations/quorum.ts'
 import { anyOf, MONITOR_COLUMNS, monitorColumnsOf, monitorRowOf, type MonitorRow } from './repository.ts'
 
 export type { MonitorRow }
@@ -20,6 +21,8 @@ export type ClaimedMonitor = MonitorRow & {
   leaseUntil: Date
   /** Claimed by its own next_check_at (a monitor without locations), or by its schedule row of the checker's location. */
   claimedBy: 'monitor' | 'location'
+  /** The slot a location's claim is of (the slot that holds its due time); null for a monitor's own. */
+  slotAt: Date | null
 }
 
 export interface CheckResult {
@@ -35,7 +38,7 @@ export interface CheckResult {
   pingBody?: string | null
   /** The code of the location whose checker made it; absent for a heartbeat's ping. */
   location?: string
-  /** The slot an agent's check was of (its location's unique key); absent for a checker's. */
+  /** The slot a located check was of (its location's unique key); absent for a monitor checked from anywhere. */
   slotAt?: Date
   checkedAt: Date
 }
@@ -79,8 +82,12 @@ const claimAtLocationStatement = preparedSql('claim_due_at_location', claimAtLoc
 export async function claimDueMonitors (db: Database, location: string, now: Date, limit: number, leaseMs: number): Promise<ClaimedMonitor[]> {
   const leaseUntil = new Date(now.getTime() + leaseMs)
   const params = { now: now.toISOString(), location, limit, leaseUntil: leaseUntil.toISOString() }
-  const claimed = (rows: Array<Record<string, unknown>>, claimedBy: ClaimedMonitor['claimedBy']) => rows.map((row) =>
-    Object.assign(monitorRowOf(row) as ClaimedMonitor, { dueAt: new Date(row.due_at as string), leaseUntil, claimedBy }))
+  const claimed = (rows: Array<Record<string, unknown>>, claimedBy: ClaimedMonitor['claimedBy']) => rows.map((row) => {
+    const monitor = monitorRowOf(row)
+    const dueAt = new Date(row.due_at as string)
+    const slotAt = claimedBy === 'location' ? slotStartAt(monitor.createdAt, monitor.intervalMinutes, dueAt) : null
+    return Object.assign(monitor as ClaimedMonitor, { dueAt, leaseUntil, claimedBy, slotAt })
+  })
   const own = claimed(rowsOf(await claimStatement(db).execute(params)), 'monitor')
   if (own.length === limit) return own
   const located = claimed(rowsOf(await claimAtLocationStatement(db).execute({ ...params, limit: limit - own.length })), 'location')
@@ -208,11 +215,22 @@ export async function setMonitorSchedules (tx: Database, monitorId: string, code
   await tx.insert(monitorSchedules).values(codes.map((location) => ({ monitorId, location, nextCheckAt: now }))).onConflictDoNothing()
 }
 
-/** Moves the schedule rows of the checks just recorded to their next time. */
-export async function rescheduleLocations (tx: Pick<Database, 'execute'>, next: Array<{ monitorId: string, location: string, at: Date }>): Promise<void> {
-  if (next.length === 0) return
-  const values = next.map((n) => ({ monitor_id: n.monitorId, location: n.location, at: n.at.toISOString() }))
-  await tx.execute(sql`update ${monitorSchedules} s set next_check_at = v.at
-    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(monitor_id uuid, location text, at timestamptz)
-    where s.monitor_id = v.monitor_id and s.location = v.location`)
+/** The key of a check's schedule row held by its lease, as rescheduleHeldSlots returns it. */
+export const heldSlotKey = (monitorId: string, location: string, leaseUntil: Date) => `${monitorId}/${location}/${leaseUntil.getTime()}`
+
+/**
+ * Moves the schedule rows of checks about to be recorded to their next time, each only while its lease holds, and returns
+ * the keys (heldSlotKey) of those that held: a slot claimed again after a lease ran out is the new claim's to record.
+ */
+export async function rescheduleHeldSlots (
+  tx: Pick<Database, 'execute'>, claims: Array<{ monitorId: string, location: string, leaseUntil: Date, at: Date }>
+): Promise<Set<string>> {
+  if (claims.length === 0) return new Set()
+  const values = claims.map((c) => ({ monitor_id: c.monitorId, location: c.location, lease_until: c.leaseUntil.toISOString(), at: c.at.toISOString() }))
+  const rows = rowsOf<{ monitor_id: string, location: string, lease_until: string }>(await tx.execute(sql`
+    update ${monitorSchedules} s set next_check_at = v.at
+    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(monitor_id uuid, location text, lease_until timestamptz, at timestamptz)
+    where s.monitor_id = v.monitor_id and s.location = v.location and s.next_check_at = v.lease_until
+    returning s.monitor_id, s.location, v.lease_until`))
+  return new Set(rows.map((row) => heldSlotKey(row.monitor_id, row.location, new Date(row.lease_until))))
 }

@@ -7,9 +7,12 @@ import { sql } from 'drizzle-orm'
 import { rowsOf } from '../../src/db/client.ts'
 import { createProber } from '../../src/checker/probe.ts'
 import { Checker } from '../../src/checker/scheduler.ts'
+import { recordChecks } from '../../src/checks/record-check.ts'
+import { claimDueMonitors } from '../../src/monitors/scheduling.ts'
 import { upsertBuiltin } from '../../src/locations/repository.ts'
 import { PINGWARD_VERSION } from '../../src/runtime/version.ts'
-import { buildTestApp, makeUser, request, type Teardown } from '../helper.ts'
+import { buildTestApp, makeUser, request, until, type Teardown } from '../helper.ts'
+import { countStatements } from '../support/statements.ts'
 import { listen } from '../support/target-server.ts'
 
 async function setUp (tt: Teardown) {
@@ -144,4 +147,52 @@ t.test('locations and location_quorum that cannot be are a 400 naming the field'
   const theirs = await request(app, other.auth, { method: 'POST', url: '/api/v1/monitors', payload: { name: 'x', url: 'https://example.com', locations: ['office'] } })
   t.equal(theirs.statusCode, 400, 'another organization\'s agent location is no location of theirs')
   t.match(theirs.body, 'is not a location')
+})
+
+t.test('a slot claimed again after its lease ran out is recorded once, by the claim that holds it', async (t) => {
+  const { app, clock, checkerAt, api } = await setUp(t)
+  const seen: Array<() => void> = []
+  let held = true
+  const { url } = await listen(t, http.createServer((_req, res) => {
+    const answer = () => res.writeHead(200).end('ok')
+    if (held) seen.push(answer)
+    else answer()
+    held = false
+  }))
+  const created = clock.now
+  const id = (await api('POST', '/monitors', { name: 'Slow', url, locations: ['eu-west'], timeout_seconds: 60 })).json().data.id
+  const [first, second] = [checkerAt('eu-west'), checkerAt('eu-west')]
+  const firstRun = first.runOnce()
+  await until(() => seen.length === 1)
+  clock.now = new Date(created.getTime() + 120_000)
+  t.equal(await second.runOnce(), 1, 'its lease run out, another checker of the location claims the slot again, and records it')
+  seen[0]()
+  t.equal(await firstRun, 1)
+  const rows = rowsOf<{ location: string, slot_at: string }>(await app.db.execute(sql`select location, slot_at from checks where monitor_id = ${id}`))
+  t.same(rows.map((row) => [row.location, new Date(row.slot_at).toISOString()]), [['eu-west', created.toISOString()]],
+    'one check of the slot: the first claim, whose lease ran out, records nothing')
+  const [schedule] = rowsOf<{ next_check_at: string }>(await app.db.execute(sql`select next_check_at from monitor_schedules where monitor_id = ${id}`))
+  t.equal(new Date(schedule.next_check_at).toISOString(), new Date(created.getTime() + 5 * 60_000).toISOString(), 'next due at the next slot')
+})
+
+t.test('the quorum adds one statement to a recorded batch, however many located checks it holds', async (t) => {
+  const { app, clock, api } = await setUp(t)
+  const batch = async (locations: string[]) => {
+    for (let i = 0; i < 20; i++) await api('POST', '/monitors', { name: `m${i}`, url: `https://example.com/${i}`, locations })
+    const claimed = await claimDueMonitors(app.db, 'eu-west', clock.now, 100, 90_000)
+    const result = { isUp: true, statusCode: 200, responseTimeMs: 12, errorMessage: null, checkedAt: clock.now, location: 'eu-west' }
+    const counter = countStatements(app.db)
+    const recorded = await recordChecks(app.db, claimed.map((monitor) => ({
+      monitorId: monitor.id,
+      result: { ...result, ...(monitor.slotAt && { slotAt: monitor.slotAt }) },
+      confirmDelayMs: 30_000,
+      ...(monitor.claimedBy === 'location' && { leaseUntil: monitor.leaseUntil }),
+    })))
+    counter.stop()
+    t.same([recorded.length, recorded.every(Boolean)], [20, true], `${locations.length > 0 ? 'located' : 'unlocated'}: all recorded`)
+    return counter.count
+  }
+  const anywhere = await batch([])
+  const located = await batch(['eu-west'])
+  t.ok(located - anywhere <= 1, `20 checks from anywhere: ${anywhere} statements; from a location, with the quorum: ${located}`)
 })
