@@ -7,6 +7,7 @@ import { logSerializers } from './runtime/log-redaction.ts'
 import { runMain } from './runtime/run-main.ts'
 
 const USAGE = `usage: npm run agent -- --server URL --token TOKEN [--allow-private-targets]
+   or: pingward agent --server URL --token TOKEN [--allow-private-targets]
 
   --server URL               the Pingward API's address (or PINGWARD_SERVER)
   --token TOKEN              the location's agent token, pwa_... (or PINGWARD_AGENT_TOKEN, kept out of the process list)

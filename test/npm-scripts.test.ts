@@ -1,10 +1,11 @@
 // What the README tells users to run (npm start, npm run worker), spawned as a user would in a fresh clone after its
 // install's build: SIGTERM or SIGINT to npm stops it cleanly.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 import t from 'tap'
-import { buildTestApp, childDatabase, childEnv, makeUser, outputWaiter, request } from './helper.ts'
+import { buildTestApp, childDatabase, childEnv, makeUser, outputWaiter, request, tempDir } from './helper.ts'
 import { groupCommands } from './support/process-group.ts'
 import { builtProjectCopy } from './support/project-copy.ts'
 
@@ -107,4 +108,28 @@ t.test('npm run agent without a server or a token says how to run it, and exits 
   const run = npm(t, ['run', '-s', 'agent'], {})
   t.same(await run.exited, { code: 2, signal: null })
   t.match(run.stderr(), /^usage: npm run agent -- --server URL --token TOKEN/m)
+})
+
+t.test('pingward, the package\'s command once installed: pingward agent says hello and stops on SIGTERM; other words are the CLI\'s', async (t) => {
+  const prefix = tempDir(t, 'pingward-global-')
+  execFileSync('/usr/bin/env', ['-u', 'NODE_OPTIONS', 'npm', 'install', '-g', '--prefix', prefix, '--ignore-scripts', '--no-audit', '--no-fund', project], { env: childEnv({}) })
+  const pingward = join(prefix, 'bin', 'pingward')
+  const usage = spawnSync(pingward, ['agent'], { env: childEnv({}), encoding: 'utf8' })
+  t.same([usage.status, /^ {3}or: pingward agent --server URL --token TOKEN/m.test(usage.stderr)], [2, true], 'pingward agent: its usage, exit 2')
+  const help = spawnSync(pingward, ['--help'], { env: childEnv({}), encoding: 'utf8' })
+  t.same([help.status, /users create EMAIL/.test(help.stdout)], [0, true], 'pingward --help: the CLI\'s')
+
+  const { app } = await buildTestApp(t)
+  const server = await app.listen({ host: '127.0.0.1', port: 0 })
+  const owner = await makeUser(app)
+  const token = (await request(app, owner.auth, { method: 'POST', url: '/api/v1/locations', payload: { code: 'lab', name: 'Lab' } })).json().data.agent_token
+  const agent = spawn(pingward, ['agent', '--server', server], { env: childEnv({ PINGWARD_AGENT_TOKEN: token }) })
+  let out = ''
+  const { wake, waitFor } = outputWaiter(agent, () => out, () => out)
+  agent.stdout.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; wake() })
+  const exited = new Promise<number | null>((resolve) => agent.on('exit', (code) => { wake(); resolve(code) }))
+  t.teardown(() => agent.kill('SIGKILL'))
+  await waitFor(/"location":"lab".*"msg":"agent: hello"/)
+  agent.kill('SIGTERM')
+  t.equal(await exited, 0, 'stopped on SIGTERM, exit 0')
 })
