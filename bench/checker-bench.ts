@@ -212,6 +212,33 @@ export async function steady (
   if (Date.now() > start.getTime()) options.log(`  (the workers started ${Date.now() - start.getTime()} ms after the first due time: the first minute is late)`)
   const windowStart = start.getTime() + options.warmupSeconds * 1000
   const windowEnd = windowStart + options.measureSeconds * 1000
+  const watched = await watchWorkers(workers, windowStart, windowEnd)
+  await sleep(500)
+  const row = await latenessIn(options.db, start, new Date(windowStart), new Date(windowEnd))
+  const windowSeconds = options.measureSeconds
+  const { cpu, rssMax, machineBusyPercent } = watched
+  const perWorker = workers.map((w) => w.stats.filter((s) => s.time > windowStart && s.time <= windowEnd + 5000).reduce((a, s) => a + s.checks, 0))
+  return {
+    label: `${workerCount} worker${workerCount === 1 ? '' : 's'}${mixed ? ', mixed kinds (site with assertions, tcp, dns)' : ''}`,
+    workers: workerCount,
+    monitors: options.monitors,
+    checksPerSecond: row.n / windowSeconds,
+    offeredPerSecond: options.monitors / 60,
+    latenessMs: row.latenessMs,
+    rssMb: Math.round(rssMax / 1024 / 1024),
+    cpuSecondsPer1000: cpu / (row.n / 1000),
+    perWorker,
+    doubleChecks: row.doubles,
+    failedChecks: row.failed,
+    targetRequests: (await targetRequests(target)) - requests0,
+    recordedChecks: row.recorded,
+    machineBusyPercent,
+    windowSeconds,
+  }
+}
+
+/** Watches the workers until `windowEnd`, then stops them: their CPU seconds and highest RSS in the window, the machine's busy share. */
+async function watchWorkers (workers: Worker[], windowStart: number, windowEnd: number) {
   let rssMax = 0
   let cpuStart: number[] = []
   let cpuEnd: number[] = []
@@ -235,27 +262,86 @@ export async function steady (
   } finally {
     await Promise.all(workers.map((w) => w.child.stop()))
   }
-  await sleep(500)
-  const row = await latenessIn(options.db, start, new Date(windowStart), new Date(windowEnd))
-  const windowSeconds = options.measureSeconds
-  const cpu = cpuEnd.reduce((a, b) => a + b, 0) - cpuStart.reduce((a, b) => a + b, 0)
-  const perWorker = workers.map((w) => w.stats.filter((s) => s.time > windowStart && s.time <= windowEnd + 5000).reduce((a, s) => a + s.checks, 0))
   return {
-    label: `${workerCount} worker${workerCount === 1 ? '' : 's'}${mixed ? ', mixed kinds (site with assertions, tcp, dns)' : ''}`,
-    workers: workerCount,
-    monitors: options.monitors,
-    checksPerSecond: row.n / windowSeconds,
-    offeredPerSecond: options.monitors / 60,
-    latenessMs: row.latenessMs,
-    rssMb: Math.round(rssMax / 1024 / 1024),
-    cpuSecondsPer1000: cpu / (row.n / 1000),
-    perWorker,
-    doubleChecks: row.doubles,
-    failedChecks: row.failed,
-    targetRequests: (await targetRequests(target)) - requests0,
-    recordedChecks: row.recorded,
+    cpu: cpuEnd.reduce((a, b) => a + b, 0) - cpuStart.reduce((a, b) => a + b, 0),
+    rssMax,
     machineBusyPercent: Math.round(100 * (machineEnd.busy - machineStart.busy) / Math.max(1, machineEnd.total - machineStart.total)),
-    windowSeconds,
+  }
+}
+
+/** The built-in locations of the located phase, one worker each. */
+const BENCH_LOCATIONS = ['eu', 'us', 'ap']
+
+export interface LocatedPhaseResult {
+  monitors: number
+  /** Per location: checks per second in the window, lateness (probe start minus the slot's start), slots without a check. */
+  locations: Array<{ code: string, checksPerSecond: number, latenessMs: { p50: number, p95: number, p99: number, max: number }, missedSlots: number }>
+  rssMb: number
+  cpuSecondsPer1000: number
+  failedChecks: number
+  machineBusyPercent: number
+  windowSeconds: number
+}
+
+/**
+ * Issue 46: every monitor checked from three built-in locations, a worker each (CHECKER_LOCATION), slots spread over the
+ * minute; lateness per location from the checks' slots. The monitors' locations and creation times are put back after.
+ */
+async function locatedSteady (options: CheckerBenchOptions, target: string): Promise<LocatedPhaseResult> {
+  const n = options.monitors
+  await pointAtTarget(options.db, target, n)
+  const start = new Date(Date.now() + 3000)
+  const slotOf = `'${start.toISOString()}'::timestamptz + (b.idx::float8 / ${n}) * interval '60 seconds'`
+  const codes = `array[${BENCH_LOCATIONS.map((code) => `'${code}'`).join(', ')}]`
+  const states = `jsonb_build_array(${BENCH_LOCATIONS.map((code) =>
+    `jsonb_build_object('location', '${code}', 'status', 'pending', 'last_checked_at', null, 'error_message', null)`).join(', ')})`
+  await options.db.exec(`
+    drop table if exists bench_created;
+    create table bench_created as select m.id, m.created_at from monitors m join bench_monitors b on b.id = m.id where b.idx < ${n};
+    update monitors m set locations = ${codes}, location_states = ${states}, location_coverage = 'pending', next_check_at = null,
+      created_at = ${slotOf} - interval '10 minutes'
+    from bench_monitors b where b.id = m.id and b.idx < ${n};
+    insert into monitor_schedules (monitor_id, location, next_check_at)
+      select b.id, l, ${slotOf} from bench_monitors b cross join unnest(${codes}) l where b.idx < ${n};
+    analyze monitors; analyze monitor_schedules;`)
+  try {
+    const workers = BENCH_LOCATIONS.map((code) => startWorker(options, { CHECKER_LOCATION: code }))
+    const windowStart = start.getTime() + options.warmupSeconds * 1000
+    const windowEnd = windowStart + options.measureSeconds * 1000
+    const watched = await watchWorkers(workers, windowStart, windowEnd)
+    await sleep(500)
+    const rows = await options.db.query(`
+      select location, count(*)::int as n, count(*) filter (where not is_up)::int as failed,
+        percentile_cont(array[0.5, 0.95, 0.99]) within group (order by late_ms) as p, max(late_ms)::float8 as max
+      from (select location, is_up, extract(epoch from checked_at - slot_at) * 1000 as late_ms from checks
+            where slot_at >= $1 and slot_at < $2 and location = any($3)) k
+      group by location`, [new Date(windowStart).toISOString(), new Date(windowEnd).toISOString(), BENCH_LOCATIONS])
+    const expected = n * options.measureSeconds / 60
+    const total = rows.reduce((sum, row) => sum + (row.n as number), 0)
+    return {
+      monitors: n,
+      locations: BENCH_LOCATIONS.map((code) => {
+        const row = rows.find((r) => r.location === code) ?? { n: 0, p: [0, 0, 0], max: 0 }
+        const p = (row.p ?? [0, 0, 0]).map(Number)
+        return {
+          code,
+          checksPerSecond: row.n / options.measureSeconds,
+          latenessMs: { p50: Math.round(p[0]), p95: Math.round(p[1]), p99: Math.round(p[2]), max: Math.round(row.max ?? 0) },
+          missedSlots: Math.max(0, Math.round(expected) - row.n),
+        }
+      }),
+      rssMb: Math.round(watched.rssMax / 1024 / 1024),
+      cpuSecondsPer1000: watched.cpu / (total / 1000),
+      failedChecks: rows.reduce((sum, row) => sum + (row.failed as number), 0),
+      machineBusyPercent: watched.machineBusyPercent,
+      windowSeconds: options.measureSeconds,
+    }
+  } finally {
+    await options.db.exec(`
+      delete from monitor_schedules where location = any(${codes});
+      update monitors m set locations = '{}', location_states = '[]', location_coverage = 'pending', created_at = c.created_at
+      from bench_created c where c.id = m.id;
+      drop table bench_created;`)
   }
 }
 
@@ -294,16 +380,17 @@ export async function latenessIn (db: Runner, start: Date, from: Date, to: Date)
 export interface CheckerResults {
   drain: DrainResult
   phases: CheckerPhaseResult[]
+  located?: LocatedPhaseResult
   /** What one HTTP probe costs blackbox_exporter and Pingward's probe alone, against the same target (issue 17). */
   anchor?: ProbeAnchorResult
 }
 
 /**
- * The phases BENCH_CHECKER_PHASES names (comma-separated: drain, 1, 2, mixed, 30k, maintenance, anchor; all when unset): a shorter run
+ * The phases BENCH_CHECKER_PHASES names (comma-separated: drain, 1, 2, mixed, 30k, maintenance, locations, anchor; all when unset): a shorter run
  * that still gives the capacity (drain) and one worker's steady state (1), for before/after comparisons of one change.
  */
 function phasesToRun (): Set<string> {
-  const all = ['drain', '1', '2', 'mixed', '30k', 'maintenance', 'anchor']
+  const all = ['drain', '1', '2', 'mixed', '30k', 'maintenance', 'locations', 'anchor']
   const named = process.env.BENCH_CHECKER_PHASES?.split(',').map((p) => p.trim()).filter(Boolean) ?? all
   if (named.some((p) => !all.includes(p))) throw new Error(`BENCH_CHECKER_PHASES takes a comma-separated list of ${all.join(', ')}`)
   return new Set(named)
@@ -376,7 +463,17 @@ export async function runCheckerBench (options: CheckerBenchOptions): Promise<Ch
         await removeMaintenance(options.db)
       }
     }
-    return { drain: drained, phases, anchor }
+    let located: LocatedPhaseResult | undefined
+    if (run.has('locations')) {
+      options.log(`  steady state, ${options.monitors} monitors x ${BENCH_LOCATIONS.length} locations, a worker each: ${options.warmupSeconds} s warm-up + ${options.measureSeconds} s measured`)
+      located = await locatedSteady(options, target)
+      for (const l of located.locations) {
+        options.log(`  location ${l.code}: ${l.checksPerSecond.toFixed(1)} checks/s, lateness p50/p95/p99/max ${l.latenessMs.p50}/${l.latenessMs.p95}/` +
+          `${l.latenessMs.p99}/${l.latenessMs.max} ms, missed slots ${l.missedSlots}`)
+      }
+      options.log(`  located: RSS ${located.rssMb} MB, ${located.cpuSecondsPer1000.toFixed(2)} CPU s/1000 checks, failed ${located.failedChecks}, machine busy ${located.machineBusyPercent}%`)
+    }
+    return { drain: drained, phases, anchor, located }
   } finally {
     await Promise.all([targetChild.stop(), dnsChild.stop()])
   }
