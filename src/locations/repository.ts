@@ -3,7 +3,7 @@
 import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import { rowsOf } from '../db/client.ts'
 import type { Database } from '../db/client.ts'
-import { locations, monitors } from '../db/schema.ts'
+import { checks, locations, monitors } from '../db/schema.ts'
 import { MONITOR_COLUMNS, monitorRowOf, type MonitorRow } from '../monitors/repository.ts'
 
 export type LocationRow = typeof locations.$inferSelect
@@ -78,6 +78,28 @@ const assignedTo = (orgId: string, code: string) => and(
   eq(monitors.orgId, orgId), isNull(monitors.deletedAt), eq(monitors.isActive, true), eq(monitors.maintenancePaused, false),
   sql`${monitors.monitorType} <> 'heartbeat'`, sql`${code}::text = any(${monitors.locations})`
 )
+
+/** How late a location's checks of the organization's monitors started after their slots: the median and the count. */
+export interface LocationLag { medianMs: number, checks: number }
+
+/**
+ * Each of `codes`' lag since `since`: the checks of the organization's monitors that list it (at most `sample` of them, by
+ * id), read by the slot key (checks_location_slot_key); a location with no such check is absent.
+ */
+export async function locationLags (db: Database, orgId: string, codes: string[], since: Date, sample = 200): Promise<Map<string, LocationLag>> {
+  if (codes.length === 0) return new Map()
+  const rows = rowsOf<{ code: string, median_ms: number, checks: number }>(await db.execute(sql`
+    select l.code, percentile_cont(0.5) within group (order by extract(epoch from k.checked_at - k.slot_at) * 1000)::float8 as median_ms,
+      count(*)::int as checks
+    from unnest(${`{${codes.join(',')}}`}::text[]) as l(code)
+    cross join lateral (
+      select m.id from ${monitors} m
+      where m.org_id = ${orgId}::uuid and m.deleted_at is null and l.code = any(m.locations) order by m.id limit ${sample}
+    ) m
+    join ${checks} k on k.monitor_id = m.id and k.location = l.code and k.slot_at >= ${since.toISOString()}::timestamptz
+    group by l.code`))
+  return new Map(rows.map((row) => [row.code, { medianMs: Math.max(0, Math.round(row.median_ms)), checks: row.checks }]))
+}
 
 /** The monitors assigned to the location `code`, by id. */
 export async function monitorsAtLocation (db: Database, orgId: string, code: string): Promise<MonitorRow[]> {

@@ -3,6 +3,7 @@
 import { LOCATION_CODE, LOCATION_TIMING } from '../../domain/locations.ts'
 import type { FieldError } from '../../http/validation.ts'
 import { html, type SafeHtml } from '../../http/html.ts'
+import type { LocationLag } from '../../locations/repository.ts'
 import type { Location } from '../../locations/schema.ts'
 import type { FormFields } from '../form-input.ts'
 import { ago } from '../format.ts'
@@ -11,10 +12,13 @@ import { csrfField, may, page, type PageContext } from './layout.ts'
 
 const LABELS: Record<string, string> = { code: 'Code', name: 'Name' }
 
+/** A location as the page lists it: with its lag, when its checks of the window carry slots. */
+export type LocationLine = Location & { lag: LocationLag | null }
+
 /** A token just made, and the location it is of. */
 export interface ShownToken { code: string, name: string, token: string }
 
-function status (location: Location): SafeHtml {
+function status (location: LocationLine): SafeHtml {
   if (location.online) return html`<span class="st st-up"><span aria-hidden="true">●</span> Online</span>`
   if (location.last_seen_at === null) return html`<span class="st st-pending"><span aria-hidden="true">○</span> Never seen</span>`
   return html`<span class="st st-down"><span aria-hidden="true">○</span> Offline</span>`
@@ -33,13 +37,20 @@ If you lose it, rotate the token and use the new one.</p>
 </section>`
 }
 
-function locationRows (locations: Location[], context: PageContext): SafeHtml {
+function lagText (lag: LocationLag | null, windowMinutes: number): SafeHtml {
+  if (lag === null) return html`<span class="muted">No checks</span><span class="vh"> in the last ${windowMinutes} minutes</span>`
+  const median = lag.medianMs < 1000 ? `${lag.medianMs} ms` : `${(lag.medianMs / 1000).toFixed(1)} s`
+  return html`${median}<span class="muted"> (${lag.checks} check${lag.checks === 1 ? '' : 's'})</span>`
+}
+
+function locationRows (locations: LocationLine[], context: PageContext, windowMinutes: number): SafeHtml {
   const admin = may(context, 'admin')
   return html`<form id="location-action" method="post" hidden>${csrfField(context.csrfToken)}</form>
 <div class="table-wrap"><table class="locations"><caption class="vh">Locations</caption>
-<thead><tr><th scope="col">Location</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Last seen</th><th scope="col">Version</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Location</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Last seen</th><th scope="col">Lag</th><th scope="col">Version</th><th scope="col"><span class="vh">Actions</span></th></tr></thead>
 <tbody>${locations.map((l) => html`<tr><td class="name">${l.name}<span class="url"><code>${l.code}</code></span></td>
 <td>${l.kind === 'builtin' ? 'Built-in checker' : 'Agent'}</td><td>${status(l)}</td><td>${ago(l.last_seen_at, context.now)}</td>
+<td>${lagText(l.lag, windowMinutes)}</td>
 <td>${l.version ?? html`<span class="muted">Unknown</span>`}</td>
 <td class="act">${admin && l.kind === 'agent' && html`<button form="location-action" formaction="/locations/${l.code}/rotate-token" data-confirm="Rotate the token of ${l.name}? Its agent is refused until it has the new one." aria-label="Rotate the token of ${l.name}">Rotate token</button>
 <button form="location-action" formaction="/locations/${l.code}/delete" class="danger" data-confirm="Delete the location ${l.name}? Its agent is refused at once." aria-label="Delete ${l.name}">Delete</button>`}</td></tr>
@@ -58,7 +69,9 @@ ${inputField({ ...common, name: 'name', label: LABELS.name, value: values.name ?
 }
 
 export function locationsPage (context: PageContext, options: {
-  locations: Location[]
+  locations: LocationLine[]
+  /** The minutes of checks the lag is the median of. */
+  lagWindowMinutes: number
   shown?: ShownToken
   values: FormFields
   error: FieldError | null
@@ -67,10 +80,11 @@ export function locationsPage (context: PageContext, options: {
   const body = html`<h1>Locations</h1>
 <p>Where checks run from: the checker processes of this installation (built in, each started with
 <code>CHECKER_LOCATION</code>) and this organization's probe agents, each with its own token. A location is online
-while it was seen within the last ${LOCATION_TIMING.onlineWithinMs / 1000} seconds.</p>
+while it was seen within the last ${LOCATION_TIMING.onlineWithinMs / 1000} seconds. Its lag is how late its checks of this
+organization's monitors started after their time slots: the median over the last ${options.lagWindowMinutes} minutes.</p>
 ${options.shown && tokenPanel(options.shown)}
 <section aria-labelledby="locations-title"><h2 id="locations-title">Locations</h2>
-${options.locations.length === 0 ? html`<p class="empty">No locations yet: a checker adds its own when it starts.</p>` : locationRows(options.locations, context)}</section>
+${options.locations.length === 0 ? html`<p class="empty">No locations yet: a checker adds its own when it starts.</p>` : locationRows(options.locations, context, options.lagWindowMinutes)}</section>
 ${may(context, 'admin') && locationForm(context, options.values, options.error)}`
   return page({ title: 'Locations', context, section: 'locations', notice: options.notice, body })
 }

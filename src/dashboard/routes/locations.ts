@@ -8,7 +8,7 @@ import { ConflictError } from '../../domain/errors.ts'
 import { HttpError } from '../../http/error-catalog.ts'
 import { bodyValidator, type FieldError } from '../../http/validation.ts'
 import { presentLocation } from '../../locations/presenter.ts'
-import { listLocations, type LocationRow } from '../../locations/repository.ts'
+import { listLocations, locationLags, type LocationRow } from '../../locations/repository.ts'
 import { CreateLocationSchema, LocationParams, type NewLocation } from '../../locations/schema.ts'
 import { BuiltinLocationError, createAgentLocation, removeAgentLocation, rotateAgentToken, type LocationAdmin } from '../../locations/service.ts'
 import type { FormFields } from '../form-input.ts'
@@ -32,14 +32,20 @@ function shownToken (cookie: string | undefined, rows: LocationRow[]): ShownToke
   return row && { code: row.code, name: row.name, token }
 }
 
+/** The lag column reads the checks of the last 10 minutes. */
+const LAG_WINDOW_MS = 10 * 60_000
+
 const dashboardLocationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const adminOf = (request: FastifyRequest): LocationAdmin => ({ orgId: request.session!.orgId, audit: sessionAudit(request) })
 
   async function render (request: FastifyRequest, reply: FastifyReply, options: { values?: FormFields, error?: FieldError, notice?: string, status?: number, shown?: string } = {}) {
     const now = app.clock()
-    const rows = await listLocations(app.db, request.session!.orgId)
+    const orgId = request.session!.orgId
+    const rows = await listLocations(app.db, orgId)
+    const lags = await locationLags(app.db, orgId, rows.map((row) => row.code), new Date(now.getTime() - LAG_WINDOW_MS))
     const page = locationsPage(pageContext(app, request, reply), {
-      locations: rows.map((row) => presentLocation(row, now)),
+      locations: rows.map((row) => ({ ...presentLocation(row, now), lag: lags.get(row.code) ?? null })),
+      lagWindowMinutes: LAG_WINDOW_MS / 60_000,
       shown: shownToken(options.shown, rows),
       values: options.values ?? {},
       error: options.error ?? null,

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { upsertBuiltin } from '../../../src/locations/repository.ts'
 import { upsertMember } from '../../../src/organizations/repository.ts'
-import { buildTestApp, makeUser, request } from '../../helper.ts'
+import { buildTestApp, makeKey, makeUser, request } from '../../helper.ts'
 import { cookieOf, signedIn } from '../dashboard-helper.ts'
 
 const hello = (app: Parameters<typeof request>[0], token: string) =>
@@ -47,7 +47,7 @@ t.test('an admin adds an agent location, sees its token once, rotates it and del
 
   t.equal((await hello(app, token!)).statusCode, 200)
   const seen = (await browser.get('/locations')).body
-  t.match(seen, /<td class="name">Berlin office<span class="url"><code>office-berlin<\/code><\/span><\/td>\s*<td>Agent<\/td><td><span class="st st-up"><span aria-hidden="true">●<\/span> Online<\/span><\/td><td><time [^>]*data-ago>just now<\/time><\/td>\s*<td>9.8.7<\/td>/)
+  t.match(seen, /<td class="name">Berlin office<span class="url"><code>office-berlin<\/code><\/span><\/td>\s*<td>Agent<\/td><td><span class="st st-up"><span aria-hidden="true">●<\/span> Online<\/span><\/td><td><time [^>]*data-ago>just now<\/time><\/td>\s*<td><span class="muted">No checks<\/span>.*?<\/td>\s*<td>9.8.7<\/td>/)
 
   const rotated = await browser.post('/locations/office-berlin/rotate-token', {})
   t.equal(rotated.statusCode, 303)
@@ -88,4 +88,27 @@ t.test('a member below admin (an editor) reads the locations without the control
     t.equal((await browser.post(url, { code: 'x1', name: 'x' })).statusCode, 403, url)
   }
   t.match((await request(app, owner.auth, { url: '/api/v1/locations' })).json().data, [{ code: 'lab' }], 'nothing changed')
+})
+
+t.test('each location\'s lag: the median of how late its checks of the organization\'s monitors started after their slots', async (t) => {
+  const created = new Date(Math.floor(Date.now() / 60_000) * 60_000)
+  const clock = { now: created }
+  const { app } = await buildTestApp(t, { clock: () => clock.now })
+  await upsertBuiltin(app.db, 'default', { at: created, version: '0.1.0' })
+  const browser = await signedIn(app)
+  const made = await browser.post('/locations', { code: 'office', name: 'Office' })
+  const token = /pwa_[0-9A-Za-z]{38}/.exec(decodeURIComponent(cookieOf(made, 'pw_new_agent_token')!))![0]
+  const { auth } = await makeKey(app, browser.user.id)
+  const monitor = (await request(app, auth, { method: 'POST', url: '/api/v1/monitors', payload: { name: 'Shop', url: 'https://shop.example.com/', locations: ['office'], interval_minutes: 1 } })).json().data
+  clock.now = new Date(created.getTime() + 4 * 60_000)
+  const at = (ms: number) => new Date(created.getTime() + ms).toISOString()
+  const results = [[60_000, 250], [120_000, 300], [180_000, 4000]].map(([slot, late]) =>
+    ({ monitor_id: monitor.id, slot_at: at(slot), checked_at: at(slot + late), is_up: true, status_code: 200, response_time_ms: 40, error_message: null }))
+  const posted = await app.inject({ method: 'POST', url: '/api/v1/agent/results', headers: { authorization: `Bearer ${token}` }, payload: { results } })
+  t.equal(posted.json().data.recorded, 3, posted.body)
+
+  const page = (await browser.get('/locations')).body
+  t.match(page, '<th scope="col">Lag</th>')
+  t.match(page, /<code>office<\/code>.*?<td>300 ms<span class="muted"> \(3 checks\)<\/span><\/td>/s, 'the median of 250, 300 and 4,000 ms')
+  t.match(page, /<code>default<\/code>.*?<td><span class="muted">No checks<\/span><span class="vh"> in the last 10 minutes<\/span><\/td>/s)
 })
