@@ -21,6 +21,8 @@ export interface AgentOptions {
   keepResultsMs?: number
   /** How often the results are sent. */
   sendEveryMs?: number
+  /** Probes in flight at once; the others wait their turn (a slot's start brings every monitor due at once). */
+  concurrency?: number
 }
 
 const AGENT = {
@@ -29,6 +31,8 @@ const AGENT = {
   keepResultsMs: 30 * 60_000,
   sendEveryMs: 1000,
   helloEveryMs: 5 * 60_000,
+  /** As a checker's CHECK_CONCURRENCY by default. */
+  concurrency: 200,
   /** The wait after the n-th failure in a row: 1 s, doubling to 30 s. */
   retryMs: (failures: number) => Math.min(30_000, 1000 * 2 ** (failures - 1)),
   errorMessageMax: 1000,
@@ -68,6 +72,16 @@ export function startAgent (options: AgentOptions): Agent {
   const queue: Array<{ result: AgentResult, queuedAt: number }> = []
   let offsetMs = 0
   let sending: Promise<void> | undefined
+  const concurrency = options.concurrency ?? AGENT.concurrency
+  let probing = 0
+  const turns: Array<() => void> = []
+  /** Resolves when a probe may start: at once below the limit, else when one ends (first come, first served). */
+  const turn = () => probing < concurrency ? (probing++, Promise.resolve()) : new Promise<void>((resolve) => turns.push(resolve))
+  const done = () => {
+    const next = turns.shift()
+    if (next) next()
+    else probing--
+  }
 
   const serverNow = () => new Date(Date.now() + offsetMs)
 
@@ -92,10 +106,11 @@ export function startAgent (options: AgentOptions): Agent {
     log.info({ location: data.location.code, offsetMs: Math.round(offsetMs) }, 'agent: hello')
   }
 
-  function apply (assignments: AgentAssignment[]): void {
-    const ids = new Set(assignments.map((assignment) => assignment.monitor_id))
-    for (const [id, entry] of assigned) if (!ids.has(id)) unassign(id, entry)
-    for (const assignment of assignments) {
+  /** Applies a whole set or a delta (`changed`, of the `ids` assigned); false when an id assigned is still unknown here. */
+  function apply (changed: AgentAssignment[], ids: string[]): boolean {
+    const kept = new Set(ids)
+    for (const [id, entry] of assigned) if (!kept.has(id)) unassign(id, entry)
+    for (const assignment of changed) {
       const json = JSON.stringify(assignment)
       const known = assigned.get(assignment.monitor_id)
       if (known?.json === json) continue
@@ -105,6 +120,7 @@ export function startAgent (options: AgentOptions): Agent {
       // A new or changed assignment is checked in the slot under way; the server drops a slot's second check.
       launch(entry, slotOf(assignment, serverNow()))
     }
+    return ids.every((id) => assigned.has(id))
   }
 
   function unassign (id: string, entry: Assigned): void {
@@ -115,8 +131,14 @@ export function startAgent (options: AgentOptions): Agent {
 
   async function check (entry: Assigned, slotAt: Date): Promise<void> {
     const { assignment, abort } = entry
+    await turn()
+    let seen: Awaited<ReturnType<Prober['probe']>>
     const checkedAt = serverNow()
-    const seen = await prober.probe(targetOf(assignment), abort.signal)
+    try {
+      seen = await prober.probe(targetOf(assignment), abort.signal)
+    } finally {
+      done()
+    }
     if (abort.signal.aborted) return
     queue.push({
       queuedAt: Date.now(),
@@ -171,6 +193,8 @@ export function startAgent (options: AgentOptions): Agent {
 
   const polling = (async () => {
     let etag: string | null = null
+    // The as_of of the last answer: the next asks for a delta since it.
+    let asOf: string | null = null
     let helloAt = 0
     for (let failures = 0; !stopping.signal.aborted;) {
       try {
@@ -178,10 +202,14 @@ export function startAgent (options: AgentOptions): Agent {
           await hello()
           helloAt = Date.now()
         }
-        const res = await call('GET', `/agent/assignments?wait=${etag ? AGENT.pollWaitSeconds : 0}`, { headers: etag ? { 'if-none-match': etag } : {}, signal: stopping.signal })
+        const query = `wait=${etag ? AGENT.pollWaitSeconds : 0}${asOf ? `&since=${encodeURIComponent(asOf)}` : ''}`
+        const res = await call('GET', `/agent/assignments?${query}`, { headers: etag ? { 'if-none-match': etag } : {}, signal: stopping.signal })
         if (res.status === 200) {
-          apply((await res.json() as { data: AgentAssignment[] }).data)
-          etag = res.headers.get('etag')
+          const answer = await res.json() as { data: AgentAssignment[], monitor_ids: string[], as_of: string }
+          // A monitor assigned again without a change (out of a pause window) is not in a delta: ask for the whole set.
+          const complete = apply(answer.data, answer.monitor_ids)
+          etag = complete ? res.headers.get('etag') : null
+          asOf = complete ? answer.as_of : null
         }
         failures = 0
       } catch (err) {

@@ -29,6 +29,8 @@ function agentErrors (...statuses: Parameters<typeof errorResponses>) {
 
 /** How often a long poll looks again at the assignments (and at the token, which may be revoked meanwhile). */
 const ASSIGNMENTS_POLL_MS = 1000
+/** A delta reaches back this far before its `since`: a change committed just after a read may bear an earlier time. */
+const DELTA_OVERLAP_MS = 60_000
 
 const agentRoutes: FastifyPluginAsyncTypebox<{ confirmDelayMs: number }> = async (app, { confirmDelayMs }) => {
   // A closing server answers its long polls at once rather than waiting for them.
@@ -63,7 +65,8 @@ const agentRoutes: FastifyPluginAsyncTypebox<{ confirmDelayMs: number }> = async
       tags: ['agents'],
       summary: 'List the agent\'s assignments',
       description: 'Every monitor the agent\'s location checks, with what its probe needs. With `If-None-Match` and `wait`, a long ' +
-        'poll: the request is held while the assignments are unchanged and answered as soon as they change.',
+        'poll: the request is held while the assignments are unchanged and answered as soon as they change. With `since`, a delta: ' +
+        '`data` holds only the assignments changed since then, `monitor_ids` every one. The `ETag` is that of the whole set either way.',
       operationId: 'agentAssignments',
       security: [{ agentToken: [] }],
       querystring: AgentAssignmentsQuery,
@@ -73,11 +76,17 @@ const agentRoutes: FastifyPluginAsyncTypebox<{ confirmDelayMs: number }> = async
     const wanted = request.headers['if-none-match']
     const waitUntil = Date.now() + (wanted === undefined ? 0 : request.query.wait * 1000)
     await agentSeen(app.db, request.agent!, app.clock())
+    const since = request.query.since === undefined ? undefined : Date.parse(request.query.since) - DELTA_OVERLAP_MS
     for (let agent = request.agent!; ;) {
-      const assignments = (await assignmentsOf(app.db, agent)).map(presentAssignment)
+      const asOf = app.clock()
+      const rows = await assignmentsOf(app.db, agent)
+      const assignments = rows.map(presentAssignment)
       const etag = `W/"${createHash('sha256').update(JSON.stringify(assignments)).digest('base64url').slice(0, 22)}"`
       reply.header('etag', etag)
-      if (wanted !== etag) return { data: assignments }
+      if (wanted !== etag) {
+        const data = since === undefined ? assignments : assignments.filter((_, i) => rows[i].updatedAt.getTime() >= since)
+        return { data, monitor_ids: assignments.map((assignment) => assignment.monitor_id), as_of: asOf.toISOString() }
+      }
       const leftMs = waitUntil - Date.now()
       if (leftMs <= 0 || closing.signal.aborted) return reply.code(304).send(null)
       await pause(Math.min(ASSIGNMENTS_POLL_MS, leftMs), closing.signal)

@@ -120,9 +120,23 @@ export const AgentAssignmentsQuery = Type.Object({
     description: `With \`If-None-Match\`: seconds to hold the request while the assignments are unchanged (a long poll, at most ${ASSIGNMENTS_MAX_WAIT_SECONDS}); ` +
       'it answers as soon as they change, else `304` at the end',
   }),
+  since: Type.Optional(Type.String({
+    format: 'date-time',
+    maxLength: 40,
+    description: 'A delta: only the assignments changed since this instant (the `as_of` of an earlier answer) in `data`, every one in ' +
+      '`monitor_ids`. Without it, every assignment',
+    examples: ['2026-12-01T10:00:05.123Z'],
+  })),
 }, { additionalProperties: false })
 
-export const AgentAssignmentsEnvelope = Envelope(Type.Array(Type.Ref(AgentAssignmentSchema)), 'Every monitor the agent\'s location checks, by id')
+export const AgentAssignmentsEnvelope = Type.Object({
+  data: Type.Array(Type.Ref(AgentAssignmentSchema), { description: 'Every monitor the agent\'s location checks, by id; with `since`, those changed since' }),
+  monitor_ids: Type.Array(Uuid('A monitor the agent\'s location checks'), {
+    description: 'Every monitor the location checks, by id: one the agent has that is not here is no longer its; one here it does not have ' +
+      'and `data` does not hold (a monitor out of a `pause` maintenance window, say) is had by asking again without `since`',
+  }),
+  as_of: Timestamp('When the answer was read: the `since` of the next delta'),
+}, { additionalProperties: false, description: 'The agent\'s assignments, whole or a delta' })
 
 export const AgentResultSchema = Type.Object({
   monitor_id: Uuid('The monitor checked'),

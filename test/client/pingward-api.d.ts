@@ -1593,7 +1593,7 @@ export interface paths {
         };
         /**
          * List the agent's assignments
-         * @description Every monitor the agent's location checks, with what its probe needs. With `If-None-Match` and `wait`, a long poll: the request is held while the assignments are unchanged and answered as soon as they change.
+         * @description Every monitor the agent's location checks, with what its probe needs. With `If-None-Match` and `wait`, a long poll: the request is held while the assignments are unchanged and answered as soon as they change. With `since`, a delta: `data` holds only the assignments changed since then, `monitor_ids` every one. The `ETag` is that of the whole set either way.
          */
         get: operations["agentAssignments"];
         put?: never;
@@ -23819,6 +23819,11 @@ export interface operations {
             query: {
                 /** @description With `If-None-Match`: seconds to hold the request while the assignments are unchanged (a long poll, at most 25); it answers as soon as they change, else `304` at the end */
                 wait: number;
+                /**
+                 * @description A delta: only the assignments changed since this instant (the `as_of` of an earlier answer) in `data`, every one in `monitor_ids`. Without it, every assignment
+                 * @example 2026-12-01T10:00:05.123Z
+                 */
+                since?: string;
             };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
@@ -23829,7 +23834,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every monitor the agent's location checks, by id */
+            /** @description The agent's assignments, whole or a delta */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -23842,7 +23847,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Every monitor the agent's location checks, by id; with `since`, those changed since */
                         data: components["schemas"]["AgentAssignment"][];
+                        /** @description Every monitor the location checks, by id: one the agent has that is not here is no longer its; one here it does not have and `data` does not hold (a monitor out of a `pause` maintenance window, say) is had by asking again without `since` */
+                        monitor_ids: string[];
+                        /**
+                         * Format: date-time
+                         * @description When the answer was read: the `since` of the next delta
+                         * @example 2026-11-21T09:30:00.000Z
+                         */
+                        as_of: string;
                     };
                 };
             };
@@ -23958,6 +23972,11 @@ export interface operations {
             query: {
                 /** @description With `If-None-Match`: seconds to hold the request while the assignments are unchanged (a long poll, at most 25); it answers as soon as they change, else `304` at the end */
                 wait: number;
+                /**
+                 * @description A delta: only the assignments changed since this instant (the `as_of` of an earlier answer) in `data`, every one in `monitor_ids`. Without it, every assignment
+                 * @example 2026-12-01T10:00:05.123Z
+                 */
+                since?: string;
             };
             header?: {
                 /** @description The `ETag` of an answer you hold: `304` without a body while it is still the answer */
@@ -23968,7 +23987,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every monitor the agent's location checks, by id */
+            /** @description The agent's assignments, whole or a delta */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

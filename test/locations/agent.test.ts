@@ -205,3 +205,74 @@ t.test('a private address is the agents\' to refuse when only agents check it, t
   const agentsOnly = await browser.post('/monitors', { name: 'Intranet 2', url: intranet, locations_shown: 'on', 'location:branch': 'on' })
   t.equal(agentsOnly.statusCode, 303, 'and only the branch\'s agent checks it')
 })
+
+t.test('an agent probes at most its concurrency at once; the others wait their turn', async (t) => {
+  const { app, api, agentLocation } = await setUp(t)
+  let inFlight = 0
+  let most = 0
+  const waiting: Array<() => void> = []
+  const { url } = await listen(t, http.createServer((_req, res) => {
+    most = Math.max(most, ++inFlight)
+    waiting.push(() => { inFlight--; res.writeHead(200).end('ok') })
+  }))
+  const server = await app.listen({ host: '127.0.0.1', port: 0 })
+  const token = await agentLocation('lab')
+  const ids: string[] = []
+  for (let i = 0; i < 5; i++) ids.push((await api('POST', '/monitors', { name: `m${i}`, url: `${url}/${i}`, locations: ['lab'] })).json().data.id)
+  const agent = startAgent({ server, token, log: silent, allowPrivateTargets: true, sendEveryMs: 20, concurrency: 2 })
+  t.teardown(() => agent.stop())
+  for (let answered = 0; answered < 5; answered++) {
+    await until(() => waiting.length > 0)
+    t.ok(inFlight <= 2, `${inFlight} in flight`)
+    waiting.shift()!()
+  }
+  t.equal(most, 2, 'two at a time, never more')
+  for (const id of ids) await until(async () => (await checksOf(app, id)).length === 1)
+  await agent.stop()
+})
+
+t.test('assignments by delta: since an answer\'s as_of, only what changed, every id; an agent asks again for what it lacks', async (t) => {
+  const created = new Date(Math.floor(Date.now() / 60_000) * 60_000)
+  const clock = { now: created }
+  const { app, api, url, agentLocation, agentCall } = await setUp(t, clock)
+  const lab = await agentLocation('lab')
+  const shop = (await api('POST', '/monitors', { name: 'Shop', url: `${url}/shop`, locations: ['lab'] })).json().data
+  const blog = (await api('POST', '/monitors', { name: 'Blog', url: `${url}/blog`, locations: ['lab'] })).json().data
+  clock.now = new Date(created.getTime() + 5 * 60_000)
+  const whole = (await agentCall(lab, 'GET', '/assignments')).json()
+  t.same([whole.data.length, whole.monitor_ids.sort(), whole.as_of], [2, [shop.id, blog.id].sort(), clock.now.toISOString()])
+
+  clock.now = new Date(created.getTime() + 7 * 60_000)
+  await api('PATCH', `/monitors/${shop.id}`, { keyword: 'ok' })
+  const delta = (await agentCall(lab, 'GET', `/assignments?since=${encodeURIComponent(whole.as_of)}`)).json()
+  t.same(delta.data.map((a: { monitor_id: string }) => a.monitor_id), [shop.id], 'only the monitor changed since')
+  t.same(delta.monitor_ids.sort(), [shop.id, blog.id].sort(), 'and every id')
+  t.equal((await agentCall(lab, 'GET', '/assignments?since=yesterday')).statusCode, 400, 'since must be a date-time')
+
+  await app.db.execute(sql`update monitors set maintenance_paused = true where id = ${blog.id}`)
+  t.same((await agentCall(lab, 'GET', `/assignments?since=${encodeURIComponent(delta.as_of)}`)).json().monitor_ids, [shop.id], 'a paused monitor is no longer assigned')
+  await app.db.execute(sql`update monitors set maintenance_paused = false where id = ${blog.id}`)
+  const back = (await agentCall(lab, 'GET', `/assignments?since=${encodeURIComponent(delta.as_of)}`)).json()
+  t.same([back.data.map((a: { monitor_id: string }) => a.monitor_id), back.monitor_ids.length], [[shop.id], 2],
+    'out of the pause: assigned again, unchanged, so not in the delta (the shop is: a delta reaches a minute back)')
+})
+
+t.test('a real agent follows deltas: a monitor out of a pause window, unchanged, is asked for whole and checked', async (t) => {
+  const { app, api, url, seen, agentLocation } = await setUp(t)
+  const paths: string[] = []
+  const { url: counted } = await listen(t, http.createServer((req, res) => { paths.push(req.url!); res.writeHead(200).end('ok') }))
+  const server = await app.listen({ host: '127.0.0.1', port: 0 })
+  const token = await agentLocation('lab')
+  const blog = (await api('POST', '/monitors', { name: 'Blog', url: `${counted}/blog`, locations: ['lab'] })).json().data
+  const agent = startAgent({ server, token, log: silent, allowPrivateTargets: true, sendEveryMs: 20 })
+  t.teardown(() => agent.stop())
+  await until(() => paths.length === 1)
+  await app.db.execute(sql`update monitors set maintenance_paused = true where id = ${blog.id}`)
+  await api('POST', '/monitors', { name: 'Shop', url, locations: ['lab'], request_headers: { authorization: 'Bearer s3cret' } })
+  await until(() => seen.length === 1)
+  // Out of the pause and changed long ago: the delta that answers the long poll lists its id without its assignment.
+  await app.db.execute(sql`update monitors set maintenance_paused = false, updated_at = now() - interval '1 hour' where id = ${blog.id}`)
+  await until(() => paths.length === 2)
+  t.same(paths, ['/blog', '/blog'], 'checked again once assigned again')
+  await agent.stop()
+})
