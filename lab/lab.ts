@@ -32,7 +32,7 @@ export interface Lab {
   targetUrl: string
   /** Each site's agent token. */
   tokens: Map<string, string>
-  /** Sets a site's delay and loss toward the target (without netem: the target's delay, and a loss of 0 or 100%). */
+  /** Sets a site's delay or loss toward the target, the other kept (without netem: the target's delay, a loss of 0 or 100%). */
   impair: (code: string, impairment: { delayMs?: number, lossPercent?: number }) => void
   /** Stops a site's agent: SIGTERM lets it send what it has; SIGKILL is an agent that dies. */
   stopAgent: (code: string, signal?: 'SIGTERM' | 'SIGKILL') => Promise<void>
@@ -177,10 +177,14 @@ export async function startLab (options: LabOptions): Promise<Lab> {
     target = run(network.inNamespace(network.targetNamespace, node('lab/target.ts', [network.targetAddress, String(TARGET_PORT)])))
     await outputOf(target, /^listening$/m, 'the lab target')
     for (const site of network.sites) relays.push(await relay(site.hostAddress, new URL(options.server)))
-    const impair: Lab['impair'] = (code, { delayMs = siteOf(code).options.delayMs ?? 0, lossPercent = 0 }) => {
+    // Each site's impairment as last set: one setting changed keeps the other.
+    const impairments = new Map(options.sites.map((site) => [site.code, { delayMs: site.delayMs ?? 0, lossPercent: 0 }]))
+    const impair: Lab['impair'] = (code, change) => {
       const { site } = siteOf(code)
+      const { delayMs, lossPercent } = { ...impairments.get(code)!, ...change }
+      if (!network.netem && lossPercent !== 0 && lossPercent !== 100) throw new Error('without netem the lab loses 0% or 100% of a site\'s packets, nothing between')
+      impairments.set(code, { delayMs, lossPercent })
       if (network.netem) return network.applyNetem(site, { delayMs, lossPercent })
-      if (lossPercent !== 0 && lossPercent !== 100) throw new Error('without netem the lab loses 0% or 100% of a site\'s packets, nothing between')
       target!.child.stdin.write(`delay ${site.sourceAddress} ${delayMs}\n`)
       network.setTargetLink(site, lossPercent === 0)
     }
