@@ -131,6 +131,11 @@ export function startAgent (options: AgentOptions): Agent {
 
   async function check (entry: Assigned, slotAt: Date): Promise<void> {
     const { assignment, abort } = entry
+    // A timer may fire a millisecond early (it counts from the event loop's cached time): wait out the rest.
+    for (let earlyMs = slotAt.getTime() - serverNow().getTime(); earlyMs > 0 && !abort.signal.aborted; earlyMs = slotAt.getTime() - serverNow().getTime()) {
+      await pause(earlyMs, abort.signal)
+    }
+    if (abort.signal.aborted) return
     await turn()
     let seen: Awaited<ReturnType<Prober['probe']>>
     const checkedAt = serverNow()
