@@ -26,26 +26,24 @@ export interface ComponentFacts {
   selector: boolean
 }
 
-/** Under maintenance if its monitors are in a window, else the newest open report's impact, else its monitors' or its manual status. */
-export function componentStatus (facts: ComponentFacts): ComponentStatus {
-  if (facts.monitors.length > 0 && facts.monitors.every((monitor) => monitor.inMaintenance)) return 'under_maintenance'
-  const reported = facts.reportImpact === null ? null : IMPACT_STATUS[facts.reportImpact]
-  if (reported !== null) return reported
-  if (facts.manualStatus !== null) return facts.manualStatus
-  const watched = facts.monitors.filter((monitor) => !monitor.inMaintenance)
-  const down = watched.filter((monitor) => monitor.status === 'down').length
-  if (down > 0) return facts.selector && down < watched.length ? 'partial_outage' : 'major_outage'
-  // Failing from some of its locations, fewer than its quorum: down for the people there.
-  if (watched.some((monitor) => monitor.status === 'degraded' && monitor.failingLocations.length > 0)) return 'partial_outage'
-  if (watched.some((monitor) => monitor.status === 'degraded')) return 'degraded_performance'
-  return 'operational'
-}
+/** What a component shows: its status, and the locations a partial outage of its monitors is seen from (none otherwise). */
+export interface ComponentState { status: ComponentStatus, outageLocations: string[] }
 
-/** The locations a component's partial outage is seen from (none for other statuses): its watched monitors' failing ones. */
-export function outageLocations (facts: ComponentFacts, status: ComponentStatus): string[] {
-  const said = facts.manualStatus !== null || (facts.reportImpact !== null && IMPACT_STATUS[facts.reportImpact] !== null)
-  if (status !== 'partial_outage' || said) return []
-  return [...new Set(facts.monitors.filter((monitor) => !monitor.inMaintenance).flatMap((monitor) => monitor.failingLocations))].sort()
+/** Under maintenance if its monitors are in a window, else the newest open report's impact, else its monitors' or its manual status. */
+export function componentState (facts: ComponentFacts): ComponentState {
+  const only = (status: ComponentStatus): ComponentState => ({ status, outageLocations: [] })
+  if (facts.monitors.length > 0 && facts.monitors.every((monitor) => monitor.inMaintenance)) return only('under_maintenance')
+  const reported = facts.reportImpact === null ? null : IMPACT_STATUS[facts.reportImpact]
+  if (reported !== null) return only(reported)
+  if (facts.manualStatus !== null) return only(facts.manualStatus)
+  const watched = facts.monitors.filter((monitor) => !monitor.inMaintenance)
+  const partial: ComponentState = { status: 'partial_outage', outageLocations: [...new Set(watched.flatMap((monitor) => monitor.failingLocations))].sort() }
+  const down = watched.filter((monitor) => monitor.status === 'down').length
+  if (down > 0) return facts.selector && down < watched.length ? partial : only('major_outage')
+  // Failing from some of its locations, fewer than its quorum: down for the people there.
+  if (watched.some((monitor) => monitor.status === 'degraded' && monitor.failingLocations.length > 0)) return partial
+  if (watched.some((monitor) => monitor.status === 'degraded')) return only('degraded_performance')
+  return only('operational')
 }
 
 export type Indicator = 'none' | 'minor' | 'major' | 'critical' | 'maintenance'

@@ -9,7 +9,7 @@ import {
 } from './repository.ts'
 import { listLocations } from '../locations/repository.ts'
 import { locationStatesOf, quorumPolicyOf, quorumVerdict } from '../locations/quorum.ts'
-import { componentStatus, outageLocations, dayLevel, dayUptime, pageIndicator, type DayLevel, type DayTotals, type Indicator } from './status.ts'
+import { componentState, dayLevel, dayUptime, pageIndicator, type DayLevel, type DayTotals, type Indicator } from './status.ts'
 
 const DAY_MS = 86_400_000
 /** The most upcoming windows a page lists, the most open reports it reads, and the past reports per page of them. */
@@ -119,8 +119,9 @@ export async function loadPageView (db: Database, page: PageRow, now: Date): Pro
   const views = components.map((component, index): ComponentView => {
     const monitors = followed[index]
     const newestOpen = openReports.find((report) => report.componentIds.includes(component.id))
-    const facts = { manualStatus: component.manualStatus, monitors, reportImpact: newestOpen?.impact ?? null, selector: component.labelSelector !== null }
-    const status = componentStatus(facts)
+    const { status, outageLocations } = componentState({
+      manualStatus: component.manualStatus, monitors, reportImpact: newestOpen?.impact ?? null, selector: component.labelSelector !== null,
+    })
     const named = reports.filter((report) => report.componentIds.includes(component.id))
     let tracked = 0
     let down = 0
@@ -148,7 +149,7 @@ export async function loadPageView (db: Database, page: PageRow, now: Date): Pro
         reports: touching.map((report) => report.title),
       }
     })
-    return { row: component, status, outageLocations: outageLocations(facts, status), days, uptime: tracked === 0 ? null : Math.floor(10_000 * (tracked - down) / tracked) / 100 }
+    return { row: component, status, outageLocations, days, uptime: tracked === 0 ? null : Math.floor(10_000 * (tracked - down) / tracked) / 100 }
   })
   const { indicator, description } = pageIndicator(views.map((view) => view.status), openReports.map((report) => report.impact))
   return {
