@@ -47,7 +47,7 @@ export async function verifyReferenceSql (url: string, seeded: Seeded): Promise<
     ]
     let createdId = ''
     const inserted = await capture(async () => {
-      createdId = (await createMonitor(db, { keyId: seeded.writeKeyId }, withMonitorDefaults(POST_BODY as CreateMonitor), new Date(), systemAudit('bench'))).id
+      createdId = (await createMonitor(db, { keyId: seeded.writeKeyId }, withMonitorDefaults(POST_BODY as CreateMonitor), { now: new Date(), audit: systemAudit('bench'), allowPrivateTargets: true })).id
     })
     await deleteMonitor(db, seeded.writeUserId, createdId, new Date(), systemAudit('bench'))
     expected.push(['POST /monitors', INSERT_SQL, inserted])

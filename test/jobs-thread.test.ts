@@ -31,7 +31,7 @@ t.test('the jobs thread checks, its metrics are in the API\'s scrape, and SIGTER
   const vars = await childDatabase(t, 'pingward-jobs-thread-')
   const setup = await openMigratedDatabase({ DATA_DIR: 'memory://', DATABASE_URL: vars.DATABASE_URL })
   const user = await createUser(setup.db, 'jobs-thread@example.com')
-  await createMonitor(setup.db, { orgId: user.id }, withMonitorDefaults({ name: 'Up', url: `${target.url}/` }), new Date(), testAudit)
+  await createMonitor(setup.db, { orgId: user.id }, withMonitorDefaults({ name: 'Up', url: `${target.url}/` }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
   await setup.close()
 
   const port = await freePort()

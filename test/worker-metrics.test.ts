@@ -17,7 +17,7 @@ t.test('the worker serves its own metrics on METRICS_PORT, with the token only',
   // The monitor first: the embedded database is the worker's alone once it runs.
   const setup = await openMigratedDatabase({ DATA_DIR: vars.DATA_DIR ?? 'memory://', DATABASE_URL: vars.DATABASE_URL })
   const user = await createUser(setup.db, 'worker-metrics@example.com')
-  await createMonitor(setup.db, { orgId: user.id }, withMonitorDefaults({ name: 'Up', url: `${target.url}/` }), new Date(), testAudit)
+  await createMonitor(setup.db, { orgId: user.id }, withMonitorDefaults({ name: 'Up', url: `${target.url}/` }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
   await setup.close()
 
   const port = await freePort()

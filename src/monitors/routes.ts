@@ -13,7 +13,7 @@ import { listMonitorPage } from './repository.ts'
 import {
   CreateMonitorSchema, MonitorEnvelope, MonitorListEnvelope, MonitorListQuery, UpdateMonitorSchema, type Monitor, type NewMonitor,
 } from './schema.ts'
-import { assertMonitorTarget, createMonitorOnce, deleteMonitor, findMonitor, updateMonitor } from './service.ts'
+import { createMonitorOnce, deleteMonitor, findMonitor, updateMonitor } from './service.ts'
 
 interface MonitorRoutesOptions {
   allowPrivateTargets: boolean
@@ -113,13 +113,13 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     },
     config: { role: 'editor' },
   }, async (request, reply) => {
-    await assertMonitorTarget(app.db, confirmedOrg(request), null, request.body, allowPrivateTargets)
     // Validation applied the schema's defaults (useDefaults): every field is there.
     const input = request.body as NewMonitor
     const outcome = await createMonitorOnce(app.db, { orgId: confirmedOrg(request) }, input, {
       now: app.clock(),
       maxMonitors,
       audit: keyAudit(request),
+      allowPrivateTargets,
       key: request.headers['idempotency-key'],
       fingerprint: requestFingerprint(request.method, '/api/v1/monitors', input),
       answer: (created) => {
@@ -147,8 +147,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox<MonitorRoutesOptions> = async (ap
     },
     config: { role: 'editor' },
   }, async (request) => {
-    await assertMonitorTarget(app.db, confirmedOrg(request), request.params.id, request.body, allowPrivateTargets)
-    const monitor = await updateMonitor(app.db, confirmedOrg(request), request.params.id, request.body, app.clock(), keyAudit(request))
+    const monitor = await updateMonitor(app.db, confirmedOrg(request), request.params.id, request.body, { now: app.clock(), audit: keyAudit(request), allowPrivateTargets })
     if (!monitor) throw monitorNotFound()
     return { data: withAbsolutePingUrl(monitor, publicUrl) }
   })

@@ -35,31 +35,29 @@ export async function findMonitor (db: Database, owner: Owner, id: string): Prom
 
 const AGENTS_HINT = `${PRIVATE_TARGET_HINT}; or check it from agent locations only, where each agent's own setting applies`
 
+/** What a monitor is created or changed under: its time, who does it, and the server's address policy (ALLOW_PRIVATE_TARGETS). */
+export interface MonitorWriteOptions { now: Date, audit: AuditContext, allowPrivateTargets: boolean }
+
 /**
  * The server's address policy holds for a URL its own checkers fetch; one that only agents check (every location an agent
- * location) is theirs to refuse (api-contract section 17). `id`: the monitor an update changes, null for a new one.
+ * location) is theirs to refuse (api-contract section 17).
  */
-export async function assertMonitorTarget (
-  db: Database, orgId: string, id: string | null, input: { url?: string | null, locations?: readonly string[], [field: string]: unknown }, allowPrivateTargets: boolean
-): Promise<void> {
-  if (input.url === undefined && input.locations === undefined) return
-  const current = id === null ? undefined : await findMonitorRow(db, { orgId }, id)
-  const url = input.url ?? current?.url ?? undefined
-  if (url === undefined) return
-  const agentsOnly = !allowPrivateTargets && await checkedOnlyByAgents(db, orgId, input.locations ?? current?.locations ?? [])
-  assertTargetAllowed(url, allowPrivateTargets || agentsOnly, 'url', AGENTS_HINT)
+function assertMonitorTarget (url: string | null | undefined, allowPrivateTargets: boolean, agentsOnly: boolean): void {
+  if (url != null) assertTargetAllowed(url, allowPrivateTargets || agentsOnly, 'url', AGENTS_HINT)
 }
 
 /** What the audit log compares of a monitor: the fields a caller sets. */
 const AUDITED_FIELDS = Object.keys(UpdateMonitorSchema.properties)
 
 /** Creates the owner's monitor, with its audit event (ApiKeyGoneError when the owner's key is gone). */
-export async function createMonitor (db: Database, owner: Owner, input: NewMonitor, now: Date, audit: AuditContext): Promise<Monitor> {
+export async function createMonitor (db: Database, owner: Owner, input: NewMonitor, options: MonitorWriteOptions): Promise<Monitor> {
+  const { now, audit, allowPrivateTargets } = options
   if (input.monitor_type === 'site') assertSendableRequest(input)
   const active = input.is_active
   // Due at once; a heartbeat is due when its first ping would be late.
   const nextCheckAt = !active ? null : input.monitor_type === 'heartbeat' ? heartbeatDeadline(now, input.interval_minutes, input.grace_minutes) : now
   const located = input.monitor_type !== 'heartbeat' && (input.locations.length > 0 || input.location_quorum !== null)
+  const url = input.monitor_type === 'heartbeat' ? null : input.url
   const columns = Object.assign(newMonitorColumns(input), {
     status: active ? 'pending' as const : 'paused' as const,
     nextCheckAt,
@@ -69,11 +67,15 @@ export async function createMonitor (db: Database, owner: Owner, input: NewMonit
   const shown = { ...toMonitor(columns as MonitorRow), notification_channel_ids: input.notification_channel_ids }
   const event = auditEvent(audit, { orgId: '', action: 'monitor.created', entityId: '', before: null, after: shown, fields: AUDITED_FIELDS, at: now })
   const insert = async (tx: Database) => completeMonitor(await insertMonitor(tx, owner, columns, now, event))
-  if (input.notification_channel_ids.length === 0 && input.depends_on.length === 0 && !located) return insert(db)
+  if (input.notification_channel_ids.length === 0 && input.depends_on.length === 0 && !located) {
+    assertMonitorTarget(url, allowPrivateTargets, false)
+    return insert(db)
+  }
   // The monitor, its opt-ins and its dependencies together, or none (a channel or monitor not the organization's).
   return atomically(db, async (tx) => {
     const orgId = await ownerOrgId(tx, owner)
     const checkerLocations = located ? await assertMonitorLocations(tx, orgId, input.locations, input.location_quorum) : []
+    assertMonitorTarget(url, allowPrivateTargets, located && input.locations.length > 0 && checkerLocations.length === 0)
     if (input.depends_on.length > 0) assertDependencies(await lockDependencyGraph(tx, orgId), null, input.depends_on)
     const monitor = await insert(tx)
     if (located) await setMonitorSchedules(tx, monitor.id, checkerLocations, now)
@@ -119,9 +121,9 @@ async function withChannels (tx: Database, orgId: string, monitor: Monitor, chan
 
 /** Creates the owner's monitor within the `maxMonitors` limit (0: no limit). */
 export function createOwnedMonitor (
-  db: Database, owner: Owner, input: NewMonitor, options: { now: Date, maxMonitors: number, audit: AuditContext }
+  db: Database, owner: Owner, input: NewMonitor, options: MonitorWriteOptions & { maxMonitors: number }
 ): Promise<Monitor> {
-  return withinOwnerLimit(db, owner, 'monitors', options.maxMonitors, (tx, creator) => createMonitor(tx, creator, input, options.now, options.audit))
+  return withinOwnerLimit(db, owner, 'monitors', options.maxMonitors, (tx, creator) => createMonitor(tx, creator, input, options))
 }
 
 export type CreateOnceOutcome =
@@ -135,7 +137,7 @@ export type CreateOnceOutcome =
  */
 export async function createMonitorOnce (
   db: Database, owner: Owner, input: NewMonitor,
-  options: { now: Date, maxMonitors: number, audit: AuditContext, key?: string, fingerprint: string, answer: (monitor: Monitor) => StoredResponse }
+  options: MonitorWriteOptions & { maxMonitors: number, key?: string, fingerprint: string, answer: (monitor: Monitor) => StoredResponse }
 ): Promise<CreateOnceOutcome> {
   const create = async (tx: Database) => options.answer(await createOwnedMonitor(tx, owner, input, options))
   if (options.key === undefined) return { kind: 'answer', response: await create(db), replayed: false }
@@ -220,8 +222,9 @@ function scheduleChanges (current: MonitorRow, input: UpdateMonitor, columns: Wr
 
 /** Updates the organization's live monitor; undefined when none. An update that changes nothing keeps `updated_at`, and has no event. */
 export async function updateMonitor (
-  db: Database, orgId: string, id: string, input: UpdateMonitor, now: Date, audit: AuditContext
+  db: Database, orgId: string, id: string, input: UpdateMonitor, options: MonitorWriteOptions
 ): Promise<Monitor | undefined> {
+  const { now, audit, allowPrivateTargets } = options
   return atomically(db, async (tx) => {
     const current = await lockOwnedMonitor(tx, orgId, id)
     if (!current) return undefined
@@ -236,12 +239,16 @@ export async function updateMonitor (
     const type = input.monitor_type ?? current.monitorType
     const columns = { ...changedColumns(current, input), ...kindChangeColumns(current.monitorType, type, input) }
     if (columns.dependsOn !== undefined) assertDependencies(await lockDependencyGraph(tx, orgId), id, columns.dependsOn)
-    let checkerLocations: string[] = []
+    const codes = columns.locations ?? current.locations
+    let checkerLocations: string[] | undefined
     if (columns.locations !== undefined || columns.locationQuorum !== undefined) {
-      const codes = columns.locations ?? current.locations
       checkerLocations = await assertMonitorLocations(tx, orgId, codes, columns.locationQuorum !== undefined ? columns.locationQuorum : current.locationQuorum)
       columns.locationStates = locationStatesFor(codes, current.locationStates)
       columns.locationCoverage = 'pending'
+    }
+    if (columns.url !== undefined || columns.locations !== undefined) {
+      const agentsOnly = !allowPrivateTargets && codes.length > 0 && (checkerLocations ? checkerLocations.length === 0 : await checkedOnlyByAgents(tx, orgId, codes))
+      assertMonitorTarget(columns.url !== undefined ? columns.url : current.url, allowPrivateTargets, agentsOnly)
     }
     const channelIds = await monitorChannelIds(tx, id)
     const channelsChange = input.notification_channel_ids !== undefined && !sameSet(input.notification_channel_ids, channelIds)
@@ -254,7 +261,7 @@ export async function updateMonitor (
       await bringMonitorsInLine(tx, orgId, now, id)
       row = (await lockOwnedMonitor(tx, orgId, id))!
     }
-    if (columns.locations !== undefined) await setMonitorSchedules(tx, id, checkerLocations, now)
+    if (columns.locations !== undefined) await setMonitorSchedules(tx, id, checkerLocations!, now)
     if (channelsChange) await setMonitorChannels(tx, orgId, id, input.notification_channel_ids!)
     const monitor = toMonitor(row)
     if (input.is_active === false && current.isActive) await resolveAndNotify(tx, monitor, orgId, now)

@@ -37,7 +37,7 @@ t.test('tcp and dns monitors are checked by type and recorded; a heartbeat monit
   // Made as site monitors, then given their type in SQL: the API's create of these types is not this test's subject.
   const user = await createUser(app.db, 'types@example.com')
   const make = async (name: string, type: Partial<typeof monitors.$inferInsert>) => {
-    const monitor = await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name, url: 'https://placeholder.example.com', failure_threshold: 1 }), now, testAudit)
+    const monitor = await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name, url: 'https://placeholder.example.com', failure_threshold: 1 }), { now, audit: testAudit, allowPrivateTargets: true })
     await app.db.update(monitors).set(type).where(eq(monitors.id, monitor.id))
     return monitor.id
   }
@@ -75,7 +75,7 @@ t.test('DNS_SERVERS reaches the running checker: its dns checks ask that resolve
   const env = { DNS_SERVERS: dns.server }
   const { app } = await buildTestApp(t, { env })
   const user = await createUser(app.db, 'resolver@example.com')
-  const monitor = await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'status TXT', url: 'https://placeholder.example.com' }), new Date(), testAudit)
+  const monitor = await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'status TXT', url: 'https://placeholder.example.com' }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
   await app.db.update(monitors).set({ monitorType: 'dns', url: 'dns://status.test', dnsRecordType: 'TXT', dnsExpected: ['ok'] })
     .where(eq(monitors.id, monitor.id))
   const checker = startChecker({ config: testConfig(env), db: app.db, log: app.log })

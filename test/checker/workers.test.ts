@@ -22,7 +22,7 @@ t.test('two workers never check a monitor twice for one slot and never skip one'
   // Not due before both workers are up (below); then all at once, and the two compete for every one.
   const dueAt = new Date(Date.now() + 3_600_000)
   for (let i = 0; i < 500; i++) {
-    await createMonitor(handle.db, { orgId: user.id }, withMonitorDefaults({ name: `m${i}`, url: `${url}/m${i}`, interval_minutes: 1 }), dueAt, testAudit)
+    await createMonitor(handle.db, { orgId: user.id }, withMonitorDefaults({ name: `m${i}`, url: `${url}/m${i}`, interval_minutes: 1 }), { now: dueAt, audit: testAudit, allowPrivateTargets: true })
   }
 
   const workers = [0, 1].map(() => {

@@ -27,7 +27,7 @@ t.test('localPath gives a Location of printable ASCII only, or the fallback', as
 t.test('a signed-in sign-in page and a row action redirect safely whatever next/back hold', async (t) => {
   const { app } = await buildTestApp(t)
   const browser = await signedIn(app)
-  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Target', url: 'https://example.com' }), new Date(), testAudit)
+  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Target', url: 'https://example.com' }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
   for (const value of HOSTILE) {
     const page = await browser.get(`/sign-in?${new URLSearchParams({ next: value })}`)
     t.equal(page.statusCode, 303, `next=${named(value)}`)

@@ -32,7 +32,7 @@ t.test('Swagger UI and the dashboard report no CSP violation and no console erro
   await app.listen({ host: '127.0.0.1', port: 0 })
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
   const { user } = await makeUser(app)
-  await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com' }), new Date(), testAudit)
+  await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com' }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
   const person = await makeDashboardUser(app)
 
   const { page } = await launchChromium(t)

@@ -8,8 +8,10 @@ import { sql } from 'drizzle-orm'
 import { startAgent } from '../../src/agent/agent.ts'
 import { rowsOf } from '../../src/db/client.ts'
 import { upsertBuiltin } from '../../src/locations/repository.ts'
+import { withMonitorDefaults } from '../../src/monitors/schema.ts'
+import { createMonitor, updateMonitor } from '../../src/monitors/service.ts'
 import { PINGWARD_VERSION } from '../../src/runtime/version.ts'
-import { buildTestApp, makeUser, request, until, type Teardown } from '../helper.ts'
+import { buildTestApp, makeUser, request, testAudit, until, type Teardown } from '../helper.ts'
 import { signedIn } from '../dashboard/dashboard-helper.ts'
 import { parsePrometheusText, sampleValue } from '../support/prometheus-text.ts'
 import { listen } from '../support/target-server.ts'
@@ -196,6 +198,14 @@ t.test('a private address is the agents\' to refuse when only agents check it, t
   t.equal(widened.statusCode, 400, 'a built-in location added to it later')
   t.match(widened.json().error, /^body\/url: 10\.20\.30\.40 is not a public address/)
   t.equal((await api('PATCH', `/monitors/${id}`, { url: 'http://10.20.30.41/health' })).statusCode, 200, 'another private address, still only agents')
+
+  // The rule is the monitors' service's, in the write's transaction: no caller can skip it.
+  const policy = { now: new Date(), audit: testAudit, allowPrivateTargets: false }
+  await t.rejects(createMonitor(app.db, { orgId: owner.orgId }, withMonitorDefaults({ name: 'Direct', url: intranet }), policy), { message: /^url: 10\.20\.30\.40 is not a public address/ })
+  await t.rejects(updateMonitor(app.db, owner.orgId, id, { locations: ['default'] }, policy), { message: /^url: 10\.20\.30\.41 is not a public address/ }, 'an update below HTTP')
+  t.ok(await createMonitor(app.db, { orgId: owner.orgId }, withMonitorDefaults({ name: 'Direct', url: intranet, locations: ['office'] }), policy))
+  await t.rejects(updateMonitor(app.db, owner.orgId, id, { url: 'http://user:pw@10.20.30.41/' }, { ...policy, allowPrivateTargets: true }),
+    { message: /^url must not contain credentials/ }, 'an allowed private address is still a URL without credentials')
 
   const browser = await signedIn(app)
   const form = await browser.post('/monitors', { name: 'Intranet 2', url: intranet })

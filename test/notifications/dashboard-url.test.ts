@@ -52,7 +52,7 @@ for (const { name, env, base } of CASES) {
     const { app } = await buildTestApp(t, { env: ENV })
     const browser = await signedIn(app)
     const userId = browser.user.id
-    const monitor = await createMonitor(app.db, { orgId: userId }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health' }), new Date(), testAudit)
+    const monitor = await createMonitor(app.db, { orgId: userId }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health' }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
     const secret = newSecret()
     const receiver = await webhookReceiver(t, { verifyWith: () => [secret] })
     const [channel] = await app.db.insert(notificationChannels).values({

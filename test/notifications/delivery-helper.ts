@@ -36,7 +36,7 @@ let users = 0
 export async function deliverySetup (db: Database) {
   const user = await createUser(db, `deliveries${++users}-${randomBytes(3).toString('hex')}@example.com`)
   const monitor = await createMonitor(db, { orgId: user.id },
-    withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health', failure_threshold: 1 }), new Date(), testAudit)
+    withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com/health', failure_threshold: 1 }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
 
   async function channel (url: string, values: {
     type?: ChannelType,

@@ -25,7 +25,7 @@ async function twoMonitors (t: Parameters<typeof testDeliveryOptions>[0], answer
   const { handle: { db } } = await createTestDatabase(t)
   const setup = await deliverySetup(db)
   const blog = await createMonitor(db, { orgId: setup.user.id },
-    withMonitorDefaults({ name: 'Blog', url: 'https://blog.example.com/health', failure_threshold: 1 }), new Date(), testAudit)
+    withMonitorDefaults({ name: 'Blog', url: 'https://blog.example.com/health', failure_threshold: 1 }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
   const secret = newSecret()
   const receiver = await webhookReceiver(t, { verifyWith: () => [secret], answer: (_r, i) => answer(i) })
   const channel = await setup.channel(receiver.url, { secret })

@@ -12,10 +12,10 @@ t.test('recent checks per monitor', async (t) => {
   const { app } = await buildTestApp(t)
   const user = await createUser(app.db, 'stats@example.com')
   const other = await createUser(app.db, 'other@example.com')
-  const a = await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'a', url: 'https://a.example.com' }), now, testAudit)
-  const b = await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'b', url: 'https://b.example.com' }), now, testAudit)
-  const gone = await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'gone', url: 'https://gone.example.com' }), now, testAudit)
-  const theirs = await createMonitor(app.db, { orgId: other.id }, withMonitorDefaults({ name: 'x', url: 'https://x.example.com' }), now, testAudit)
+  const a = await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'a', url: 'https://a.example.com' }), { now, audit: testAudit, allowPrivateTargets: true })
+  const b = await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'b', url: 'https://b.example.com' }), { now, audit: testAudit, allowPrivateTargets: true })
+  const gone = await createMonitor(app.db, { orgId: user.id }, withMonitorDefaults({ name: 'gone', url: 'https://gone.example.com' }), { now, audit: testAudit, allowPrivateTargets: true })
+  const theirs = await createMonitor(app.db, { orgId: other.id }, withMonitorDefaults({ name: 'x', url: 'https://x.example.com' }), { now, audit: testAudit, allowPrivateTargets: true })
   const at = (minutes: number) => new Date(now.getTime() - minutes * 60_000)
   await insertChecks(app.db, [
     ...Array.from({ length: 30 }, (_, i) => ({ monitorId: a.id, isUp: i % 10 !== 0, statusCode: 200, responseTimeMs: i, checkedAt: at(30 - i) })),

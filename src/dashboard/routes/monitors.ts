@@ -19,7 +19,7 @@ import { listChannels as listChannelRows } from '../../notifications/service.ts'
 import { listMonitors } from '../../monitors/repository.ts'
 import { presentLocation } from '../../locations/presenter.ts'
 import { listLocations } from '../../locations/repository.ts'
-import { assertMonitorTarget, createOwnedMonitor, deleteMonitor, findMonitor, updateMonitor } from '../../monitors/service.ts'
+import { createOwnedMonitor, deleteMonitor, findMonitor, updateMonitor } from '../../monitors/service.ts'
 import { MonitorIdParams, Timestamp } from '../../schemas/common.ts'
 import { withAbsolutePingUrl } from '../../monitors/presenter.ts'
 import { MONITOR_STATUSES, type MonitorStatus } from '../../domain/vocabulary.ts'
@@ -98,8 +98,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     if (!result.ok) return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: result.error })
     let monitor
     try {
-      await assertMonitorTarget(app.db, orgOf(request), null, result.value, allowPrivateTargets)
-      monitor = await createOwnedMonitor(app.db, { orgId: orgOf(request) }, result.value, { now: app.clock(), maxMonitors, audit: sessionAudit(request) })
+      monitor = await createOwnedMonitor(app.db, { orgId: orgOf(request) }, result.value, { now: app.clock(), maxMonitors, audit: sessionAudit(request), allowPrivateTargets })
     } catch (err) {
       const code = err instanceof LimitReachedError ? 409 : 400
       return renderList(request, reply, { values: valuesSentAgain(request.body, defaultMonitorValues()), error: refusal(err), code })
@@ -153,8 +152,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
     if (!result.ok) return renderEdit(request, reply, request.params.id, request.body, result.error)
     let monitor
     try {
-      await assertMonitorTarget(app.db, orgId, request.params.id, result.value, allowPrivateTargets)
-      monitor = await updateMonitor(app.db, orgId, request.params.id, result.value, app.clock(), sessionAudit(request))
+      monitor = await updateMonitor(app.db, orgId, request.params.id, result.value, { now: app.clock(), audit: sessionAudit(request), allowPrivateTargets })
     } catch (err) {
       return renderEdit(request, reply, request.params.id, request.body, refusal(err))
     }
@@ -164,7 +162,7 @@ const dashboardMonitorRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
 
   for (const [action, isActive] of [['pause', false], ['resume', true]] as const) {
     app.post(`/monitors/:id/${action}`, { config: { role: 'editor' }, schema: { hide: true, params: MonitorIdParams, body: Form } }, async (request, reply) => {
-      const monitor = await updateMonitor(app.db, orgOf(request), request.params.id, { is_active: isActive }, app.clock(), sessionAudit(request))
+      const monitor = await updateMonitor(app.db, orgOf(request), request.params.id, { is_active: isActive }, { now: app.clock(), audit: sessionAudit(request), allowPrivateTargets })
       if (!monitor) throw notFound()
       const back = localPath(request.body.back)
       return seeOther(reply, `${back}${back.includes('?') ? '&' : '?'}notice=monitor-${action}d`)

@@ -116,7 +116,7 @@ t.test('the form: a group of fields per kind, and errors shown again with the ch
 t.test('the edit form changes the kind; the old kind\'s fields reset', async (t) => {
   const { app } = await buildTestApp(t, { env: { PUBLIC_URL } })
   const browser = await signedIn(app)
-  const site = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Homepage', url: 'https://example.com', keyword: 'Welcome' }), new Date(), testAudit)
+  const site = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Homepage', url: 'https://example.com', keyword: 'Welcome' }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
 
   const edit = (await browser.get(`/monitors/${site.id}/edit`)).body
   t.match(edit, '<option value="site" selected>')
@@ -154,7 +154,7 @@ t.test('the monitor page per kind: a heartbeat\'s ping URL, a site\'s certificat
   const browser = await signedIn(app)
   const userId = browser.user.id
 
-  const beat = await createMonitor(app.db, { orgId: userId }, withMonitorDefaults({ name: 'Backup', monitor_type: 'heartbeat', interval_minutes: 60, grace_minutes: 10 }), now, testAudit)
+  const beat = await createMonitor(app.db, { orgId: userId }, withMonitorDefaults({ name: 'Backup', monitor_type: 'heartbeat', interval_minutes: 60, grace_minutes: 10 }), { now, audit: testAudit, allowPrivateTargets: true })
   const ping = `${PUBLIC_URL}${beat.ping_url}`
   const beatPage = (await browser.get(`/monitors/${beat.id}`)).body
   t.match(beatPage, '<p class="url">Heartbeat: not checked, your job pings Pingward</p>')
@@ -168,7 +168,7 @@ t.test('the monitor page per kind: a heartbeat\'s ping URL, a site\'s certificat
   t.notMatch(beatPage, 'Timeout', 'nothing of a checked monitor')
   t.notMatch(beatPage, 'chart-title', 'no response-time chart')
 
-  const dns = await createMonitor(app.db, { orgId: userId }, withMonitorDefaults({ name: 'Mail', monitor_type: 'dns', url: 'dns://example.com', dns_record_type: 'MX', dns_expected: ['mx1.example.com'] }), now, testAudit)
+  const dns = await createMonitor(app.db, { orgId: userId }, withMonitorDefaults({ name: 'Mail', monitor_type: 'dns', url: 'dns://example.com', dns_record_type: 'MX', dns_expected: ['mx1.example.com'] }), { now, audit: testAudit, allowPrivateTargets: true })
   const dnsPage = (await browser.get(`/monitors/${dns.id}`)).body
   t.match(dnsPage, '<p class="url">dns://example.com</p>', 'the target as text')
   t.match(dnsPage, '<dt>Record type</dt><dd>MX</dd>')
@@ -176,7 +176,7 @@ t.test('the monitor page per kind: a heartbeat\'s ping URL, a site\'s certificat
   t.notMatch(dnsPage, 'ping-url')
   t.notMatch(dnsPage, 'Expected status')
 
-  const site = await createMonitor(app.db, { orgId: userId }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com', keyword: 'Welcome' }), now, testAudit)
+  const site = await createMonitor(app.db, { orgId: userId }, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com', keyword: 'Welcome' }), { now, audit: testAudit, allowPrivateTargets: true })
   await app.db.update(monitors).set({ status: 'down', tlsExpiresAt: new Date('2026-11-30T18:00:00.000Z'), tlsIssuer: 'Example CA, R1' })
     .where(eq(monitors.id, site.id))
   await insertChecks(app.db, [

@@ -154,7 +154,7 @@ t.test('editing keeps a masked secret header unless it is changed', async (t) =>
   const headers = { Authorization: 'Bearer 0123456789abcdef', 'X-Api-Key': 'tiny-k3y', Accept: 'text/html' }
   const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({
     name: 'Private', url: 'https://example.com/private', method: 'POST', keyword: 'OK', degraded_after_ms: 1500, request_headers: headers, request_body: 'a=1',
-  }), new Date(), testAudit)
+  }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
 
   const edit = (await browser.get(`/monitors/${monitor.id}/edit`)).body
   t.match(edit, '<fieldset><legend>Assertions</legend>', 'an open section on the edit page')
@@ -210,9 +210,9 @@ t.test('the monitor page shows the assertions, the degraded status and the lates
     degraded_after_ms: 2000,
     request_headers: { authorization: 'Bearer 0123456789abcdef', 'x-client': 'pingward' },
     request_body: '{"ping":true}',
-  }), now, testAudit)
-  const plain = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Plain', url: 'https://plain.example.com' }), now, testAudit)
-  const down = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Broken', url: 'https://broken.example.com', keyword: 'Welcome' }), now, testAudit)
+  }), { now, audit: testAudit, allowPrivateTargets: true })
+  const plain = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Plain', url: 'https://plain.example.com' }), { now, audit: testAudit, allowPrivateTargets: true })
+  const down = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Broken', url: 'https://broken.example.com', keyword: 'Welcome' }), { now, audit: testAudit, allowPrivateTargets: true })
   await app.db.update(monitors).set({
     status: 'degraded', lastCheckedAt: now, tlsExpiresAt: new Date('2026-12-21T08:00:00.000Z'), tlsIssuer: 'Example CA, R1',
   }).where(eq(monitors.id, slow.id))
@@ -258,7 +258,7 @@ t.test('edit, pause, resume and delete, only for the owner', async (t) => {
   const { app } = await buildTestApp(t)
   const browser = await signedIn(app)
   const other = await signedIn(app)
-  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Mine <b>', url: 'https://example.com' }), new Date(), testAudit)
+  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Mine <b>', url: 'https://example.com' }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
 
   const edit = await browser.get(`/monitors/${monitor.id}/edit`)
   t.equal(edit.statusCode, 200)
@@ -311,7 +311,7 @@ t.test('the monitor page: time-weighted uptime over five windows and 90 days, th
   const browser = await signedIn(app)
   const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000)
   // Created 8 days and 1 hour ago: down 95 min 3.5 days ago, and for the last 40 min; degraded (which is up) for 40 min.
-  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'API', url: 'https://api.example.com' }), ago(8 * 1440 + 60), testAudit)
+  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'API', url: 'https://api.example.com' }), { now: ago(8 * 1440 + 60), audit: testAudit, allowPrivateTargets: true })
   await insertChecks(app.db, [
     ...[10, 20, 30].map((m) => ({ monitorId: monitor.id, isUp: true, statusCode: 200, responseTimeMs: 100 + m, checkedAt: ago(m) })),
     { monitorId: monitor.id, isUp: false, statusCode: 503, responseTimeMs: 40, checkedAt: ago(40), errorMessage: 'expected status 200, got 503' },
@@ -347,7 +347,7 @@ t.test('the monitor page: time-weighted uptime over five windows and 90 days, th
   t.match(body, /<tr><td><span class="st st-degraded">Degraded<\/span><\/td><td><a href="\/incidents\/[0-9a-f-]{36}"><time datetime="2026-11-21T10:20:00.000Z">[^]*?<td>40 min<\/td><td>response took 2600 ms/)
   t.notMatch(body, 'Older checks', 'fewer checks than a page')
 
-  const quiet = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Quiet', url: 'https://quiet.example.com' }), now, testAudit)
+  const quiet = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'Quiet', url: 'https://quiet.example.com' }), { now, audit: testAudit, allowPrivateTargets: true })
   const empty = (await browser.get(`/monitors/${quiet.id}`)).body
   t.match(empty, 'No checks yet: the chart appears after the first check.')
   t.match(empty, 'No incidents: this monitor has not been down.')
@@ -358,9 +358,9 @@ t.test('the monitors page: statuses as text, sparklines, filters, problems first
   const now = new Date('2026-11-21T12:00:00.000Z')
   const { app } = await buildTestApp(t, { clock: () => now })
   const browser = await signedIn(app)
-  const up = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'b up', url: 'https://up.example.com' }), now, testAudit)
-  const down = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'z down', url: 'https://down.example.com' }), now, testAudit)
-  await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'a paused', url: 'https://p.example.com', is_active: false }), now, testAudit)
+  const up = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'b up', url: 'https://up.example.com' }), { now, audit: testAudit, allowPrivateTargets: true })
+  const down = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'z down', url: 'https://down.example.com' }), { now, audit: testAudit, allowPrivateTargets: true })
+  await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'a paused', url: 'https://p.example.com', is_active: false }), { now, audit: testAudit, allowPrivateTargets: true })
   await app.db.update(monitors).set({ status: 'down' }).where((await import('drizzle-orm')).eq(monitors.id, down.id))
   await insertChecks(app.db, Array.from({ length: 25 }, (_, i) => ({
     monitorId: up.id, isUp: i !== 20, statusCode: 200, responseTimeMs: 100 + i, checkedAt: new Date(now.getTime() - (25 - i) * 60_000),

@@ -49,7 +49,7 @@ t.test('a monitor made with marks is shown with them; an ntfy token left blank d
   const browser = await signedIn(app)
   const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({
     name: 'Marked', url: 'https://example.com/', request_headers: { 'X-Plain': 'visible-1', 'X-Hidden': 'hidden-value-5678' }, secret_headers: ['x-hidden'],
-  }), new Date(), testAudit)
+  }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
   t.same(monitor.request_headers, { 'X-Plain': 'visible-1', 'X-Hidden': '…5678' })
   t.match((await browser.get(`/monitors/${monitor.id}`)).body, '<li>X-Hidden: …5678</li>')
 

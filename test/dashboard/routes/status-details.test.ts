@@ -25,8 +25,8 @@ t.test('a monitor whose latest checks failed, fewer than its threshold, is "Up, 
   const { app } = await buildTestApp(t, { clock: () => clock.now })
   const browser = await signedIn(app)
   const owner = { orgId: browser.user.id }
-  const shop = await createMonitor(app.db, owner, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com', failure_threshold: 3 }), T0, testAudit)
-  const calm = await createMonitor(app.db, owner, withMonitorDefaults({ name: 'Calm', url: 'https://calm.example.com', failure_threshold: 3 }), T0, testAudit)
+  const shop = await createMonitor(app.db, owner, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com', failure_threshold: 3 }), { now: T0, audit: testAudit, allowPrivateTargets: true })
+  const calm = await createMonitor(app.db, owner, withMonitorDefaults({ name: 'Calm', url: 'https://calm.example.com', failure_threshold: 3 }), { now: T0, audit: testAudit, allowPrivateTargets: true })
   const check = async (id: string, isUp: boolean, second: number) => {
     t.ok(await recordCheck(app.db, id, {
       isUp, statusCode: isUp ? 200 : 503, responseTimeMs: 40, errorMessage: isUp ? null : 'expected status 200, got 503', checkedAt: at(second),
@@ -63,7 +63,7 @@ t.test('a monitor whose latest checks failed, fewer than its threshold, is "Up, 
 
   await check(shop.id, false, 240)
   t.match((await badges()).list, '>Up, failing 1 of 3</span>')
-  await updateMonitor(app.db, owner.orgId, shop.id, { is_active: false }, at(250), testAudit)
+  await updateMonitor(app.db, owner.orgId, shop.id, { is_active: false }, { now: at(250), audit: testAudit, allowPrivateTargets: true })
   t.equal((await badges()).list, '<span class="st st-paused">Paused</span>', 'a paused monitor is only paused')
 })
 
@@ -71,8 +71,8 @@ t.test('a heartbeat\'s row shows whether its pings came, not a "0 ms" sparkline'
   const { app } = await buildTestApp(t)
   const browser = await signedIn(app)
   const owner = { orgId: browser.user.id }
-  const beat = await createMonitor(app.db, owner, withMonitorDefaults({ name: 'Backup', monitor_type: 'heartbeat', interval_minutes: 60, grace_minutes: 10 }), new Date(), testAudit)
-  const site = await createMonitor(app.db, owner, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com' }), new Date(), testAudit)
+  const beat = await createMonitor(app.db, owner, withMonitorDefaults({ name: 'Backup', monitor_type: 'heartbeat', interval_minutes: 60, grace_minutes: 10 }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
+  const site = await createMonitor(app.db, owner, withMonitorDefaults({ name: 'Shop', url: 'https://shop.example.com' }), { now: new Date(), audit: testAudit, allowPrivateTargets: true })
   t.match(rowOf((await browser.get('/')).body, 'Backup'), '<span class="muted">No pings yet</span>')
 
   const pingPath = new URL(beat.ping_url!, 'http://pingward.invalid').pathname
@@ -92,7 +92,7 @@ t.test('a heartbeat\'s row shows whether its pings came, not a "0 ms" sparkline'
 t.test('an incident of 90 s lasts "1 min 30 s" on the monitor\'s page', async (t) => {
   const { app } = await buildTestApp(t, { clock: () => at(600) })
   const browser = await signedIn(app)
-  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'API', url: 'https://api.example.com' }), T0, testAudit)
+  const monitor = await createMonitor(app.db, { orgId: browser.user.id }, withMonitorDefaults({ name: 'API', url: 'https://api.example.com' }), { now: T0, audit: testAudit, allowPrivateTargets: true })
   await openIncident(app.db, monitor.id, { cause: 'expected status 200, got 503', statusCode: 503, startedAt: at(60) })
   await resolveOpenIncident(app.db, monitor.id, at(150))
   await openIncident(app.db, monitor.id, { cause: 'timeout after 10000 ms', statusCode: null, startedAt: at(401) })
