@@ -27,8 +27,6 @@ function agentErrors (...statuses: Parameters<typeof errorResponses>) {
   return { ...errorResponses(...statuses), 401: errorResponse(401, 'Missing, unknown, rotated or deleted agent token; an API key is not one (`Unauthorized`)') }
 }
 
-/** How often a long poll looks again at the assignments (and at the token, which may be revoked meanwhile). */
-const ASSIGNMENTS_POLL_MS = 1000
 /** A delta reaches back this far before its `since`: a change committed just after a read may bear an earlier time. */
 const DELTA_OVERLAP_MS = 60_000
 
@@ -37,6 +35,26 @@ const agentRoutes: FastifyPluginAsyncTypebox<{ confirmDelayMs: number }> = async
   const closing = new AbortController()
   app.addHook('preClose', async () => closing.abort())
   app.decorateRequest('agent', null)
+
+  /** The organization's changes, heard from the change feed: `next` resolves true at the next one, false at the deadline or a close. */
+  function orgChanges (orgId: string) {
+    let changed = false
+    let wake = new AbortController()
+    const stop = app.changes.subscribe(orgId, () => {
+      changed = true
+      wake.abort()
+    })
+    return {
+      stop,
+      async next (leftMs: number): Promise<boolean> {
+        if (!changed && leftMs > 0 && !closing.signal.aborted) await pause(leftMs, AbortSignal.any([wake.signal, closing.signal]))
+        const heard = changed && !closing.signal.aborted
+        changed = false
+        wake = new AbortController()
+        return heard
+      },
+    }
+  }
   app.addHook('preParsing', async (request) => {
     request.agent = await agentOfToken(app.db, bearerToken(request)) ?? null
     if (!request.agent) throw new HttpError(401)
@@ -77,22 +95,27 @@ const agentRoutes: FastifyPluginAsyncTypebox<{ confirmDelayMs: number }> = async
     const waitUntil = Date.now() + (wanted === undefined ? 0 : request.query.wait * 1000)
     await agentSeen(app.db, request.agent!, app.clock())
     const since = request.query.since === undefined ? undefined : Date.parse(request.query.since) - DELTA_OVERLAP_MS
-    for (let agent = request.agent!; ;) {
-      const asOf = app.clock()
-      const rows = await assignmentsOf(app.db, agent)
-      const assignments = rows.map(presentAssignment)
-      const etag = `W/"${createHash('sha256').update(JSON.stringify(assignments)).digest('base64url').slice(0, 22)}"`
-      reply.header('etag', etag)
-      if (wanted !== etag) {
-        const data = since === undefined ? assignments : assignments.filter((_, i) => rows[i].updatedAt.getTime() >= since)
-        return { data, monitor_ids: assignments.map((assignment) => assignment.monitor_id), as_of: asOf.toISOString() }
+    // Heard from before the first read, so that no change between a read and the wait goes unnoticed.
+    const changes = orgChanges(request.agent!.orgId!)
+    try {
+      for (let agent = request.agent!; ;) {
+        const asOf = app.clock()
+        const rows = await assignmentsOf(app.db, agent)
+        const assignments = rows.map(presentAssignment)
+        const etag = `W/"${createHash('sha256').update(JSON.stringify(assignments)).digest('base64url').slice(0, 22)}"`
+        reply.header('etag', etag)
+        if (wanted !== etag) {
+          const data = since === undefined ? assignments : assignments.filter((_, i) => rows[i].updatedAt.getTime() >= since)
+          return { data, monitor_ids: assignments.map((assignment) => assignment.monitor_id), as_of: asOf.toISOString() }
+        }
+        if (!await changes.next(waitUntil - Date.now())) return reply.code(304).send(null)
+        // The token may have been rotated or its location deleted meanwhile: that is a change too.
+        const still = await agentOfToken(app.db, bearerToken(request))
+        if (!still) throw new HttpError(401)
+        agent = still
       }
-      const leftMs = waitUntil - Date.now()
-      if (leftMs <= 0 || closing.signal.aborted) return reply.code(304).send(null)
-      await pause(Math.min(ASSIGNMENTS_POLL_MS, leftMs), closing.signal)
-      const still = await agentOfToken(app.db, bearerToken(request))
-      if (!still) throw new HttpError(401)
-      agent = still
+    } finally {
+      changes.stop()
     }
   })
 

@@ -10,10 +10,11 @@ export const CHANGES_CHANNEL = 'pingward_changes'
 export const COALESCE_MS = 1000
 
 /**
- * What changed for an owner since the last batch: monitors' and channels' ids, `status` when what its status pages
- * show changed (a page, component, report or maintenance window); `everything` when some may be missed.
+ * What changed for an owner since the last batch: monitors', channels' and agent locations' ids (a token rotated, a
+ * location deleted), `status` when what its status pages show changed (a page, component, report or maintenance
+ * window); `everything` when some may be missed.
  */
-export interface ChangeBatch { monitors: string[], channels: string[], status: boolean, everything: boolean }
+export interface ChangeBatch { monitors: string[], channels: string[], locations: string[], status: boolean, everything: boolean }
 type ChangeListener = (batch: ChangeBatch) => void
 
 declare module 'fastify' {
@@ -26,6 +27,7 @@ interface OwnerState {
   listeners: Set<ChangeListener>
   monitors: Set<string>
   channels: Set<string>
+  locations: Set<string>
   status: boolean
   everything: boolean
   sentAt: number
@@ -33,12 +35,15 @@ interface OwnerState {
 }
 
 /** A notification's payload, {owner, kind, id}; undefined for anything else. */
-function parseChange (payload: string): { owner: string, kind: 'monitor' | 'channel' | 'status', id: string } | undefined {
+const KINDS = { monitor: 'monitors', channel: 'channels', location: 'locations' } as const
+type ChangeKind = keyof typeof KINDS | 'status'
+
+function parseChange (payload: string): { owner: string, kind: ChangeKind, id: string } | undefined {
   try {
     const change = JSON.parse(payload) as Record<string, unknown>
     const { owner, kind, id } = change
-    if (typeof owner !== 'string' || typeof id !== 'string' || (kind !== 'monitor' && kind !== 'channel' && kind !== 'status')) return undefined
-    return { owner, kind, id }
+    if (typeof owner !== 'string' || typeof id !== 'string' || !(kind === 'status' || Object.hasOwn(KINDS, kind as string))) return undefined
+    return { owner, kind: kind as ChangeKind, id }
   } catch {
     return undefined
   }
@@ -51,7 +56,7 @@ class ChangeFeed {
   subscribe (owner: string, listener: ChangeListener): () => void {
     let state = this.owners.get(owner)
     if (!state) {
-      state = { listeners: new Set(), monitors: new Set(), channels: new Set(), status: false, everything: false, sentAt: -Infinity }
+      state = { listeners: new Set(), monitors: new Set(), channels: new Set(), locations: new Set(), status: false, everything: false, sentAt: -Infinity }
       this.owners.set(owner, state)
     }
     state.listeners.add(listener)
@@ -69,7 +74,7 @@ class ChangeFeed {
     const state = change && this.owners.get(change.owner)
     if (!change || !state) return
     if (change.kind === 'status') state.status = true
-    else (change.kind === 'monitor' ? state.monitors : state.channels).add(change.id)
+    else state[KINDS[change.kind]].add(change.id)
     this.schedule(state)
   }
 
@@ -97,9 +102,12 @@ class ChangeFeed {
     // A timer counts from the event loop's cached time, so it can fire a little early: wait the rest.
     if (performance.now() < state.sentAt + COALESCE_MS) return this.schedule(state)
     state.sentAt = performance.now()
-    const batch: ChangeBatch = { monitors: [...state.monitors], channels: [...state.channels], status: state.status, everything: state.everything }
+    const batch: ChangeBatch = {
+      monitors: [...state.monitors], channels: [...state.channels], locations: [...state.locations], status: state.status, everything: state.everything,
+    }
     state.monitors.clear()
     state.channels.clear()
+    state.locations.clear()
     state.status = false
     state.everything = false
     for (const listener of state.listeners) listener(batch)

@@ -6,14 +6,16 @@ import http from 'node:http'
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { startAgent } from '../../src/agent/agent.ts'
-import { rowsOf } from '../../src/db/client.ts'
+import { openDatabase, rowsOf } from '../../src/db/client.ts'
 import { upsertBuiltin } from '../../src/locations/repository.ts'
 import { withMonitorDefaults } from '../../src/monitors/schema.ts'
 import { createMonitor, updateMonitor } from '../../src/monitors/service.ts'
+import { CHANGES_CHANNEL } from '../../src/plugins/changes.ts'
 import { PINGWARD_VERSION } from '../../src/runtime/version.ts'
-import { buildTestApp, makeUser, request, testAudit, until, type Teardown } from '../helper.ts'
+import { buildTestApp, makeUser, request, testAudit, until, usingPostgres, type Teardown } from '../helper.ts'
 import { signedIn } from '../dashboard/dashboard-helper.ts'
 import { parsePrometheusText, sampleValue } from '../support/prometheus-text.ts'
+import { countStatements } from '../support/statements.ts'
 import { listen } from '../support/target-server.ts'
 import { tcpProxy } from '../support/tcp-proxy.ts'
 
@@ -21,7 +23,7 @@ const METRICS_TOKEN = 'metrics-token-for-the-test-0123'
 const silent = { info () {}, warn () {}, error () {}, debug () {}, trace () {}, fatal () {}, child () { return silent }, level: 'silent' } as never
 
 async function setUp (tt: Teardown, clock?: { now: Date }) {
-  const { app } = await buildTestApp(tt, { ...(clock && { clock: () => clock.now }), env: { ALLOW_PRIVATE_TARGETS: 'true', METRICS_TOKEN } })
+  const { app, DATABASE_URL } = await buildTestApp(tt, { ...(clock && { clock: () => clock.now }), env: { ALLOW_PRIVATE_TARGETS: 'true', METRICS_TOKEN } })
   const seen: Array<string | undefined> = []
   const target = { status: 200, hold: undefined as Promise<void> | undefined }
   const { url } = await listen(tt, http.createServer(async (req, res) => {
@@ -35,7 +37,7 @@ async function setUp (tt: Teardown, clock?: { now: Date }) {
   const agentLocation = async (code: string) => (await api('POST', '/locations', { code, name: code })).json().data.agent_token as string
   const agentCall = (token: string, method: 'GET' | 'POST', path: string, options: { payload?: object, headers?: Record<string, string> } = {}) =>
     app.inject({ method, url: `/api/v1/agent${path}`, headers: { authorization: `Bearer ${token}`, ...options.headers }, ...(options.payload && { payload: options.payload }) })
-  return { app, url, target, seen, owner, api, agentLocation, agentCall }
+  return { app, DATABASE_URL, url, target, seen, owner, api, agentLocation, agentCall }
 }
 
 const checksOf = async (app: Awaited<ReturnType<typeof setUp>>['app'], monitorId: string) =>
@@ -88,6 +90,58 @@ t.test('an agent\'s assignments: its location\'s monitors with their secrets, an
   t.equal((await request(app, owner.auth, { url: '/api/v1/agent/assignments' })).statusCode, 401, 'an API key is no agent token')
   t.equal((await api('POST', '/locations/lab/rotate-token')).statusCode, 200)
   t.equal((await agentCall(lab, 'GET', '/assignments')).statusCode, 401, 'a rotated token is refused at once')
+})
+
+t.test('a long poll waits on the change feed: no query while nothing changes; a change, a pause and a rotated token answer it', async (t) => {
+  const { app, api, url, agentLocation, agentCall, owner } = await setUp(t)
+  const lab = await agentLocation('lab')
+  const shop = (await api('POST', '/monitors', { name: 'Shop', url, locations: ['lab'] })).json().data
+  const etag = (await agentCall(lab, 'GET', '/assignments')).headers.etag as string
+  // The notifications of earlier writes may still be on their way: one of our own, sent after them, comes after them.
+  const drain = async () => {
+    const drained = new Promise<void>((resolve) => {
+      const stop = app.changes.subscribe(owner.orgId, (batch) => { if (batch.channels.includes('drained')) { stop(); resolve() } })
+    })
+    await app.db.execute(sql`select pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify({ owner: owner.orgId, kind: 'channel', id: 'drained' })})`)
+    await drained
+  }
+  await drain()
+  const assignmentReads = countStatements(app.db, /"maintenance_paused" = .* = any\("monitors"."locations"\)\) order by/)
+  t.teardown(() => assignmentReads.stop())
+  const quiet = await agentCall(lab, 'GET', '/assignments?wait=2', { headers: { 'if-none-match': etag } })
+  t.equal(quiet.statusCode, 304, 'nothing changed: 304 at the end of the wait')
+  t.equal(assignmentReads.count, 1, 'the assignments read once, at the start, not again while nothing changed')
+
+  /** A long poll, once the server has read the assignments it holds it on. */
+  const held = async (wanted: string) => {
+    const reads = assignmentReads.count
+    const answer = agentCall(lab, 'GET', '/assignments?wait=25', { headers: { 'if-none-match': wanted } })
+    await until(() => assignmentReads.count > reads, 10)
+    return { answer }
+  }
+  const paused = await held(etag)
+  await api('POST', '/maintenance-windows', { title: 'Pause', monitor_ids: [shop.id], mode: 'pause', ends_at: new Date(Date.now() + 3_600_000).toISOString() })
+  const answer = await paused.answer
+  t.same([answer.statusCode, answer.json().monitor_ids], [200, []], 'a pause by a maintenance window answers it: nothing to check')
+
+  await drain()
+  const rotated = await held(answer.headers.etag as string)
+  t.equal((await api('POST', '/locations/lab/rotate-token')).statusCode, 200, 'the token is rotated')
+  t.equal((await rotated.answer).statusCode, 401, 'a token rotated while its poll is held answers it: 401')
+})
+
+t.test('a long poll held on one instance is answered by a change made through another', { skip: !usingPostgres && 'PostgreSQL only: one PGlite is one process' }, async (t) => {
+  const { DATABASE_URL, api, url, agentLocation, agentCall, owner } = await setUp(t)
+  const database = await openDatabase({ DATABASE_URL, DATA_DIR: 'memory://' })
+  t.teardown(() => database.close())
+  const { app: other } = await buildTestApp(t, { database })
+  const lab = await agentLocation('lab')
+  const shop = (await api('POST', '/monitors', { name: 'Shop', url, locations: ['lab'] })).json().data
+  const first = await agentCall(lab, 'GET', '/assignments')
+  const polling = agentCall(lab, 'GET', '/assignments?wait=25', { headers: { 'if-none-match': first.headers.etag as string } })
+  t.equal((await request(other, owner.auth, { method: 'PATCH', url: `/api/v1/monitors/${shop.id}`, payload: { keyword: 'ok' } })).statusCode, 200)
+  const changed = await polling
+  t.same([changed.statusCode, changed.json().data[0].keyword], [200, 'ok'], 'the other instance\'s change answers it')
 })
 
 t.test('results: a location\'s check of a slot recorded once, its status from them, a late one in the history only', async (t) => {

@@ -12,19 +12,20 @@ export interface StatementCounter {
   stop: () => void
 }
 
-export function countStatements (db: Database): StatementCounter {
+/** `only`: count just the statements whose text it matches (a transaction's own BEGIN and COMMIT are then not counted). */
+export function countStatements (db: Database, only?: RegExp): StatementCounter {
   const client = (db as unknown as { $client: Record<string, unknown> }).$client
   const counter = { count: 0, stop: () => {} }
   if (typeof client.unsafe === 'function') {
     const options = client.options as { debug: unknown }
     const before = options.debug
-    options.debug = () => { counter.count++ }
+    options.debug = (_connection: unknown, text: string) => { if (!only || only.test(text)) counter.count++ }
     counter.stop = () => { options.debug = before }
     return counter
   }
   const pglite = client as unknown as PgliteLike
-  const counted = (run: Method): Method => (...args) => {
-    counter.count++
+  const counted = (run: Method, counts = (args: unknown[]) => !only || only.test(String(args[0]))): Method => (...args) => {
+    if (counts(args)) counter.count++
     return run(...args)
   }
   const originals = { query: pglite.query, exec: pglite.exec, transaction: pglite.transaction }
@@ -34,7 +35,7 @@ export function countStatements (db: Database): StatementCounter {
     tx.query = counted(tx.query.bind(tx))
     tx.exec = counted(tx.exec.bind(tx))
     return (callback as (tx: PgliteLike) => Promise<unknown>)(tx)
-  }))
+  }), () => !only)
   counter.stop = () => Object.assign(pglite, originals)
   return counter
 }

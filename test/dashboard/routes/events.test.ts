@@ -52,7 +52,7 @@ t.test('a signed-in page hears of its user\'s changes, and app.close() ends the 
   await recordCheck(app.db, theirs.id, up(), 30_000)
   await recordCheck(app.db, mine.id, up(), 30_000)
   await stream.until(mine.id)
-  t.match(stream.received(), `event: change\ndata: {"monitors":["${mine.id}"],"channels":[],"status":false,"everything":false}\n\n`)
+  t.match(stream.received(), `event: change\ndata: {"monitors":["${mine.id}"],"channels":[],"locations":[],"status":false,"everything":false}\n\n`)
   t.notOk(stream.received().includes(theirs.id), 'nothing of another user\'s monitor')
 
   await app.close()
