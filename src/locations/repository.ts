@@ -91,7 +91,7 @@ export async function locationLags (db: Database, orgId: string, codes: string[]
   const rows = rowsOf<{ code: string, median_ms: number, checks: number }>(await db.execute(sql`
     select l.code, percentile_cont(0.5) within group (order by extract(epoch from k.checked_at - k.slot_at) * 1000)::float8 as median_ms,
       count(*)::int as checks
-    from unnest(${`{${codes.join(',')}}`}::text[]) as l(code)
+    from unnest(array[${sql.join(codes.map((code) => sql`${code}`), sql`, `)}]::text[]) as l(code)
     cross join lateral (
       select m.id from ${monitors} m
       where m.org_id = ${orgId}::uuid and m.deleted_at is null and l.code = any(m.locations) order by m.id limit ${sample}
