@@ -125,7 +125,6 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     schemaErrorFormatter,
   }).withTypeProvider<TypeBoxTypeProvider>()
   endUnusedConnectionsOnClose(app)
-  endUnusedConnectionsOnClose(app)
   // Before any route: a custom domain's Host reaches its status page's routes alone (status-pages/domain-hosts.ts).
   const customDomains = new CustomDomainHosts(config.PUBLIC_URL)
   app.addConstraintStrategy(customDomains.strategy)

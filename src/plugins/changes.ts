@@ -34,10 +34,11 @@ interface OwnerState {
   timer?: NodeJS.Timeout
 }
 
-/** A notification's payload, {owner, kind, id}; undefined for anything else. */
+/** The kinds of change that name an id, and the batch's list of each. */
 const KINDS = { monitor: 'monitors', channel: 'channels', location: 'locations' } as const
 type ChangeKind = keyof typeof KINDS | 'status'
 
+/** A notification's payload, {owner, kind, id}; undefined for anything else. */
 function parseChange (payload: string): { owner: string, kind: ChangeKind, id: string } | undefined {
   try {
     const change = JSON.parse(payload) as Record<string, unknown>
