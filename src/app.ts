@@ -11,7 +11,6 @@ import { createSerializerCompiler } from './http/serialization.ts'
 import { OneLineRequestLog } from './http/request-log.ts'
 import { useJsonBodyParser } from './http/json-body.ts'
 import { trustProxyOption } from './http/trust-proxy.ts'
-import { endUnusedConnectionsOnClose } from './http/unused-connections.ts'
 import dbPlugin from './plugins/db.ts'
 import backgroundWritesPlugin from './plugins/background-writes.ts'
 import changesPlugin from './plugins/changes.ts'
@@ -124,7 +123,6 @@ export async function buildApp ({ config, clock = systemClock, database, logger 
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     schemaErrorFormatter,
   }).withTypeProvider<TypeBoxTypeProvider>()
-  endUnusedConnectionsOnClose(app)
   // Before any route: a custom domain's Host reaches its status page's routes alone (status-pages/domain-hosts.ts).
   const customDomains = new CustomDomainHosts(config.PUBLIC_URL)
   app.addConstraintStrategy(customDomains.strategy)

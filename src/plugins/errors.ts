@@ -41,6 +41,8 @@ export default fp(async (app) => {
       timer = setTimeout(resolve, FIRST_REQUEST_WAIT_MS)
     })
     clearTimeout(timer)
+    // Node counts a connection that sent nothing (a preconnect) as busy: left open, it holds the stop for its timeout.
+    for (const socket of waitingForRequest) socket.destroy()
   })
   // Answered while stopping, a connection closes: one left idle would hold the stop for the keep-alive timeout.
   app.addHook('onSend', (_request, reply, payload, done) => {
