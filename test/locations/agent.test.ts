@@ -40,6 +40,21 @@ async function setUp (tt: Teardown, clock?: { now: Date }) {
   return { app, DATABASE_URL, url, target, seen, owner, api, agentLocation, agentCall }
 }
 
+/** The assignments' read, as the driver sees it. */
+const ASSIGNMENT_READS = /"maintenance_paused" = .* = any\("monitors"."locations"\)\) order by/
+
+/** A long poll of the assignments by the agent of `token`, returned once the server has read those it holds it on. */
+async function heldPoll ({ app, agentCall }: Awaited<ReturnType<typeof setUp>>, token: string, etag: string) {
+  const reads = countStatements(app.db, ASSIGNMENT_READS)
+  try {
+    const answer = agentCall(token, 'GET', '/assignments?wait=25', { headers: { 'if-none-match': etag } })
+    await until(() => reads.count > 0, 10)
+    return { answer }
+  } finally {
+    reads.stop()
+  }
+}
+
 const checksOf = async (app: Awaited<ReturnType<typeof setUp>>['app'], monitorId: string) =>
   rowsOf<{ location: string, is_up: boolean, checked_at: string, slot_at: string }>(await app.db.execute(sql`
     select location, is_up, checked_at, slot_at from checks where monitor_id = ${monitorId} order by checked_at`))
@@ -93,7 +108,8 @@ t.test('an agent\'s assignments: its location\'s monitors with their secrets, an
 })
 
 t.test('a long poll waits on the change feed: no query while nothing changes; a change, a pause and a rotated token answer it', async (t) => {
-  const { app, api, url, agentLocation, agentCall, owner } = await setUp(t)
+  const setup = await setUp(t)
+  const { app, api, url, agentLocation, agentCall, owner } = setup
   const lab = await agentLocation('lab')
   const shop = (await api('POST', '/monitors', { name: 'Shop', url, locations: ['lab'] })).json().data
   const etag = (await agentCall(lab, 'GET', '/assignments')).headers.etag as string
@@ -106,41 +122,35 @@ t.test('a long poll waits on the change feed: no query while nothing changes; a 
     await drained
   }
   await drain()
-  const assignmentReads = countStatements(app.db, /"maintenance_paused" = .* = any\("monitors"."locations"\)\) order by/)
-  t.teardown(() => assignmentReads.stop())
+  const assignmentReads = countStatements(app.db, ASSIGNMENT_READS)
   const quiet = await agentCall(lab, 'GET', '/assignments?wait=2', { headers: { 'if-none-match': etag } })
+  assignmentReads.stop()
   t.equal(quiet.statusCode, 304, 'nothing changed: 304 at the end of the wait')
   t.equal(assignmentReads.count, 1, 'the assignments read once, at the start, not again while nothing changed')
 
-  /** A long poll, once the server has read the assignments it holds it on. */
-  const held = async (wanted: string) => {
-    const reads = assignmentReads.count
-    const answer = agentCall(lab, 'GET', '/assignments?wait=25', { headers: { 'if-none-match': wanted } })
-    await until(() => assignmentReads.count > reads, 10)
-    return { answer }
-  }
-  const paused = await held(etag)
+  const paused = await heldPoll(setup, lab, etag)
   await api('POST', '/maintenance-windows', { title: 'Pause', monitor_ids: [shop.id], mode: 'pause', ends_at: new Date(Date.now() + 3_600_000).toISOString() })
   const answer = await paused.answer
   t.same([answer.statusCode, answer.json().monitor_ids], [200, []], 'a pause by a maintenance window answers it: nothing to check')
 
   await drain()
-  const rotated = await held(answer.headers.etag as string)
+  const rotated = await heldPoll(setup, lab, answer.headers.etag as string)
   t.equal((await api('POST', '/locations/lab/rotate-token')).statusCode, 200, 'the token is rotated')
   t.equal((await rotated.answer).statusCode, 401, 'a token rotated while its poll is held answers it: 401')
 })
 
 t.test('a long poll held on one instance is answered by a change made through another', { skip: !usingPostgres && 'PostgreSQL only: one PGlite is one process' }, async (t) => {
-  const { DATABASE_URL, api, url, agentLocation, agentCall, owner } = await setUp(t)
+  const setup = await setUp(t)
+  const { DATABASE_URL, api, url, agentLocation, agentCall, owner } = setup
   const database = await openDatabase({ DATABASE_URL, DATA_DIR: 'memory://' })
   t.teardown(() => database.close())
   const { app: other } = await buildTestApp(t, { database })
   const lab = await agentLocation('lab')
   const shop = (await api('POST', '/monitors', { name: 'Shop', url, locations: ['lab'] })).json().data
   const first = await agentCall(lab, 'GET', '/assignments')
-  const polling = agentCall(lab, 'GET', '/assignments?wait=25', { headers: { 'if-none-match': first.headers.etag as string } })
+  const polling = await heldPoll(setup, lab, first.headers.etag as string)
   t.equal((await request(other, owner.auth, { method: 'PATCH', url: `/api/v1/monitors/${shop.id}`, payload: { keyword: 'ok' } })).statusCode, 200)
-  const changed = await polling
+  const changed = await polling.answer
   t.same([changed.statusCode, changed.json().data[0].keyword], [200, 'ok'], 'the other instance\'s change answers it')
 })
 
