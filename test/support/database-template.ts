@@ -41,25 +41,38 @@ function install (made: string, path: string): void {
 
 const unique = (path: string) => `${path}.${process.pid}-${randomBytes(4).toString('hex')}`
 
+/** PGlite reads the tarball with arrayBuffer(), which a Blob of its own answers slowly, in small steps, each time. */
+class TarballBlob extends Blob {
+  readonly #bytes: Uint8Array<ArrayBuffer>
+  constructor (bytes: Uint8Array<ArrayBuffer>) {
+    super([bytes])
+    this.#bytes = bytes
+  }
+
+  override arrayBuffer (): Promise<ArrayBuffer> {
+    return Promise.resolve(this.#bytes.slice().buffer)
+  }
+}
+
 let tarball: Promise<Blob> | undefined
 /** A migrated PGlite data directory as a tarball, for openDatabase's `pgliteTarball`. */
 export function pgliteTarball (): Promise<Blob> {
   tarball ??= (async () => {
     const path = join(TEMPLATES, `pglite-${templateKey()}.tar`)
-    if (existsSync(path)) return new Blob([readFileSync(path)])
+    if (existsSync(path)) return new TarballBlob(new Uint8Array(readFileSync(path)))
     const handle = await openDatabase({ DATA_DIR: 'memory://' })
-    let made: Blob
+    let made: Uint8Array<ArrayBuffer>
     try {
       await migrate(handle)
-      made = await (handle.db as unknown as { $client: PGlite }).$client.dumpDataDir('none')
+      made = new Uint8Array(await (await (handle.db as unknown as { $client: PGlite }).$client.dumpDataDir('none')).arrayBuffer())
     } finally {
       await handle.close()
     }
     mkdirSync(TEMPLATES, { recursive: true })
     const partial = unique(path)
-    writeFileSync(partial, Buffer.from(await made.arrayBuffer()))
+    writeFileSync(partial, made)
     install(partial, path)
-    return made
+    return new TarballBlob(made)
   })()
   return tarball
 }
