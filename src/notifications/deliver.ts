@@ -37,6 +37,8 @@ export interface DeliveryOptions {
   onAttempts?: (result: AttemptRecord['status'], count: number) => void
   /** The shorter timeout of channels that keep timing out (a worker's); the full one always without it. */
   leash?: TimeoutLeash
+  /** How long attemptDelivery waits for a worker to give the channel back; a send's timeout by default. */
+  channelWaitMs?: number
 }
 
 /** Records a message's attempts, with the channel's `release` and `forward` if given; returns the ids recorded. */
@@ -245,7 +247,7 @@ export async function attemptDelivery (db: Database, deliveryId: string, options
   const clock = options.clock ?? systemClock
   const before = await deliveryState(db, deliveryId)
   if (!before || (before.status !== 'pending' && before.status !== 'failed')) return
-  const giveUpAt = Date.now() + SEND_TIMEOUT_MS
+  const giveUpAt = Date.now() + (options.channelWaitMs ?? SEND_TIMEOUT_MS)
   for (;;) {
     const lease = await leaseChannel(db, before.channelId, clock(), CHANNEL_LEASE_MS)
     if (lease) {
