@@ -143,8 +143,8 @@ export function request (app: FastifyInstance, auth: Record<string, string>, opt
 
 /**
  * The environment for a Pingward child process (server, worker, CLI): none of the parent's Pingward
- * settings, and none of tap's process tracking: children run under tsx, whose source maps would garble
- * the coverage merged from the test processes.
+ * settings, and none of tap's process tracking: a child's coverage would be merged with the test
+ * processes' own.
  */
 export function childEnv (vars: Record<string, string | undefined>): NodeJS.ProcessEnv {
   // (spawnPingward also strips NODE_OPTIONS at exec time: tap's process tracking re-adds it to spawns.)
@@ -155,9 +155,12 @@ export function childEnv (vars: Record<string, string | undefined>): NodeJS.Proc
   return { ...env, ...vars }
 }
 
-/** Spawns `node --import=tsx <script> ...args` (a Pingward entry point) with childEnv(vars). */
+/** How a child runs a TypeScript entry point: Node strips the types itself, as in the test processes (.taprc). */
+export const TYPESCRIPT_NODE_ARGS = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning']
+
+/** Spawns `node <TYPESCRIPT_NODE_ARGS> <script> ...args` (a Pingward entry point) with childEnv(vars). */
 export function spawnPingward (script: string, args: string[], vars: Record<string, string | undefined>): ChildProcessWithoutNullStreams {
-  return spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, '--import=tsx', script, ...args], {
+  return spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, ...TYPESCRIPT_NODE_ARGS, script, ...args], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     env: childEnv(vars),
   })
