@@ -10,7 +10,8 @@ import { lockDataDir } from '../src/db/data-dir-lock.ts'
 import { hashApiKey } from '../src/auth/keys.ts'
 import { listApiKeys } from '../src/repositories/api-keys.ts'
 import { findUserByEmail } from '../src/repositories/users.ts'
-import { childDatabase, childEnv, runCli, testConfig, TYPESCRIPT_NODE_ARGS, usingPostgres, type CliRun } from './helper.ts'
+import { STRIP_TYPES_ARGV } from '../src/runtime/jobs-thread.ts'
+import { childDatabase, childEnv, runCli, testConfig, usingPostgres, type CliRun } from './helper.ts'
 
 const KEY_LINE = /^sk_[0-9A-Za-z]{38}\n$/
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
@@ -45,7 +46,7 @@ t.test('usage errors exit 2 with the usage on stderr, before touching any databa
 t.test('openapi prints the whole committed document into a pipe, without a database', async (t) => {
   // A pipe takes 64 KiB at a time: the command may exit only once the pipe has taken the rest.
   // Unset in the shell: tap's process tracking adds NODE_OPTIONS back to spawns, and a child's coverage is not the tests'.
-  const shell = `unset NODE_OPTIONS NODE_V8_COVERAGE; '${process.execPath}' ${TYPESCRIPT_NODE_ARGS.join(' ')} src/cli.ts openapi | cat`
+  const shell = `unset NODE_OPTIONS NODE_V8_COVERAGE; '${process.execPath}' ${STRIP_TYPES_ARGV.join(' ')} src/cli.ts openapi | cat`
   const env = childEnv({ DATA_DIR: '/proc/pingward-cannot-be-here' })
   const { stdout } = await promisify(execFile)('sh', ['-c', shell], { env, maxBuffer: 64 * 1024 * 1024 })
   t.equal(stdout, readFileSync('openapi/openapi.json', 'utf8'), 'the document, whole')

@@ -14,6 +14,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import postgres from 'postgres'
 import { buildApp } from '../src/app.ts'
 import { ConfigSchema, loadConfig, type Config } from '../src/runtime/config.ts'
+import { STRIP_TYPES_ARGV } from '../src/runtime/jobs-thread.ts'
 import type { Clock } from '../src/runtime/clock.ts'
 import { openDatabase, type DatabaseHandle } from '../src/db/client.ts'
 import { createApiKey } from '../src/repositories/api-keys.ts'
@@ -155,12 +156,9 @@ export function childEnv (vars: Record<string, string | undefined>): NodeJS.Proc
   return { ...env, ...vars }
 }
 
-/** How a child runs a TypeScript entry point: Node strips the types itself, as in the test processes (.taprc). */
-export const TYPESCRIPT_NODE_ARGS = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning']
-
-/** Spawns `node <TYPESCRIPT_NODE_ARGS> <script> ...args` (a Pingward entry point) with childEnv(vars). */
+/** Spawns `node <STRIP_TYPES_ARGV> <script> ...args` (a Pingward entry point) with childEnv(vars), as tap runs the tests. */
 export function spawnPingward (script: string, args: string[], vars: Record<string, string | undefined>): ChildProcessWithoutNullStreams {
-  return spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, ...TYPESCRIPT_NODE_ARGS, script, ...args], {
+  return spawn('/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, ...STRIP_TYPES_ARGV, script, ...args], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     env: childEnv(vars),
   })

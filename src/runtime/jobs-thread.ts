@@ -16,7 +16,9 @@ export type FromJobsThread = { type: 'started' } | { type: 'metrics', id: number
 // loader such as tsx, registered on this thread, does not reach a new one).
 const fromSource = import.meta.url.endsWith('.ts')
 const entry = new URL(`../jobs-thread${fromSource ? '.ts' : '.js'}`, import.meta.url)
-const execArgv = fromSource ? [...process.execArgv, '--experimental-strip-types', '--disable-warning=ExperimentalWarning'] : undefined
+/** The flags by which Node runs this checkout's TypeScript itself (the tests' child processes take them too). */
+export const STRIP_TYPES_ARGV = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning']
+const execArgv = fromSource ? [...process.execArgv, ...STRIP_TYPES_ARGV] : undefined
 
 export interface JobsThreadOptions {
   log: FastifyBaseLogger

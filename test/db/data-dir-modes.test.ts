@@ -6,7 +6,8 @@ import { chmodSync, copyFileSync, existsSync, lstatSync, readdirSync } from 'nod
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { childEnv, outputWaiter, tempDir, TYPESCRIPT_NODE_ARGS, usingPostgres, type Teardown } from '../helper.ts'
+import { STRIP_TYPES_ARGV } from '../../src/runtime/jobs-thread.ts'
+import { childEnv, outputWaiter, tempDir, usingPostgres, type Teardown } from '../helper.ts'
 
 const embeddedOnly = usingPostgres && 'PGlite\'s data directory alone: run once, on the embedded database'
 
@@ -21,7 +22,7 @@ const OTHER_USER = process.getuid?.() !== 0
 
 /** The server on the embedded database in `dataDir`, started with umask 000 (the loosest a process can be given). */
 function startServer (t: Teardown, dataDir: string) {
-  const child = spawn('/bin/sh', ['-c', 'umask 000 && exec "$@"', 'sh', '/usr/bin/env', '-u', 'NODE_OPTIONS', process.execPath, ...TYPESCRIPT_NODE_ARGS, 'src/server.ts'], {
+  const child = spawn('/bin/sh', ['-c', 'umask 000 && exec "$@"', 'sh', '/usr/bin/env', '-u', 'NODE_OPTIONS', process.execPath, ...STRIP_TYPES_ARGV, 'src/server.ts'], {
     cwd: ROOT, env: childEnv({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', CHECKER: 'off', LOG_LEVEL: 'info' }),
   })
   let stdout = ''

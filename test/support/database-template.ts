@@ -59,7 +59,7 @@ let tarball: Promise<Blob> | undefined
 export function pgliteTarball (): Promise<Blob> {
   tarball ??= (async () => {
     const path = join(TEMPLATES, `pglite-${templateKey()}.tar`)
-    if (existsSync(path)) return new TarballBlob(new Uint8Array(readFileSync(path)))
+    if (existsSync(path)) return new TarballBlob(readFileSync(path))
     const handle = await openDatabase({ DATA_DIR: 'memory://' })
     let made: Uint8Array<ArrayBuffer>
     try {
