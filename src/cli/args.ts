@@ -1,5 +1,6 @@
 // The CLI's usage and argv parsing, every usage error found before any database opens; it imports nothing heavy.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { isLocationCode, LOCATION_CODE } from '../domain/locations.ts'
 import { isSlug, SLUG_RULE } from '../domain/slug.ts'
 import { ROLES, type Role } from '../domain/vocabulary.ts'
 import type { CliCommand } from './commands.ts'
@@ -10,7 +11,7 @@ type Options = NonNullable<ParseArgsConfig['options']>
 interface Spec {
   usage: string
   help: string
-  takes?: 'EMAIL' | 'KEY_ID' | 'SLUG'
+  takes?: 'EMAIL' | 'KEY_ID' | 'SLUG' | 'CODE'
   options?: Options
 }
 
@@ -73,6 +74,14 @@ const SPECS: Record<string, Spec> = {
     takes: 'EMAIL',
     help: 'ends the membership and deletes the keys the member made there; the last owner stays',
     options: { org: { type: 'string' } },
+  },
+  'locations list': { usage: 'locations list', help: 'the built-in locations (checker processes): code, last seen, version, online (tab-separated)' },
+  'locations remove': {
+    usage: 'locations remove CODE',
+    takes: 'CODE',
+    help: 'removes a built-in location whose checker processes are gone (refused while it is online);\n' +
+      'a checker started again with CHECKER_LOCATION=CODE makes it again. Agent locations are deleted over the API\n' +
+      '(DELETE /api/v1/locations/CODE).',
   },
   migrate: { usage: 'migrate', help: 'applies the database migrations' },
   'rollups rebuild': {
@@ -191,6 +200,10 @@ export function parseCommand (argv: string[]): Parsed {
     case 'keys delete':
       if (!first || !UUID.test(first)) throw new UsageError('keys delete needs a KEY_ID (see keys list)')
       return { kind: 'run', command: { name, keyId: first } }
+    case 'locations list': return { kind: 'run', command: { name } }
+    case 'locations remove':
+      if (!first || !isLocationCode(first)) throw new UsageError(`locations remove needs a CODE: ${LOCATION_CODE.rule}`)
+      return { kind: 'run', command: { name, code: first } }
     case 'migrate': return { kind: 'run', command: { name } }
     case 'rollups rebuild': {
       const time = (flag: 'from' | 'to', fallback?: number) => {

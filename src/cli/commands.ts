@@ -8,6 +8,9 @@ import {
   findOrganizationBySlug, listMembers, listOrganizations, memberRole, personalOrgId, soleOwnerships,
 } from '../organizations/repository.ts'
 import { addMember, changeMemberRole, createOrganization, deleteOrganization, removeMember } from '../organizations/service.ts'
+import { isLocationOnline } from '../domain/locations.ts'
+import { listBuiltinLocations } from '../locations/repository.ts'
+import { removeSilentBuiltinLocation } from '../locations/service.ts'
 import { rebuildRollups } from '../repositories/rollups.ts'
 import { deleteSessionsOfUser } from '../repositories/sessions.ts'
 import { createUser, deleteUserByEmail, findUserByEmail, listUsers, setPasswordHash } from '../repositories/users.ts'
@@ -27,13 +30,16 @@ export type CliCommand =
   | { name: 'members list', org: string }
   | { name: 'members add' | 'members role', email: string, org: string, role: Role }
   | { name: 'members remove', email: string, org: string }
+  | { name: 'locations list' }
+  | { name: 'locations remove', code: string }
   | { name: 'migrate' }
   /** Times in ms; retentionDays: the checks' (CHECK_RETENTION_DAYS), before which no hour is rebuilt. */
   | { name: 'rollups rebuild', from: number, to: number, retentionDays: number }
 
 export const DATABASE_COMMANDS: ReadonlyArray<CliCommand['name']> = [
   'users create', 'users password', 'users list', 'users delete', 'keys create', 'keys list', 'keys delete',
-  'orgs list', 'orgs create', 'orgs delete', 'members list', 'members add', 'members role', 'members remove', 'migrate', 'rollups rebuild',
+  'orgs list', 'orgs create', 'orgs delete', 'members list', 'members add', 'members role', 'members remove',
+  'locations list', 'locations remove', 'migrate', 'rollups rebuild',
 ]
 
 export interface CommandOutput { stdout: string, stderr: string }
@@ -169,6 +175,18 @@ export async function runCommand (db: Database, command: CliCommand, now = new D
       const [org, user] = [await organizationOrFail(db, command.org), await userOrFail(db, command.email)]
       if (!await removeMember(db, operatorIn(org.id), user.id, now)) throw new CommandError(`${user.email} is no member of ${org.slug}`)
       return { stdout: '', stderr: `Removed ${user.email} from ${org.slug}, with the keys they made there\n` }
+    }
+    case 'locations list': {
+      const rows = await listBuiltinLocations(db)
+      return {
+        stdout: table(['code', 'last_seen_at', 'version', 'online'],
+          rows.map((l) => [l.code, iso(l.lastSeenAt), l.version ?? '-', isLocationOnline(l.lastSeenAt, now) ? 'yes' : 'no'])),
+        stderr: '',
+      }
+    }
+    case 'locations remove': {
+      if (!await removeSilentBuiltinLocation(db, command.code, now)) throw new CommandError(`No built-in location ${command.code}; see: npm run -s cli -- locations list`)
+      return { stdout: '', stderr: `Removed the built-in location ${command.code}; monitors that list it count it as silent until their locations change\n` }
     }
     case 'rollups rebuild': {
       const keptSince = now.getTime() - command.retentionDays * 86_400_000

@@ -10,6 +10,9 @@ export const LOCATION_CODE = {
   rule: '2-32 lowercase letters, digits and hyphens, starting and ending with a letter or digit',
 } as const
 
+export const isLocationCode = (value: string): boolean =>
+  value.length >= LOCATION_CODE.minLength && value.length <= LOCATION_CODE.maxLength && new RegExp(LOCATION_CODE.pattern).test(value)
+
 /** The built-in location of a checker process started without CHECKER_LOCATION. */
 export const DEFAULT_LOCATION = 'default'
 
@@ -19,6 +22,10 @@ export const LOCATION_TIMING = {
   /** How often a checker process tells that its built-in location is alive: well within the online window. */
   builtinRefreshMs: 15_000,
 } as const
+
+/** Whether a location last seen at `lastSeenAt` is online at `now`. */
+export const isLocationOnline = (lastSeenAt: Date | null, now: Date): boolean =>
+  lastSeenAt !== null && now.getTime() - lastSeenAt.getTime() <= LOCATION_TIMING.onlineWithinMs
 
 /** Most locations a monitor is checked from. */
 export const MAX_MONITOR_LOCATIONS = 16

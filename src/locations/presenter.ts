@@ -1,12 +1,8 @@
 // A location row as the API shows it: `online` from its last sign of life and the one online window.
-import { LOCATION_TIMING } from '../domain/locations.ts'
+import { isLocationOnline } from '../domain/locations.ts'
 import type { MonitorRow } from '../monitors/repository.ts'
 import type { LocationRow } from './repository.ts'
 import type { AgentAssignment, AgentHello, Location, LocationWithToken } from './schema.ts'
-
-/** Whether the location was seen within the online window before `now`. */
-const isOnline = (row: Pick<LocationRow, 'lastSeenAt'>, now: Date): boolean =>
-  row.lastSeenAt !== null && now.getTime() - row.lastSeenAt.getTime() <= LOCATION_TIMING.onlineWithinMs
 
 export function presentLocation (row: LocationRow, now: Date): Location {
   return {
@@ -15,7 +11,7 @@ export function presentLocation (row: LocationRow, now: Date): Location {
     kind: row.kind,
     last_seen_at: row.lastSeenAt?.toISOString() ?? null,
     version: row.version,
-    online: isOnline(row, now),
+    online: isLocationOnline(row.lastSeenAt, now),
   }
 }
 

@@ -24,6 +24,20 @@ export async function findLocation (db: Database, orgId: string, code: string, l
   return row
 }
 
+/** The built-in locations, by code. */
+export async function listBuiltinLocations (db: Database): Promise<LocationRow[]> {
+  return db.select().from(locations).where(isNull(locations.orgId)).orderBy(asc(locations.code))
+}
+
+/** Deletes the built-in location `code` if it was last seen before `seenBefore`: one statement, so a checker's refresh wins or waits. */
+export async function deleteSilentBuiltin (db: Database, code: string, seenBefore: Date): Promise<boolean> {
+  const deleted = await db.delete(locations).where(and(
+    isNull(locations.orgId), eq(locations.code, code),
+    or(isNull(locations.lastSeenAt), sql`${locations.lastSeenAt} < ${seenBefore.toISOString()}::timestamptz`)
+  )).returning({ id: locations.id })
+  return deleted.length > 0
+}
+
 export async function builtinExists (db: Database, code: string): Promise<boolean> {
   const [row] = await db.select({ id: locations.id }).from(locations).where(and(isNull(locations.orgId), eq(locations.code, code)))
   return row !== undefined

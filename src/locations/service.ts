@@ -1,14 +1,15 @@
 // The rules of locations (api-contract section 17): an organization makes, deletes and re-keys its agent locations,
-// each change audited in its transaction; built-in ones are the installation's and are left alone. An agent is known
+// each change audited in its transaction; built-in ones are the installation's, removed by its operator once silent. An agent is known
 // by its token alone, looked up on every request, so a rotation or a deletion locks it out at once.
 import { recordChange } from '../audit/service.ts'
 import { generateAgentToken, hashApiKey, isWellFormedAgentToken, keyPrefix } from '../auth/keys.ts'
 import { atomically, type Database } from '../db/client.ts'
 import type { AuditContext } from '../domain/audit.ts'
 import { ConflictError, InvalidInputError } from '../domain/errors.ts'
+import { LOCATION_TIMING } from '../domain/locations.ts'
 import type { AuditAction } from '../domain/vocabulary.ts'
 import {
-  builtinExists, deleteLocation, findAgentByTokenHash, findLocation, insertAgentLocation, listLocations, recordAgentSeen, setToken,
+  builtinExists, deleteLocation, deleteSilentBuiltin, findAgentByTokenHash, findLocation, insertAgentLocation, listLocations, recordAgentSeen, setToken,
   type LocationRow,
 } from './repository.ts'
 import type { NewLocation } from './schema.ts'
@@ -59,6 +60,16 @@ export async function removeAgentLocation (db: Database, who: LocationAdmin, cod
     await audit(tx, who, 'location.deleted', row, null, now)
     return true
   })
+}
+
+/**
+ * Removes a built-in location whose checkers are gone (the operator's, not an organization's); false when there is none
+ * of that code. Refused while it is online: a running checker would make it again within seconds.
+ */
+export async function removeSilentBuiltinLocation (db: Database, code: string, now: Date): Promise<boolean> {
+  if (await deleteSilentBuiltin(db, code, new Date(now.getTime() - LOCATION_TIMING.onlineWithinMs))) return true
+  if (!await builtinExists(db, code)) return false
+  throw new BuiltinLocationError(`${code} is online: a checker process started with CHECKER_LOCATION=${code} still runs; stop it first`)
 }
 
 /** Gives an agent location a new token, returned this once; the old one is refused from the next request on. */
