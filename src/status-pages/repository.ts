@@ -214,20 +214,22 @@ export async function pageMonitors (db: Database, orgId: string, components: Com
 
 type DayTotalsRow = { monitorId: string, day: string, trackedMs: number, downtimeMs: number, maintenanceMs: number }
 
-/** dailyUptime's statement: past days from the covering index of day rows alone (drizzle/0036_rollup_day_sums.sql). */
+/**
+ * dailyUptime's statement: past days from the covering index of day rows alone (drizzle/0036_rollup_day_sums.sql), one
+ * row each already, so only today's hours are summed.
+ */
 export function dailyUptimeQuery (monitorIds: string[], from: Date, today: Date) {
   return sql`
-    select monitor_id as "monitorId", to_char(start at time zone 'UTC', 'YYYY-MM-DD') as day,
-      sum(tracked_ms)::float8 as "trackedMs", sum(downtime_ms)::float8 as "downtimeMs", sum(maintenance_ms)::float8 as "maintenanceMs"
-    from (
-      select monitor_id, start, tracked_ms, downtime_ms, maintenance_ms from monitor_rollups
-      where granularity = 'day' and monitor_id = any(${uuidArray(monitorIds)})
-        and start >= ${from.toISOString()}::timestamptz and start < ${today.toISOString()}::timestamptz
-      union all
-      select monitor_id, ${today.toISOString()}::timestamptz, tracked_ms, downtime_ms, maintenance_ms from monitor_rollups
-      where granularity = 'hour' and monitor_id = any(${uuidArray(monitorIds)}) and start >= ${today.toISOString()}::timestamptz
-    ) r
-    group by 1, 2`
+    select monitor_id as "monitorId", ((start at time zone 'UTC')::date)::text as day,
+      tracked_ms::float8 as "trackedMs", downtime_ms::float8 as "downtimeMs", maintenance_ms::float8 as "maintenanceMs"
+    from monitor_rollups
+    where granularity = 'day' and monitor_id = any(${uuidArray(monitorIds)})
+      and start >= ${from.toISOString()}::timestamptz and start < ${today.toISOString()}::timestamptz
+    union all
+    select monitor_id, ${today.toISOString().slice(0, 10)}::text, sum(tracked_ms)::float8, sum(downtime_ms)::float8, sum(maintenance_ms)::float8
+    from monitor_rollups
+    where granularity = 'hour' and monitor_id = any(${uuidArray(monitorIds)}) and start >= ${today.toISOString()}::timestamptz
+    group by monitor_id`
 }
 
 /** Per monitor and UTC day since `from`: tracked, down and maintenance milliseconds (today's from its built hours). */

@@ -1,6 +1,7 @@
 // The plans (not the timings) of a year of daily uptime and of a status page's 90 days of bars: index range reads,
 // never a sequential scan or a sort, on a table of many monitors' years written as the job writes them; once vacuumed
 // (as autovacuum does), from the covering index of day rows alone (its rows lie on a few pages, the table's on many).
+// And the totals the bars show.
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { rowsOf } from '../../src/db/client.ts'
@@ -79,5 +80,34 @@ t.test('a status page\'s 90 days of bars read the past days from the covering in
   t.equal((days as { 'Heap Fetches'?: number })['Heap Fetches'], 0, `no day row read from the table: ${described}`)
   t.equal(days!['Actual Rows'], 50 * 89)
   t.notOk(nodes.some((n) => n['Node Type'] === 'Seq Scan'), `no sequential scan: ${described}`)
+  t.ok(nodes[0]['Node Type'] === 'Append' && nodes[0].Plans?.includes(days!), `the day rows are answered as read, neither sorted nor grouped (a day row is the day's total): ${described}`)
   t.equal(rowsOf(await db.execute(query)).length, 50 * 89, 'no hour rows today: 89 past days of 50 monitors')
+})
+
+t.test('the bars\' totals: each past day\'s row as it is, today the sum of its built hours', async (t) => {
+  const { handle: { db } } = await createTestDatabase(t)
+  const user = await createUser(db, 'bars@example.com')
+  const [a, b] = rowsOf<{ id: string }>(await db.execute(sql`insert into monitors (org_id, name, url)
+    select ${user.id}, 'm' || i, 'https://example.com/' || i from generate_series(1, 2) i returning id`)).map((row) => row.id).sort()
+  const today = Date.UTC(2026, 11, 2)
+  const at = (ms: number) => new Date(today + ms).toISOString()
+  const rollup = (id: string, granularity: string, start: string, [tracked, down, maintenance]: number[]) => sql`(${id}::uuid, ${granularity},
+    ${start}::timestamptz, 1, 0, ${tracked}, ${down}, ${maintenance}, '{}', '{}')`
+  await db.execute(sql`insert into monitor_rollups (monitor_id, granularity, start, checks, failed_checks, tracked_ms, downtime_ms,
+    maintenance_ms, hist_buckets, hist_counts) values ${sql.join([
+    rollup(a, 'day', at(-2 * 86_400_000), [86_400_000, 60_000, 0]),
+    rollup(a, 'day', at(-86_400_000), [82_800_000, 0, 3_600_000]),
+    rollup(a, 'hour', at(-3_600_000), [3_600_000, 3_600_000, 0]),
+    rollup(a, 'hour', at(0), [3_600_000, 120_000, 0]),
+    rollup(a, 'hour', at(3_600_000), [1_800_000, 0, 1_800_000]),
+    rollup(b, 'day', at(-3 * 86_400_000), [86_400_000, 0, 0]),
+    rollup(b, 'day', at(-86_400_000), [86_400_000, 0, 0]),
+  ], sql`, `)}`)
+  const rows = rowsOf<{ monitorId: string, day: string }>(await db.execute(dailyUptimeQuery([a, b], new Date(today - 2 * 86_400_000), new Date(today))))
+  t.same(rows.sort((x, y) => `${x.monitorId}${x.day}`.localeCompare(`${y.monitorId}${y.day}`)), [
+    { monitorId: a, day: '2026-11-30', trackedMs: 86_400_000, downtimeMs: 60_000, maintenanceMs: 0 },
+    { monitorId: a, day: '2026-12-01', trackedMs: 82_800_000, downtimeMs: 0, maintenanceMs: 3_600_000 },
+    { monitorId: a, day: '2026-12-02', trackedMs: 5_400_000, downtimeMs: 120_000, maintenanceMs: 1_800_000 },
+    { monitorId: b, day: '2026-12-01', trackedMs: 86_400_000, downtimeMs: 0, maintenanceMs: 0 },
+  ], 'yesterday\'s hours are in its day row, not counted again; a day before `from` is left out')
 })
