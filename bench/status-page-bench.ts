@@ -69,6 +69,11 @@ function rawGet (url: string, headers: Record<string, string>): Promise<{ status
 
 async function seedPage (db: Runner, orgId: string, slug: string, components: number): Promise<void> {
   await db.query('delete from status_pages where slug = $1', [slug])
+  // The seed gives the organization about 90 monitors: paused ones make up the rest (no checker probes them).
+  await db.query(`
+    insert into monitors (org_id, name, url, is_active)
+    select $1, 'Page monitor ' || i, 'https://example.com/page/' || i, false
+    from generate_series(1, $2::int - (select count(*) from monitors where org_id = $1 and deleted_at is null)::int) i`, [orgId, components])
   const [page] = await db.query(
     'insert into status_pages (org_id, slug, title, published, domain_token) values ($1, $2, $3, true, $4) returning id',
     [orgId, slug, `Bench ${components}`, `token-${slug}`])
@@ -77,6 +82,8 @@ async function seedPage (db: Runner, orgId: string, slug: string, components: nu
     select $1, 'Component ' || n, n, m.id
     from (select id, row_number() over (order by id) as n from monitors where org_id = $2 and deleted_at is null order by id limit $3) m`,
   [page.id, orgId, components])
+  const [made] = await db.query('select count(*)::int as count from status_page_components where page_id = $1', [page.id])
+  if (made.count !== components) throw new Error(`the page ${slug} has ${made.count} components, not ${components}`)
   // 90 days of daily rollups for the followed monitors, a few minutes down on some days, kept if a run made them.
   await db.query(`
     insert into monitor_rollups (monitor_id, granularity, start, checks, failed_checks, tracked_ms, downtime_ms, maintenance_ms, hist_buckets, hist_counts)
