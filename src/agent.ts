@@ -6,13 +6,15 @@ import { startAgent } from './agent/agent.ts'
 import { logSerializers } from './runtime/log-redaction.ts'
 import { runMain } from './runtime/run-main.ts'
 
-const USAGE = `usage: npm run agent -- --server URL --token TOKEN [--allow-private-targets] [--concurrency N]
-   or: pingward agent --server URL --token TOKEN [--allow-private-targets] [--concurrency N]
+const USAGE = `usage: npm run agent -- --server URL --token TOKEN [--allow-private-targets] [--concurrency N] [--results-file FILE]
+   or: pingward agent --server URL --token TOKEN [--allow-private-targets] [--concurrency N] [--results-file FILE]
 
   --server URL               the Pingward API's address (or PINGWARD_SERVER)
   --token TOKEN              the location's agent token, pwa_... (or PINGWARD_AGENT_TOKEN, kept out of the process list)
   --allow-private-targets    let this agent check private, loopback and link-local addresses (or ALLOW_PRIVATE_TARGETS=true)
   --concurrency N            probes in flight at once, 1 to 10000 (or CHECK_CONCURRENCY; default 200)
+  --results-file FILE        results still unsent when the agent stops are written there and sent after its next
+                             start (or PINGWARD_AGENT_RESULTS_FILE; default: none, they are lost with the process)
 `
 
 async function main (): Promise<void> {
@@ -22,6 +24,7 @@ async function main (): Promise<void> {
       token: { type: 'string' },
       'allow-private-targets': { type: 'boolean', default: false },
       concurrency: { type: 'string' },
+      'results-file': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   })
@@ -36,7 +39,14 @@ async function main (): Promise<void> {
     process.exit(values.help ? 0 : 2)
   }
   const log = pino({ level: process.env.LOG_LEVEL ?? 'info', base: { role: 'agent', pid: process.pid }, serializers: logSerializers })
-  const agent = startAgent({ server, token, log, concurrency, allowPrivateTargets: values['allow-private-targets'] || process.env.ALLOW_PRIVATE_TARGETS === 'true' })
+  const agent = startAgent({
+    server,
+    token,
+    log,
+    concurrency,
+    allowPrivateTargets: values['allow-private-targets'] || process.env.ALLOW_PRIVATE_TARGETS === 'true',
+    resultsFile: values['results-file'] ?? process.env.PINGWARD_AGENT_RESULTS_FILE,
+  })
   log.info({ server }, 'agent started')
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'stopping after an error')

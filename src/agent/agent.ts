@@ -1,6 +1,7 @@
 // A probe agent (api-contract section 17): no database, only outbound HTTP(S) to the API. It pulls its assignments by
 // long poll, checks each monitor once per slot on the server's clock with the checker's own probes, and posts the
 // results in batches; a lost connection keeps them for later, and a batch sent twice is recorded once.
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import type { FastifyBaseLogger } from 'fastify'
 import { createProber, type CheckTarget, type Prober } from '../checker/probe.ts'
 import { MONITOR_DEFAULTS } from '../domain/monitor-types.ts'
@@ -23,6 +24,8 @@ export interface AgentOptions {
   sendEveryMs?: number
   /** Probes in flight at once; the others wait their turn (a slot's start brings every monitor due at once). */
   concurrency?: number
+  /** Where results still unsent at a stop are written, to be sent after the next start (read and removed then). */
+  resultsFile?: string
 }
 
 const AGENT = {
@@ -69,7 +72,7 @@ export function startAgent (options: AgentOptions): Agent {
   const prober: Prober = createProber({ allowPrivateTargets: options.allowPrivateTargets, dnsServers: options.dnsServers })
   const stopping = new AbortController()
   const assigned = new Map<string, Assigned>()
-  const queue: Array<{ result: AgentResult, queuedAt: number }> = []
+  const queue: Queued[] = options.resultsFile ? readResults(options.resultsFile, log) : []
   let offsetMs = 0
   let sending: Promise<void> | undefined
   const concurrency = options.concurrency ?? AGENT.concurrency
@@ -242,8 +245,45 @@ export function startAgent (options: AgentOptions): Agent {
       for (const [id, entry] of assigned) unassign(id, entry)
       await Promise.all([polling, sender, sending])
       await flush()
+      if (options.resultsFile && queue.length > 0) writeResults(options.resultsFile, queue, log)
       await prober.close()
     },
+  }
+}
+
+interface Queued { result: AgentResult, queuedAt: number }
+
+/** The results a stopped agent left, removed from the file: a crash after this loses what is in memory, as before. */
+function readResults (file: string, log: FastifyBaseLogger): Queued[] {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.error({ err, file }, 'agent: the results file cannot be read')
+    return []
+  }
+  rmSync(file, { force: true })
+  try {
+    const queued = JSON.parse(text) as unknown
+    if (!Array.isArray(queued) || !queued.every((item: Partial<Queued>) => typeof item?.queuedAt === 'number' && typeof item.result === 'object')) {
+      throw new Error('not a list of queued results')
+    }
+    log.info({ file, results: queued.length }, 'agent: results of the last run, to be sent')
+    return queued as Queued[]
+  } catch (err) {
+    log.error({ err, file }, 'agent: the results file is not the agent\'s, ignored')
+    return []
+  }
+}
+
+/** Written whole, then renamed: a stop cut short leaves the previous file or this one, never half of it. */
+function writeResults (file: string, queue: Queued[], log: FastifyBaseLogger): void {
+  try {
+    writeFileSync(`${file}.tmp`, JSON.stringify(queue))
+    renameSync(`${file}.tmp`, file)
+    log.info({ file, results: queue.length }, 'agent: results not sent, written for the next start')
+  } catch (err) {
+    log.error({ err, file, results: queue.length }, 'agent: results not sent could not be written, lost')
   }
 }
 

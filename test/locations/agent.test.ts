@@ -1,8 +1,10 @@
 // Probe agents (api-contract section 17): an agent location's monitors as its assignments (secrets included, only its
 // own), a long poll with ETag, results posted in batches and recorded once per location and slot however often they are
 // sent, late ones kept in the history only; and a real agent that checks a real target and keeps its results across a
-// lost connection.
+// lost connection, and across a stop with its results file.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
+import { join } from 'node:path'
 import t from 'tap'
 import { sql } from 'drizzle-orm'
 import { startAgent } from '../../src/agent/agent.ts'
@@ -240,6 +242,48 @@ t.test('an agent checks its monitors with their secrets and keeps its results ac
   })
   t.match(await checksOf(app, second.id), [{ location: 'lab', is_up: true }], 'sent when the API is back, recorded once')
   await agent.stop()
+})
+
+t.test('an agent stopped before it could send writes its results to its results file; the next one sends them', async (t) => {
+  const { app, api, url, target, seen, agentLocation } = await setUp(t)
+  const server = await app.listen({ host: '127.0.0.1', port: 0 })
+  const proxy = await tcpProxy(t, { host: '127.0.0.1', port: Number(new URL(server).port) })
+  const token = await agentLocation('lab')
+  const resultsFile = join(t.testdir(), 'results.json')
+  const start = () => startAgent({ server: `http://127.0.0.1:${proxy.port}/api/v1`, token, log: silent, allowPrivateTargets: true, sendEveryMs: 20, resultsFile })
+
+  const first = start()
+  t.teardown(() => first.stop())
+  let release!: () => void
+  target.hold = new Promise((resolve) => { release = resolve })
+  const monitor = (await api('POST', '/monitors', { name: 'Shop', url, locations: ['lab'], request_headers: { authorization: 'Bearer s3cret' } })).json().data
+  await until(() => seen.length > 0)
+  await proxy.refuse()
+  release()
+  await until(() => first.pending === 1)
+  await first.stop()
+  const written = JSON.parse(readFileSync(resultsFile, 'utf8'))
+  t.match(written, [{ result: { monitor_id: monitor.id, is_up: true }, queuedAt: Number }], 'the unsent result, written at the stop')
+  t.equal((await checksOf(app, monitor.id)).length, 0, 'nothing recorded yet')
+
+  // The next agent's own probe of that slot is held, so that the check recorded can only be the one written.
+  target.hold = new Promise((resolve) => { release = resolve })
+  t.teardown(() => release())
+  await proxy.forward()
+  const next = start()
+  t.teardown(() => next.stop())
+  t.notOk(existsSync(resultsFile), 'read and removed at the start')
+  await until(async () => (await checksOf(app, monitor.id)).length > 0)
+  const recorded = (await checksOf(app, monitor.id)).map((row) => ({ ...row, checked_at: new Date(row.checked_at).toISOString() }))
+  t.match(recorded, [{ location: 'lab', is_up: true, checked_at: written[0].result.checked_at }], 'sent by the next agent')
+  release()
+  await next.stop()
+  t.notOk(existsSync(resultsFile), 'nothing left to write')
+
+  writeFileSync(resultsFile, '{"not": "results"}')
+  const third = start()
+  t.equal(third.pending, 0, 'a file of something else is ignored')
+  await third.stop()
 })
 
 t.test('a private address is the agents\' to refuse when only agents check it, the server\'s otherwise, by API and dashboard', async (t) => {
