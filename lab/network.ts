@@ -75,7 +75,15 @@ export function createLabNetwork (names: string[], id = process.pid % 100): LabN
   }))
   const namespaces = [targetNamespace, ...sites.map((site) => site.namespace)]
   const close = () => {
-    for (const namespace of namespaces) quietly(() => ip('netns', 'del', namespace))
+    for (const namespace of namespaces) {
+      // What still runs there (agents and a target of a lab killed before its end) goes with it.
+      quietly(() => {
+        for (const pid of String(execFileSync('ip', ['netns', 'pids', namespace], { stdio: ['ignore', 'pipe', 'ignore'] })).split(/\s+/).filter(Boolean)) {
+          quietly(() => process.kill(Number(pid), 'SIGKILL'))
+        }
+      })
+      quietly(() => ip('netns', 'del', namespace))
+    }
     for (const index of sites.keys()) quietly(() => ip('link', 'del', `pl${id}h${index + 1}`))
   }
   close() // what a lab killed before its end left behind
