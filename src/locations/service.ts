@@ -1,6 +1,6 @@
 // The rules of locations (api-contract section 17): an organization makes, deletes and re-keys its agent locations,
-// each change audited in its transaction; built-in ones are the installation's, removed by its operator once silent. An agent is known
-// by its token alone, looked up on every request, so a rotation or a deletion locks it out at once.
+// each change audited in its transaction; built-in ones are the installation's, removed by its operator once silent.
+// An agent is known by its token alone, looked up on every request, so a rotation or a deletion locks it out at once.
 import { recordChange } from '../audit/service.ts'
 import { generateAgentToken, hashApiKey, isWellFormedAgentToken, keyPrefix } from '../auth/keys.ts'
 import { atomically, type Database } from '../db/client.ts'

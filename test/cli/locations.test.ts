@@ -1,17 +1,11 @@
 // The operator's built-in locations (api-contract section 17): `locations list` shows the checker processes' locations,
 // `locations remove` takes away one whose checkers are gone, never one that is online, never an organization's agent.
 import t from 'tap'
-import { parseCommand } from '../../src/cli/args.ts'
-import { runCommand, type CliCommand } from '../../src/cli/commands.ts'
+import { runCommand } from '../../src/cli/commands.ts'
 import { UsageError } from '../../src/cli/usage-error.ts'
 import { upsertBuiltin } from '../../src/locations/repository.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
-
-const command = (line: string): CliCommand => {
-  const parsed = parseCommand(line.split(' '))
-  if (parsed.kind !== 'run') throw new Error(`${line}: not a database command`)
-  return parsed.command
-}
+import { command, parseError } from './cli-helper.ts'
 
 t.test('a silent built-in location is removed; an online one and an agent location are not', async (t) => {
   const now = new Date('2026-12-02T12:00:00.000Z')
@@ -53,8 +47,7 @@ t.test('locations remove needs a code', async (t) => {
     ['locations remove eu-west extra', 'locations remove: unexpected argument extra'],
     ['locations list eu', 'locations list: unexpected argument eu'],
   ]) {
-    let error: unknown
-    try { parseCommand(line.split(' ')) } catch (err) { error = err }
+    const error = parseError(line)
     t.ok(error instanceof UsageError, `${line}: a usage error`)
     t.match((error as Error).message, message, line)
   }

@@ -1,16 +1,10 @@
 // The operator's organization commands (api-contract section 12): orgs list|create, members add|role|remove|list,
 // and keys made in an organization, as the CLI parses and runs them, checked through the API.
 import t from 'tap'
-import { parseCommand } from '../../src/cli/args.ts'
-import { runCommand, type CliCommand } from '../../src/cli/commands.ts'
+import { runCommand } from '../../src/cli/commands.ts'
 import { UsageError } from '../../src/cli/usage-error.ts'
 import { buildTestApp, makeMonitor, makeUser, request } from '../helper.ts'
-
-const command = (line: string): CliCommand => {
-  const parsed = parseCommand(line.split(' '))
-  if (parsed.kind !== 'run') throw new Error(`${line}: not a database command`)
-  return parsed.command
-}
+import { command, parseError } from './cli-helper.ts'
 
 t.test('an organization made, its members and a key in it', async (t) => {
   const { app } = await buildTestApp(t)
@@ -63,8 +57,7 @@ t.test('usage errors name the flag', async (t) => {
     ['members add a@example.com --role viewer', 'members add needs --org SLUG'],
     ['keys create a@example.com --org Acme_1', 'keys create needs --org SLUG'],
   ]) {
-    let error: unknown
-    try { parseCommand(line.split(' ')) } catch (err) { error = err }
+    const error = parseError(line)
     t.ok(error instanceof UsageError, `${line}: a usage error`)
     t.match((error as Error).message, message, line)
   }
