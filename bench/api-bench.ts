@@ -2,7 +2,7 @@
 import { join } from 'node:path'
 import type { LoadOptions, LoadResult } from './load.ts'
 import { freePort } from '../test/support/target-server.ts'
-import { machineCpu, processStats, runLoad, startNode, waitForHttp, type Child } from './processes.ts'
+import { EXPERIMENT_NODE_ARGS, machineCpu, processStats, runLoad, startNode, waitForHttp, type Child } from './processes.ts'
 import { PAGE_LIMIT, POST_BODY } from './reference-sql.ts'
 import type { PageUser, Seeded } from './seed.ts'
 
@@ -89,7 +89,7 @@ async function startServer (name: ServerName, options: ApiBenchOptions, seeded: 
       RATE_LIMIT_MAX: '1000000',
       // The POSTs give one user some 100,000 monitors, past any sensible limit: no limit, as before it existed.
       MAX_MONITORS_PER_OWNER: '0',
-    }, { logFile, nodeArgs: [...(process.env.BENCH_PINGWARD_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [])] })
+    }, { logFile, nodeArgs: [...EXPERIMENT_NODE_ARGS, ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [])] })
     : startNode('bench/reference-server.ts', {
       ...options.database,
       PORT: String(port),

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { freePort } from '../test/support/target-server.ts'
 import { Browser, browseOnce, signInWithSetupLink } from './browse.ts'
 import { emptyPostgresDatabase } from './database.ts'
-import { processStats, startNode, type Child } from './processes.ts'
+import { EXPERIMENT_NODE_ARGS, processStats, startNode, type Child } from './processes.ts'
 
 export interface MemoryRun {
   database: 'embedded' | 'postgresql'
@@ -59,7 +59,7 @@ async function start (vars: Record<string, string>, logFile: string, onLine?: (l
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const started = performance.now()
-  const child = startNode('src/server.ts', { ...vars, PORT: String(port), HOST: '127.0.0.1' }, onLine ? { onLine } : { logFile })
+  const child = startNode('src/server.ts', { ...vars, PORT: String(port), HOST: '127.0.0.1' }, { ...(onLine ? { onLine } : { logFile }), nodeArgs: EXPERIMENT_NODE_ARGS })
   while (child.process.exitCode === null && performance.now() - started < 120_000) {
     try {
       if ((await fetch(`${base}/healthz`)).status === 200) return { child, base, ms: Math.round(performance.now() - started) }

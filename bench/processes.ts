@@ -16,6 +16,8 @@ function npmScriptFlags (script: string, entry: string): string[] {
 export const PINGWARD_NODE_FLAGS: string[] = npmScriptFlags('start', 'server')
 /** `npm run worker`'s, for the checker's worker processes. */
 export const WORKER_NODE_FLAGS: string[] = npmScriptFlags('worker', 'worker')
+/** BENCH_PINGWARD_NODE_ARGS: an experiment's node flags, added to Pingward's server in the api and memory parts. */
+export const EXPERIMENT_NODE_ARGS: string[] = process.env.BENCH_PINGWARD_NODE_ARGS?.split(' ').filter(Boolean) ?? []
 
 /** The environment of a child: ours without Pingward's settings, plus `vars`. */
 function childEnv (vars: Record<string, string | undefined>): NodeJS.ProcessEnv {

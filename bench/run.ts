@@ -5,7 +5,8 @@
 // bench/results.md. Options: BENCH_SCALE=small (a quick run), --only api,checker,deliveries,heartbeats,agents,status,rollups,pglite,memory,cli (some
 // parts), --reuse (keep a database seeded by an earlier run at the same scale), --cpu-prof (profiles of the API servers and the heartbeat server),
 // --endpoints list,page (only these API endpoints: checks, monitor, list, page, create). BENCH_PINGWARD_NODE_ARGS:
-// node flags added to the API's Pingward server only (an experiment such as "--trace-gc"; npm start's are always there).
+// node flags added to Pingward's server in the api and memory parts (an experiment such as "--trace-gc"; npm start's are
+// always there).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -22,7 +23,7 @@ import {
   createPgliteDatabase, createPostgresDatabase, databaseUrl, postgresRunner, postgresVersion, type Runner,
 } from './database.ts'
 import { renderReport, type ReportInput } from './report.ts'
-import { PINGWARD_NODE_FLAGS, ROOT, WORKER_NODE_FLAGS, ensureBuilt } from './processes.ts'
+import { EXPERIMENT_NODE_ARGS, PINGWARD_NODE_FLAGS, ROOT, WORKER_NODE_FLAGS, ensureBuilt } from './processes.ts'
 import { seedPageUser, seedPglite, seedPostgres, type Scale, type Seeded } from './seed.ts'
 import { verifyReferenceSql } from './verify-sql.ts'
 import { migrate } from '../src/db/migrate.ts'
@@ -32,6 +33,8 @@ import { runRollups } from '../src/checker/rollups.ts'
 /** How the report writes the command that runs a Pingward entry (processes.ts adds npm start's node flags). */
 const nodeWith = (flags: string[]) => `node ${flags.map((flag) => `${flag} `).join('')}`
 const NODE = nodeWith(PINGWARD_NODE_FLAGS)
+/** The API's and the memory part's server, with BENCH_PINGWARD_NODE_ARGS. */
+const EXPERIMENT_NODE = nodeWith([...PINGWARD_NODE_FLAGS, ...EXPERIMENT_NODE_ARGS])
 const WORKER_NODE = nodeWith(WORKER_NODE_FLAGS)
 
 const SCALES = {
@@ -180,7 +183,7 @@ async function main (): Promise<void> {
       `${adminUrl ? `DATABASE_URL=${adminUrl} ` : ''}${scaleName === 'full' ? '' : `BENCH_SCALE=${scaleName} `}npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
       '# which starts, one at a time:',
       `npm run build   # then Pingward runs as \`${NODE}dist/<entry>.js\` (processes.ts)`,
-      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 MAX_MONITORS_PER_OWNER=0 PORT=<free> DATABASE_URL=<.../${DB_NAME}> ${NODE}dist/server.js`,
+      `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 MAX_MONITORS_PER_OWNER=0 PORT=<free> DATABASE_URL=<.../${DB_NAME}> ${EXPERIMENT_NODE}dist/server.js`,
       `PORT=<free> DATABASE_URL=<.../${DB_NAME}> REFERENCE_KEY_ID=<id> REFERENCE_WRITE_KEY_ID=<id> ${NODE}--import=tsx bench/reference-server.ts`,
       `node --import=tsx bench/load.ts '{"connections":${scale.api.connections},"durationSeconds":${scale.api.durationSeconds},...}'   # autocannon, a process of its own`,
       'PORT=<free> node --import=tsx bench/target-server.ts',
@@ -188,7 +191,7 @@ async function main (): Promise<void> {
       `DATABASE_URL=<.../${DB_NAME}> ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=debug ${WORKER_NODE}dist/worker.js   # once, then twice`,
       `ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=info PORT=<free> DATABASE_URL=<.../${DB_NAME}> ${NODE}dist/server.js   # status pages: the checker on`,
       `CHECKER=off LOG_LEVEL=info RATE_LIMIT_MAX=1000000 MAX_MONITORS_PER_OWNER=0 PORT=<free> DATA_DIR=<tmp> ${NODE}dist/server.js   # PGlite`,
-      `ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=info PORT=<free> DATA_DIR=<empty tmp> ${NODE}dist/server.js   # memory, embedded; then DATABASE_URL=<.../pingward_bench_memory>`,
+      `ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=info PORT=<free> DATA_DIR=<empty tmp> ${EXPERIMENT_NODE}dist/server.js   # memory, embedded; then DATABASE_URL=<.../pingward_bench_memory>`,
       `DATA_DIR=<empty tmp> ${NODE}dist/cli.js <command>   # CLI; again with LOG_LEVEL=info PORT=<free> DATA_DIR=<same> ${NODE}dist/server.js running; then DATABASE_URL=<.../pingward_bench_cli>`,
     ],
     settings: [],
