@@ -302,7 +302,7 @@ async function main (): Promise<void> {
     }
     if (args.parts.has('memory')) {
       const m = scale.memory
-      report.settings.push(`Memory: one server (API and checker, \`${NODE}dist/server.js\`, LOG_LEVEL=info) with ${m.monitors} monitors at a ` +
+      report.settings.push(`Memory: one server (API and checker, \`${EXPERIMENT_NODE}dist/server.js\`, LOG_LEVEL=info) with ${m.monitors} monitors at a ` +
         '1-minute interval against a local target (200 "ok"), created through the API with the first key; then, as a newcomer does, the ' +
         'first start\'s setup link followed (password set, signed in) and the dashboard (the monitor list, a monitor\'s page, their assets) and ' +
         `Swagger UI (/docs/, its assets, /docs/json) fetched ${m.browseRounds} times with a browser's Accept-Encoding and cookies, and again every ` +
