@@ -8,7 +8,7 @@ import { PGlite } from '@electric-sql/pglite'
 
 const PGLITE_SETTINGS = {
   // Pingward's hot pages (a few thousand monitors, the newest checks, the indexes' upper levels) fit.
-  shared_buffers: '16MB',
+  shared_buffers: '8MB',
   // CREATE INDEX in a migration (single-user PostgreSQL runs no autovacuum).
   maintenance_work_mem: '16MB',
 } as const
