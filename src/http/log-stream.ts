@@ -1,7 +1,7 @@
 // The API process's log stream: pino lines batched into writes of about 4 KB, flushed at least every second.
 import pino from 'pino'
 
-/** Bytes of log lines gathered before one write(2): larger batches gain nothing (bench/results.md). */
+/** Bytes of log lines gathered before one write(2); bench/results.md gives what larger batches would save. */
 export const LOG_BATCH_BYTES = 4096
 
 export interface LogStream {
