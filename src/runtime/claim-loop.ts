@@ -26,6 +26,8 @@ export class ClaimLoop<T extends InFlight> {
   private running = false
   private loop: Promise<void> | undefined
   private wake: (() => void) | undefined
+  /** The claim under way: one at a time, so that drain() sees what the running loop's claim took. */
+  private claiming: Promise<unknown> = Promise.resolve()
 
   private readonly options: ClaimLoopOptions
 
@@ -43,7 +45,13 @@ export class ClaimLoop<T extends InFlight> {
     this.loop = this.run()
   }
 
-  async tick (): Promise<number> {
+  tick (): Promise<number> {
+    const claim = this.claiming.then(() => this.claimFree())
+    this.claiming = claim.catch(() => {})
+    return claim
+  }
+
+  private async claimFree (): Promise<number> {
     const free = this.options.concurrency - this.inFlight.size
     if (free <= 0) return 0
     const claimed = await this.options.claim(free)

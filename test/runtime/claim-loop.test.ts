@@ -98,3 +98,43 @@ t.test('drain() claims until nothing more is due', async (t) => {
   }
   t.equal(await draining, 5)
 })
+
+t.test('drain() waits for a claim the running loop has begun, and for what that claim took', async (t) => {
+  const due = ['a']
+  let openGate!: () => void
+  const gate = new Promise<void>((resolve) => { openGate = resolve })
+  let finish!: () => void
+  const work = new Promise<void>((resolve) => { finish = resolve })
+  let loopClaimBegun!: () => void
+  const begun = new Promise<void>((resolve) => { loopClaimBegun = resolve })
+  let calls = 0
+  const loop = new ClaimLoop<InFlight>({
+    name: 'test',
+    log: recordingLog().log,
+    concurrency: 4,
+    pollMs: 3_600_000,
+    failureSleepMs: 3_600_000,
+    claim: async (free) => {
+      // Taken at once, as a leasing UPDATE takes rows; the loop's first claim then waits, as a slow query would.
+      const taken = due.splice(0, free)
+      if (++calls === 1) {
+        loopClaimBegun()
+        await gate
+      }
+      for (const id of taken) loop.track(id, work, {})
+      return taken.length
+    },
+  })
+  t.teardown(() => loop.stop(0))
+  loop.start()
+  await begun
+  let finished = false
+  const drained = loop.drain().then(() => finished)
+  // Let every pending callback run: a drain() that ignored the loop's claim would be over now.
+  await new Promise((resolve) => setImmediate(resolve))
+  openGate()
+  await new Promise((resolve) => setImmediate(resolve))
+  finished = true
+  finish()
+  t.equal(await drained, true, 'drain() returned only once the item the loop claimed was done')
+})
